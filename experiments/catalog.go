@@ -1,0 +1,40 @@
+package experiments
+
+// All returns every experiment, in the order the notebook teaches them. The list is built on each
+// call; it is small, and building it fresh means no package state can be mutated by a caller.
+func All() []*Experiment {
+	return []*Experiment{
+		assemblyExperiment(),
+		crashSweepExperiment(),
+		keysExperiment(),
+		windowExperiment(),
+		windowGridExperiment(),
+		orderingsExperiment(),
+		leaseExperiment(),
+		claimsExperiment(),
+		scaleExperiment(),
+		outboxExperiment(),
+	}
+}
+
+// Lookup returns the named experiment.
+func Lookup(name string) (*Experiment, bool) {
+	for _, e := range All() {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return nil, false
+}
+
+// The fields several experiments share: one definition each, so a range is the same everywhere.
+var (
+	fieldJobs = Field{Name: "jobs", Label: "Jobs", Help: "How many jobs the stream holds; job i is numbered i.",
+		Kind: KindInt, MinInt: 1, MaxInt: 10_000_000}
+	fieldCrashRate = Field{Name: "crash_rate", Label: "Crash rate", Help: "Chance that the worker holding a job dies mid-job (0.02 is 2%).",
+		Kind: KindFloat, Min: 0, Max: 1}
+	fieldSeed = Field{Name: "seed", Label: "Stream seed", Help: "Seed of the job stream; 13 reproduces the document.",
+		Kind: KindInt, MinInt: 0, MaxInt: 1<<63 - 1}
+	fieldDelaySeed = Field{Name: "delay_seed", Label: "Delay seed", Help: "Seed of the redelivery delays; 17 reproduces the document.",
+		Kind: KindInt, MinInt: 0, MaxInt: 1<<63 - 1}
+)

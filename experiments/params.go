@@ -1,0 +1,439 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Kind is the type of value a parameter holds.
+type Kind int
+
+// The kinds of parameter a form, the API and the CLI understand.
+const (
+	KindInt Kind = iota
+	KindFloat
+	KindIntList
+	KindFloatList
+)
+
+// String names the kind the way the API documents it.
+func (k Kind) String() string {
+	switch k {
+	case KindInt:
+		return "int"
+	case KindFloat:
+		return "float"
+	case KindIntList:
+		return "int list"
+	case KindFloatList:
+		return "float list"
+	}
+	return "unknown"
+}
+
+// MaxListItems bounds every list parameter: a chart with more points than this is unreadable, and
+// the bound keeps the cost estimate honest.
+const MaxListItems = 50
+
+// maxRawLen bounds the text of one parameter. Longer input is refused before parsing so that a
+// pasted essay costs nothing and is never echoed back in full.
+const maxRawLen = 1000
+
+// MaxCost is the work budget of one run, in the units each experiment's cost function counts
+// (roughly one simulated job step each). It is set so an accepted run ends within about two seconds
+// on a 2-core machine.
+const MaxCost int64 = 400_000_000
+
+// Field describes one parameter: the form, the API listing and the CLI flags are all generated from
+// it, so a range or a label is changed in exactly one place.
+type Field struct {
+	Name  string `json:"name"`
+	Label string `json:"label"`
+	Unit  string `json:"unit,omitempty"`
+	Help  string `json:"help"`
+	Kind  Kind   `json:"-"`
+	// Min and Max bound a float (or every item of a float list), inclusive.
+	Min float64 `json:"-"`
+	Max float64 `json:"-"`
+	// MinInt and MaxInt bound an int (or every item of an int list), inclusive.
+	MinInt int64 `json:"-"`
+	MaxInt int64 `json:"-"`
+}
+
+// Range says in words which values the field accepts; every error message for the field ends with it.
+func (f Field) Range() string {
+	switch f.Kind {
+	case KindInt:
+		return fmt.Sprintf("a whole number from %s to %s", groupInt(f.MinInt), groupInt(f.MaxInt))
+	case KindIntList:
+		return fmt.Sprintf("up to %d comma-separated whole numbers, each from %s to %s", MaxListItems, groupInt(f.MinInt), groupInt(f.MaxInt))
+	case KindFloat:
+		return fmt.Sprintf("a number from %s to %s", FormatFloat(f.Min), FormatFloat(f.Max))
+	case KindFloatList:
+		return fmt.Sprintf("up to %d comma-separated numbers, each from %s to %s", MaxListItems, FormatFloat(f.Min), FormatFloat(f.Max))
+	}
+	return ""
+}
+
+// IsList reports whether the field takes a comma-separated list.
+func (f Field) IsList() bool { return f.Kind == KindIntList || f.Kind == KindFloatList }
+
+// FieldError is one refused parameter, with a message a reader can act on.
+type FieldError struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// FieldErrors is every refused parameter of one request, in the order of the experiment's fields.
+type FieldErrors []FieldError
+
+func (fe FieldErrors) Error() string {
+	parts := make([]string, len(fe))
+	for i, e := range fe {
+		parts[i] = e.Field + ": " + e.Message
+	}
+	return "invalid parameters: " + strings.Join(parts, "; ")
+}
+
+// For returns the message for one field, or "" when the field was accepted.
+func (fe FieldErrors) For(name string) string {
+	for _, e := range fe {
+		if e.Field == name {
+			return e.Message
+		}
+	}
+	return ""
+}
+
+// Experiment is one simulation with its parameter spec. Params values are the experiment's own
+// struct type (for example WindowParams), passed around as any so that routes, forms and the CLI can
+// treat every experiment alike; results likewise.
+type Experiment struct {
+	Name    string  `json:"name"`
+	Title   string  `json:"title"`
+	Summary string  `json:"summary"`
+	Fields  []Field `json:"fields"`
+
+	defaults func() any
+	run      func(context.Context, any) (any, error)
+	cost     func(any) (int64, string)
+}
+
+// define builds an Experiment from typed parts. cost returns the run's work units and the name of
+// the field a reader should shrink first when the run is too big.
+func define[P, R any](name, title, summary string, fields []Field, defaults func() P,
+	run func(context.Context, P) (R, error), cost func(P) (int64, string)) *Experiment {
+	e := &Experiment{
+		Name: name, Title: title, Summary: summary, Fields: fields,
+		defaults: func() any { return defaults() },
+		run: func(ctx context.Context, p any) (any, error) {
+			return run(ctx, p.(P))
+		},
+		cost: func(p any) (int64, string) { return cost(p.(P)) },
+	}
+	e.mustBind()
+	return e
+}
+
+// mustBind checks once, when the catalog is built, that every field names a struct member of the
+// right type; a mismatch is a programming error, so it panics at start-up rather than at a request.
+func (e *Experiment) mustBind() {
+	v := reflect.ValueOf(e.defaults())
+	for _, f := range e.Fields {
+		m, ok := member(v, f.Name)
+		if !ok {
+			panic(fmt.Sprintf("experiment %s: field %s has no struct member", e.Name, f.Name))
+		}
+		want := map[Kind]reflect.Type{
+			KindInt: reflect.TypeFor[int64](), KindFloat: reflect.TypeFor[float64](),
+			KindIntList: reflect.TypeFor[[]int64](), KindFloatList: reflect.TypeFor[[]float64](),
+		}[f.Kind]
+		if m.Type() != want {
+			panic(fmt.Sprintf("experiment %s: field %s is %s, spec says %s", e.Name, f.Name, m.Type(), f.Kind))
+		}
+	}
+}
+
+// member finds the struct member whose json tag is name.
+func member(v reflect.Value, name string) (reflect.Value, bool) {
+	t := v.Type()
+	for i := range t.NumField() {
+		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if tag == name {
+			return v.Field(i), true
+		}
+	}
+	return reflect.Value{}, false
+}
+
+// Defaults returns the document's parameters for this experiment.
+func (e *Experiment) Defaults() any { return e.defaults() }
+
+// Field returns the spec of the named parameter.
+func (e *Experiment) Field(name string) (Field, bool) {
+	for _, f := range e.Fields {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Field{}, false
+}
+
+// Run runs the experiment on params that came from Parse or Defaults.
+func (e *Experiment) Run(ctx context.Context, params any) (any, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return e.run(ctx, params)
+}
+
+// Cost returns the work units a run would take; Parse refuses runs above MaxCost.
+func (e *Experiment) Cost(params any) int64 {
+	c, _ := e.cost(params)
+	return c
+}
+
+// Parse reads parameters from a query: absent fields take the document's defaults, present ones
+// must be well formed and in range. Names in allowed are other query keys the caller understands
+// (format, for example); any other unknown key is refused so that a typo is not silently ignored.
+// The error, when not nil, is a FieldErrors.
+func (e *Experiment) Parse(raw map[string][]string, allowed ...string) (any, error) {
+	ptr := reflect.New(reflect.TypeOf(e.defaults()))
+	ptr.Elem().Set(reflect.ValueOf(e.defaults()))
+	var errs FieldErrors
+	for _, f := range e.Fields {
+		vals, ok := raw[f.Name]
+		if !ok {
+			continue
+		}
+		if len(vals) != 1 {
+			errs = append(errs, FieldError{f.Name, fmt.Sprintf("given %d times; give it once, as %s", len(vals), f.Range())})
+			continue
+		}
+		m, _ := member(ptr.Elem(), f.Name)
+		if msg := parseInto(f, vals[0], m); msg != "" {
+			errs = append(errs, FieldError{f.Name, msg})
+		}
+	}
+	var unknown []string
+	for k := range raw {
+		if _, ok := e.Field(k); !ok && !slices.Contains(allowed, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	slices.Sort(unknown)
+	for _, k := range unknown {
+		errs = append(errs, FieldError{clip(k, 40), fmt.Sprintf("%s has no parameter of this name; it takes %s", e.Name, e.fieldNames())})
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	p := ptr.Elem().Interface()
+	if c, field := e.cost(p); c > MaxCost {
+		f, _ := e.Field(field)
+		return nil, FieldErrors{{field, fmt.Sprintf("this run would take %s work units, over the limit of %s; lower %s (it accepts %s) or shrink the lists",
+			groupInt(c), groupInt(MaxCost), f.Label, f.Range())}}
+	}
+	return p, nil
+}
+
+func (e *Experiment) fieldNames() string {
+	names := make([]string, len(e.Fields))
+	for i, f := range e.Fields {
+		names[i] = f.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// parseInto parses one raw value into m and returns an error message, or "".
+func parseInto(f Field, raw string, m reflect.Value) string {
+	bad := "must be " + f.Range()
+	if len(raw) > maxRawLen {
+		return fmt.Sprintf("is %d characters long; it %s", len(raw), bad)
+	}
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return "is empty; it " + bad
+	}
+	if !f.IsList() {
+		if f.Kind == KindInt {
+			v, msg := parseInt(f, raw)
+			if msg != "" {
+				return msg
+			}
+			m.SetInt(v)
+			return ""
+		}
+		v, msg := parseFloat(f, raw)
+		if msg != "" {
+			return msg
+		}
+		m.SetFloat(v)
+		return ""
+	}
+	items := strings.Split(raw, ",")
+	if len(items) > MaxListItems {
+		return fmt.Sprintf("has %d items; it %s", len(items), bad)
+	}
+	if f.Kind == KindIntList {
+		out := make([]int64, 0, len(items))
+		for _, it := range items {
+			v, msg := parseInt(f, strings.TrimSpace(it))
+			if msg != "" {
+				return msg
+			}
+			out = append(out, v)
+		}
+		slices.Sort(out)
+		m.Set(reflect.ValueOf(slices.Compact(out)))
+		return ""
+	}
+	out := make([]float64, 0, len(items))
+	for _, it := range items {
+		v, msg := parseFloat(f, strings.TrimSpace(it))
+		if msg != "" {
+			return msg
+		}
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	m.Set(reflect.ValueOf(slices.Compact(out)))
+	return ""
+}
+
+// plainNumber accepts decimal digits, one sign, a point and an exponent: no hex, no underscores, no
+// "inf" or "NaN", no non-ASCII digits, all of which strconv would otherwise take or mangle.
+func plainNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	digits := false
+	for i, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			digits = true
+		case r == '.' || r == 'e' || r == 'E':
+		case (r == '+' || r == '-') && (i == 0 || s[i-1] == 'e' || s[i-1] == 'E'):
+		default:
+			return false
+		}
+	}
+	return digits
+}
+
+func parseInt(f Field, s string) (int64, string) {
+	bad := "must be " + f.Range()
+	shown := clip(s, 24)
+	if !plainNumber(s) {
+		return 0, fmt.Sprintf("%q is not a number; it %s", shown, bad)
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		// Accept whole numbers written with an exponent or a point (1e6, 20000.0).
+		x, ferr := strconv.ParseFloat(s, 64)
+		if ferr != nil || math.IsInf(x, 0) || x != math.Trunc(x) || math.Abs(x) >= 1<<63 {
+			if errors.Is(err, strconv.ErrRange) || (ferr == nil && x == math.Trunc(x)) || errors.Is(ferr, strconv.ErrRange) {
+				return 0, fmt.Sprintf("%s is out of range; it %s", shown, bad)
+			}
+			return 0, fmt.Sprintf("%s is not a whole number; it %s", shown, bad)
+		}
+		v = int64(x)
+	}
+	if v < f.MinInt || v > f.MaxInt {
+		return 0, fmt.Sprintf("%s is out of range; it %s", groupInt(v), bad)
+	}
+	return v, ""
+}
+
+func parseFloat(f Field, s string) (float64, string) {
+	bad := "must be " + f.Range()
+	shown := clip(s, 24)
+	if !plainNumber(s) {
+		return 0, fmt.Sprintf("%q is not a number; it %s", shown, bad)
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, fmt.Sprintf("%s is out of range; it %s", shown, bad)
+	}
+	if v < f.Min || v > f.Max {
+		return 0, fmt.Sprintf("%s is out of range; it %s", shown, bad)
+	}
+	return v, ""
+}
+
+// Format returns every parameter of p as the text a form field or a permalink carries.
+func (e *Experiment) Format(p any) map[string]string {
+	v := reflect.ValueOf(p)
+	out := make(map[string]string, len(e.Fields))
+	for _, f := range e.Fields {
+		m, _ := member(v, f.Name)
+		switch f.Kind {
+		case KindInt:
+			out[f.Name] = strconv.FormatInt(m.Int(), 10)
+		case KindFloat:
+			out[f.Name] = FormatFloat(m.Float())
+		case KindIntList:
+			xs := m.Interface().([]int64)
+			s := make([]string, len(xs))
+			for i, x := range xs {
+				s[i] = strconv.FormatInt(x, 10)
+			}
+			out[f.Name] = strings.Join(s, ",")
+		case KindFloatList:
+			xs := m.Interface().([]float64)
+			s := make([]string, len(xs))
+			for i, x := range xs {
+				s[i] = FormatFloat(x)
+			}
+			out[f.Name] = strings.Join(s, ",")
+		}
+	}
+	return out
+}
+
+// Key is a canonical text of p, equal for equal parameters: the result cache's key.
+func (e *Experiment) Key(p any) string {
+	vals := e.Format(p)
+	var b strings.Builder
+	b.WriteString(e.Name)
+	for _, f := range e.Fields {
+		b.WriteString("&" + f.Name + "=" + vals[f.Name])
+	}
+	return b.String()
+}
+
+// FormatFloat writes a float in the shortest form that parses back to the same value.
+func FormatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// groupInt writes an int with thousands separators, as the documents print counts.
+func groupInt(v int64) string {
+	s := strconv.FormatInt(v, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// clip shortens reader input before it goes into a message.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}

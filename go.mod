@@ -1,0 +1,3 @@
+module effectivelyonce
+
+go 1.26.0
