@@ -1,0 +1,59 @@
+# Effectively Once. `make run` serves the notebook; `make test` runs every test. Both set up what
+# they need first (npm packages, generated templates; make test also installs Debian's chromium
+# for the browser suite when it is missing and it can).
+
+ADDR ?= 127.0.0.1:8080
+GO   ?= go
+
+.PHONY: all assets generate build run test check-generate vet unit browser verify lint-docker fuzz load bench clean setup-browser
+
+all: build
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+
+assets: node_modules/.package-lock.json
+	sh scripts/assets.sh
+
+generate:
+	$(GO) tool templ generate -log-level error
+
+build: assets generate
+	$(GO) build -o bin/site ./cmd/site
+
+run: build
+	./bin/site serve -addr $(ADDR)
+
+# Every test, in the order a failure is cheapest to read.
+test: assets check-generate vet setup-browser
+	$(GO) test -count=1 ./...
+	$(GO) build -o bin/site ./cmd/site
+	./bin/site verify
+	./node_modules/.bin/dockerfile-utils lint Dockerfile
+	$(MAKE) fuzz FUZZTIME=5s
+
+# Regenerating the templ output must change nothing that is committed.
+check-generate: generate
+	@git diff --exit-code -- '*_templ.go' || (echo "templ generate changed files: run make generate and commit" && exit 1)
+	@test -z "$$(git ls-files --others --exclude-standard -- '*_templ.go')" || (echo "uncommitted generated files" && exit 1)
+
+vet:
+	$(GO) vet ./...
+
+setup-browser:
+	@sh scripts/setup-browser.sh
+
+FUZZTIME ?= 20s
+fuzz:
+	$(GO) test ./experiments -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./cmd/site -run '^$$' -fuzz '^FuzzPageQuery$$' -fuzztime $(FUZZTIME)
+
+bench: assets
+	$(GO) test -run '^$$' -bench . -benchtime 20x ./experiments ./cmd/site
+
+# Loopback load test: 64 clients for 20 s against an in-process server; prints the figures.
+load: assets
+	$(GO) test ./cmd/site -run '^TestLoad$$' -count=1 -v -timeout 5m -args -load
+
+clean:
+	rm -rf bin static/lib

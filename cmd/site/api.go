@@ -1,0 +1,105 @@
+package main
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"effectivelyonce/experiments"
+	"effectivelyonce/pages"
+)
+
+// apiField is a parameter spec as the API lists it.
+type apiField struct {
+	experiments.Field
+	Type     string `json:"type"`
+	Default  string `json:"default"`
+	Min      any    `json:"min"`
+	Max      any    `json:"max"`
+	MaxItems int    `json:"max_items,omitempty"`
+}
+
+type apiExperiment struct {
+	Name    string     `json:"name"`
+	Title   string     `json:"title"`
+	Summary string     `json:"summary"`
+	URL     string     `json:"url"`
+	Fields  []apiField `json:"fields"`
+}
+
+func describe(base string, e *experiments.Experiment) apiExperiment {
+	d := e.Format(e.Defaults())
+	out := apiExperiment{Name: e.Name, Title: e.Title, Summary: e.Summary, URL: base + "/api/experiments/" + e.Name}
+	for _, f := range e.Fields {
+		af := apiField{Field: f, Type: f.Kind.String(), Default: d[f.Name]}
+		switch f.Kind {
+		case experiments.KindInt, experiments.KindIntList:
+			af.Min, af.Max = f.MinInt, f.MaxInt
+		default:
+			af.Min, af.Max = f.Min, f.Max
+		}
+		if f.IsList() {
+			af.MaxItems = experiments.MaxListItems
+		}
+		out.Fields = append(out.Fields, af)
+	}
+	return out
+}
+
+// handleExperimentList handles "GET /api/experiments".
+func (s *server) handleExperimentList() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		var out []apiExperiment
+		for _, e := range experiments.All() {
+			out = append(out, describe(s.cfg.BasePath, e))
+		}
+		return c.JSON(http.StatusOK, map[string]any{"experiments": out})
+	}
+}
+
+// handleExperiment handles "GET /api/experiments/:name": 200 with params and result (JSON, or
+// CSV with format=csv), 400 with field errors, 404 for an unknown experiment.
+func (s *server) handleExperiment() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		e, ok := experiments.Lookup(c.Param("name"))
+		if !ok {
+			return c.JSON(http.StatusNotFound, map[string]any{"errors": []experiments.FieldError{{Field: "name", Message: "no experiment of this name; GET /api/experiments lists them"}}})
+		}
+		q := c.QueryParams()
+		format := "json"
+		if v, ok := q["format"]; ok {
+			if len(v) != 1 || (v[0] != "json" && v[0] != "csv") {
+				return c.JSON(http.StatusBadRequest, map[string]any{"errors": []experiments.FieldError{{Field: "format", Message: "must be json or csv, given once"}}})
+			}
+			format = v[0]
+		}
+		p, err := e.Parse(q, "format")
+		if err != nil {
+			var fe experiments.FieldErrors
+			if errors.As(err, &fe) {
+				s.metrics.rejected.WithLabelValues("invalid").Inc()
+				return c.JSON(http.StatusBadRequest, map[string]any{"errors": fe})
+			}
+			return err
+		}
+		res, err := s.runner.run(c.Request().Context(), e, p)
+		if err != nil {
+			return err
+		}
+		if format == "csv" {
+			c.Response().Header().Set("Content-Disposition", `inline; filename="`+e.Name+`.csv"`)
+			return c.Blob(http.StatusOK, "text/csv; charset=utf-8", []byte(csvOf(res)))
+		}
+		return c.JSON(http.StatusOK, map[string]any{"experiment": e.Name, "params": p, "result": res})
+	}
+}
+
+func csvOf(res any) string {
+	var parts []string
+	for _, t := range pages.Tables(res) {
+		parts = append(parts, t.CSV())
+	}
+	return strings.Join(parts, "\r\n")
+}

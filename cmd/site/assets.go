@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+)
+
+// assets serves the embedded static files under content-hashed URLs, so they can be cached for a
+// year, and gzips each one once at start-up instead of on every request.
+type assets struct {
+	files map[string]*asset
+}
+
+type asset struct {
+	name  string
+	hash  string
+	ctype string
+	raw   []byte
+	gz    []byte
+}
+
+func loadAssets(fsys fs.FS) (*assets, error) {
+	a := &assets{files: map[string]*asset{}}
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(p, ".go") {
+			return err
+		}
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		var gz bytes.Buffer
+		w, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+		w.Write(b)
+		w.Close()
+		ctype := mime.TypeByExtension(path.Ext(p))
+		if ctype == "" {
+			ctype = "application/octet-stream"
+		}
+		a.files[p] = &asset{name: p, hash: hex.EncodeToString(sum[:])[:12], ctype: ctype, raw: b, gz: gz.Bytes()}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, need := range []string{"app.css", "app.js", "lib/echarts.min.js", "lib/htmx.min.js"} {
+		if a.files[need] == nil {
+			return nil, fmt.Errorf("static asset %s is missing; run scripts/assets.sh (make assets)", need)
+		}
+	}
+	return a, nil
+}
+
+// url is the versioned, site-relative URL of an asset.
+func (a *assets) url(base, name string) string {
+	f := a.files[name]
+	return base + "/static/" + f.hash + "/" + name
+}
+
+// serve writes the named asset. A current hash gets a year of immutable caching; a stale one (a
+// page cached across an upgrade) still gets the file, but only briefly cached.
+func (a *assets) serve(w http.ResponseWriter, r *http.Request, hash, name string) bool {
+	f := a.files[name]
+	if f == nil {
+		return false
+	}
+	h := w.Header()
+	h.Set("Content-Type", f.ctype)
+	h.Set("Vary", "Accept-Encoding")
+	h.Set("ETag", `"`+f.hash+`"`)
+	if hash == f.hash {
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		h.Set("Cache-Control", "public, max-age=60")
+	}
+	if r.Header.Get("If-None-Match") == `"`+f.hash+`"` {
+		w.WriteHeader(http.StatusNotModified)
+		return true
+	}
+	body := f.raw
+	if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+		h.Set("Content-Encoding", "gzip")
+		body = f.gz
+	}
+	h.Set("Content-Length", fmt.Sprint(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+	return true
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// config is everything the server can be told, from flags first and then the environment.
+type config struct {
+	Addr       string
+	BasePath   string
+	ClientIP   string // "direct", "x-forwarded-for" or "x-real-ip": where the client's address comes from
+	LogFormat  string // "text" or "json"
+	CacheBytes int64
+	MaxRuns    int           // heavy runs at once; more wait up to QueueWait, then get 503
+	QueueWait  time.Duration // how long a heavy run may wait for a slot
+	RunTimeout time.Duration
+	RatePerSec float64 // experiment runs per client per second (sustained)
+	RateBurst  int
+}
+
+func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+	env := func(k, def string) string {
+		if v := getenv(k); v != "" {
+			return v
+		}
+		return def
+	}
+	fs := flag.NewFlagSet("site serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c config
+	fs.StringVar(&c.Addr, "addr", env("ADDR", "127.0.0.1:8080"), "listen address (env ADDR)")
+	fs.StringVar(&c.BasePath, "base-path", env("BASE_PATH", ""), "serve under this path prefix, e.g. /notebook (env BASE_PATH)")
+	fs.StringVar(&c.ClientIP, "client-ip", env("CLIENT_IP", "direct"), "client address source: direct, x-forwarded-for, x-real-ip (env CLIENT_IP)")
+	fs.StringVar(&c.LogFormat, "log-format", env("LOG_FORMAT", "text"), "request log format: text or json (env LOG_FORMAT)")
+	cacheMB := fs.Int("cache-mb", envInt(getenv, "CACHE_MB", 64), "result cache size in MB (env CACHE_MB)")
+	fs.IntVar(&c.MaxRuns, "max-runs", envInt(getenv, "MAX_RUNS", runtime.NumCPU()), "heavy experiment runs at once (env MAX_RUNS)")
+	fs.DurationVar(&c.QueueWait, "queue-wait", envDuration(getenv, "QUEUE_WAIT", 2*time.Second), "how long a heavy run waits for a slot before 503 (env QUEUE_WAIT)")
+	fs.DurationVar(&c.RunTimeout, "run-timeout", envDuration(getenv, "RUN_TIMEOUT", 10*time.Second), "deadline of one experiment run (env RUN_TIMEOUT)")
+	fs.Float64Var(&c.RatePerSec, "rate", envFloat(getenv, "RATE", 5), "experiment runs per client per second (env RATE)")
+	fs.IntVar(&c.RateBurst, "burst", envInt(getenv, "BURST", 20), "burst of experiment runs per client (env BURST)")
+	if err := fs.Parse(args); err != nil {
+		return config{}, err
+	}
+	if fs.NArg() > 0 {
+		return config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	c.CacheBytes = int64(*cacheMB) << 20
+	c.BasePath = strings.TrimSuffix(c.BasePath, "/")
+	if c.BasePath != "" && !strings.HasPrefix(c.BasePath, "/") {
+		return config{}, fmt.Errorf("base path %q must start with /", c.BasePath)
+	}
+	switch c.ClientIP {
+	case "direct", "x-forwarded-for", "x-real-ip":
+	default:
+		return config{}, fmt.Errorf("client-ip %q: want direct, x-forwarded-for or x-real-ip", c.ClientIP)
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		return config{}, fmt.Errorf("log-format %q: want text or json", c.LogFormat)
+	}
+	if c.MaxRuns < 1 || c.CacheBytes < 1<<20 || c.RatePerSec <= 0 || c.RateBurst < 1 {
+		return config{}, fmt.Errorf("max-runs, cache-mb, rate and burst must be positive")
+	}
+	return c, nil
+}
+
+func envInt(getenv func(string) string, k string, def int) int {
+	if v, err := strconv.Atoi(getenv(k)); err == nil {
+		return v
+	}
+	return def
+}
+
+func envFloat(getenv func(string) string, k string, def float64) float64 {
+	if v, err := strconv.ParseFloat(getenv(k), 64); err == nil {
+		return v
+	}
+	return def
+}
+
+func envDuration(getenv func(string) string, k string, def time.Duration) time.Duration {
+	if v, err := time.ParseDuration(getenv(k)); err == nil {
+		return v
+	}
+	return def
+}

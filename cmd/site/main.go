@@ -1,0 +1,73 @@
+// Command site serves the Effectively Once notebook, and runs its experiments from the command line:
+//
+//	site [serve] [-addr HOST:PORT]   serve the notebook (default 127.0.0.1:8080, env ADDR)
+//	site run EXPERIMENT [-param value ...] [-format json|csv|table]
+//	site verify [-param value ...]   re-derive every claim; exit 1 if any fails
+//	site list                        list experiments and their parameters
+//	site healthcheck                 ask a running server for /healthz (for container health checks)
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if err != errSilent {
+			fmt.Fprintln(os.Stderr, "site:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+// errSilent is returned when the failure has already been reported in full (a failing verify).
+var errSilent = fmt.Errorf("failed")
+
+// run dispatches to a subcommand. Every dependency comes in as an argument so tests can drive the
+// whole program in-process.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cmd, rest := "serve", args[1:]
+	if len(rest) > 0 && len(rest[0]) > 0 && rest[0][0] != '-' {
+		cmd, rest = rest[0], rest[1:]
+	}
+	switch cmd {
+	case "serve":
+		cfg, err := loadConfig(rest, getenv, stderr)
+		if err != nil {
+			return err
+		}
+		return serve(ctx, cfg, stdout)
+	case "run":
+		return cliRun(ctx, rest, stdout)
+	case "verify":
+		return cliVerify(ctx, rest, stdout)
+	case "list":
+		return cliList(stdout)
+	case "healthcheck":
+		cfg, err := loadConfig(rest, getenv, stderr)
+		if err != nil {
+			return err
+		}
+		return healthcheck(ctx, cfg)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+}
+
+const usage = `usage:
+  site [serve] [-addr HOST:PORT] [-base-path /sub]   serve the notebook
+  site run EXPERIMENT [-param value ...] [-format json|csv|table]
+  site verify [-param value ...]                      re-derive the nine claims
+  site list                                           experiments and parameters
+  site healthcheck                                    probe a running server
+`

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// metrics are the server's Prometheus series, on a registry of its own (no global state).
+type metrics struct {
+	reg      *prometheus.Registry
+	requests *prometheus.CounterVec
+	runs     *prometheus.HistogramVec
+	cache    *prometheus.CounterVec
+	rejected *prometheus.CounterVec
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "site_http_requests_total", Help: "HTTP requests by route and status code.",
+		}, []string{"route", "code"}),
+		runs: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "site_experiment_run_seconds", Help: "Time to run an experiment (cache misses only).",
+			Buckets: []float64{0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10},
+		}, []string{"experiment", "lane"}),
+		cache: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "site_result_cache_total", Help: "Result cache lookups by outcome (hit or miss).",
+		}, []string{"outcome"}),
+		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "site_rejections_total", Help: "Requests refused or cut short, by reason.",
+		}, []string{"reason"}),
+	}
+	m.reg.MustRegister(m.requests, m.runs, m.cache, m.rejected,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}

@@ -1,0 +1,262 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"effectivelyonce/content"
+	"effectivelyonce/experiments"
+	"effectivelyonce/pages"
+	"effectivelyonce/static"
+)
+
+// csp is the strict policy of DESIGN.md: no inline script anywhere; inline style attributes only,
+// which echarts' tooltips need.
+const csp = "default-src 'self'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+
+// httpError is an error with the status to answer and a message safe to show a reader.
+type httpError struct {
+	Status int
+	Msg    string
+	Err    error
+}
+
+func (e *httpError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%d %s: %v", e.Status, e.Msg, e.Err)
+	}
+	return fmt.Sprintf("%d %s", e.Status, e.Msg)
+}
+
+func (e *httpError) Unwrap() error { return e.Err }
+
+// server holds every dependency of the handlers.
+type server struct {
+	cfg     config
+	log     *slog.Logger
+	book    *content.Book
+	assets  *assets
+	sources map[string]pages.Source
+	runner  *runner
+	metrics *metrics
+	echo    *echo.Echo
+}
+
+// newServer wires the handlers, middleware and error handling; it does no I/O beyond checking that
+// every page's markers name things that exist.
+func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets) (*server, error) {
+	srcs, err := pages.LoadSources(experiments.Sources())
+	if err != nil {
+		return nil, err
+	}
+	m := newMetrics()
+	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, runner: newRunner(cfg, m)}
+	if err := s.checkBook(); err != nil {
+		return nil, err
+	}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.handleError
+	switch cfg.ClientIP {
+	case "x-forwarded-for":
+		e.IPExtractor = echo.ExtractIPFromXFFHeader()
+	case "x-real-ip":
+		e.IPExtractor = echo.ExtractIPFromRealIPHeader()
+	default:
+		e.IPExtractor = echo.ExtractIPDirect()
+	}
+	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+		log.Error("panic", "path", c.Request().URL.Path, "err", err, "stack", string(stack))
+		return err
+	}}))
+	e.Use(s.requestLog)
+	e.Use(securityHeaders)
+	e.Use(middleware.BodyLimit("64K"))
+	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
+		Level:   5,
+		Skipper: func(c echo.Context) bool { return strings.Contains(c.Request().URL.Path, "/static/") },
+	}))
+	s.echo = e
+	s.routes()
+	return s, nil
+}
+
+// checkBook fails start-up when a page names an experiment or a source that does not exist.
+func (s *server) checkBook() error {
+	for _, p := range bookPages() {
+		page, ok := s.book.Page(p.slug)
+		if !ok {
+			return fmt.Errorf("content: page %s is missing", p.slug)
+		}
+		for _, part := range page.Parts {
+			switch part.Marker {
+			case "experiment":
+				if _, ok := lookupExperiment(part.Arg); !ok {
+					return fmt.Errorf("content %s: no experiment %q", p.slug, part.Arg)
+				}
+			case "source":
+				if _, ok := s.sources[part.Arg]; !ok {
+					return fmt.Errorf("content %s: no function %q in experiments", p.slug, part.Arg)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// site is the part of every view that does not depend on the request.
+func (s *server) site(current string) pages.Site {
+	v := pages.Site{
+		Base:    s.cfg.BasePath,
+		CSS:     s.assets.url(s.cfg.BasePath, "app.css"),
+		Scripts: []string{s.assets.url(s.cfg.BasePath, "lib/echarts.min.js"), s.assets.url(s.cfg.BasePath, "lib/htmx.min.js"), s.assets.url(s.cfg.BasePath, "app.js")},
+	}
+	for _, p := range bookPages() {
+		title := p.nav
+		v.Contents = append(v.Contents, pages.Link{Title: title, URL: v.URL(p.path), Current: p.path == current})
+	}
+	return v
+}
+
+// render writes a component through a buffer, so a failing template never sends half a page.
+func render(c echo.Context, status int, comp templ.Component) error {
+	var buf bytes.Buffer
+	if err := comp.Render(c.Request().Context(), &buf); err != nil {
+		return fmt.Errorf("render %s: %w", c.Path(), err)
+	}
+	return c.HTMLBlob(status, buf.Bytes())
+}
+
+// handleError is the one place errors become responses and the one place they are logged.
+func (s *server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	status, msg := http.StatusInternalServerError, "something went wrong on the server"
+	var he *httpError
+	var ee *echo.HTTPError
+	switch {
+	case errors.As(err, &he):
+		status, msg = he.Status, he.Msg
+	case errors.As(err, &ee):
+		status = ee.Code
+		msg = strings.ToLower(http.StatusText(status))
+		if m, ok := ee.Message.(string); ok && status < 500 {
+			msg = m
+		}
+	case errors.Is(err, context.Canceled):
+		status, msg = 499, "the request was cancelled"
+	}
+	if status >= 500 {
+		s.log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "status", status, "err", err)
+	}
+	if status == 499 {
+		c.Response().WriteHeader(status)
+		return
+	}
+	if status == http.StatusServiceUnavailable {
+		c.Response().Header().Set("Retry-After", "5")
+	}
+	if strings.HasPrefix(c.Request().URL.Path, s.cfg.BasePath+"/api/") {
+		c.JSON(status, map[string]any{"errors": []map[string]string{{"field": "", "message": msg}}})
+		return
+	}
+	title := http.StatusText(status)
+	if err := render(c, status, pages.Layout(s.site(""), title, pages.ErrorPage(status, title, msg, s.site("").URL("/")))); err != nil {
+		c.String(status, msg)
+	}
+}
+
+func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Content-Security-Policy", csp)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		return next(c)
+	}
+}
+
+// requestLog logs every request once with slog, and counts it for /metrics by route.
+func (s *server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		if err != nil {
+			c.Error(err)
+		}
+		status := c.Response().Status
+		route := c.Path()
+		if route == "" {
+			route = "unmatched"
+		}
+		s.metrics.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
+		s.log.Info("request", "method", c.Request().Method, "path", c.Request().URL.Path, "status", status,
+			"bytes", c.Response().Size, "ms", float64(time.Since(start).Microseconds())/1000, "ip", c.RealIP())
+		return nil
+	}
+}
+
+func (s *server) handleMetrics() echo.HandlerFunc {
+	return echo.WrapHandler(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
+}
+
+// serve starts the HTTP server and stops it gracefully when ctx ends.
+func serve(ctx context.Context, cfg config, stdout interface{ Write([]byte) (int, error) }) error {
+	var handler slog.Handler = slog.NewTextHandler(stdout, nil)
+	if cfg.LogFormat == "json" {
+		handler = slog.NewJSONHandler(stdout, nil)
+	}
+	log := slog.New(handler)
+	book, err := content.Load(content.Files)
+	if err != nil {
+		return err
+	}
+	a, err := loadAssets(static.Files)
+	if err != nil {
+		return err
+	}
+	s, err := newServer(cfg, log, book, a)
+	if err != nil {
+		return err
+	}
+	if err := s.runner.warm(ctx); err != nil {
+		return err
+	}
+	hs := &http.Server{
+		Addr:              cfg.Addr,
+		Handler:           s.echo,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      cfg.RunTimeout + cfg.QueueWait + 10*time.Second,
+		IdleTimeout:       60 * time.Second,
+		MaxHeaderBytes:    32 << 10,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.ListenAndServe() }()
+	log.Info("serving", "addr", "http://"+cfg.Addr+cfg.BasePath+"/")
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shut, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return hs.Shutdown(shut)
+}

@@ -1,0 +1,360 @@
+// Package content holds the notebook's prose, one markdown file per page, embedded in the binary and
+// rendered once at start-up. Interactive parts are placed by marker lines (`::: experiment window`),
+// so a writer decides where a chart goes without touching Go.
+package content
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// Files is every markdown page of the notebook.
+//
+//go:embed *.md blocks/*.md
+var Files embed.FS
+
+// Part is one piece of a page in reading order: rendered prose, or a marker naming an interactive
+// component (experiment, source, timeline, predictions, contents), or a run of cards.
+type Part struct {
+	HTML   string
+	Marker string
+	Arg    string
+	Cards  []Card
+}
+
+// Card is a question whose answer a reader reveals on demand.
+type Card struct {
+	ID       string
+	Question string
+	Answer   string
+}
+
+// Heading is a second-level heading, for a page's own table of contents.
+type Heading struct {
+	ID   string
+	Text string
+}
+
+// Section is a second-level heading with its body, for pages whose sections are data (the timeline
+// steps, the prediction questions, the glossary entries).
+type Section struct {
+	ID    string
+	Title string
+	HTML  string
+	// Text is the body as written, before rendering; the timeline reads its Track line from it.
+	Text string
+}
+
+// Page is one rendered markdown file.
+type Page struct {
+	Slug     string
+	Title    string
+	Lede     string
+	Parts    []Part
+	Headings []Heading
+	Sections []Section
+	// Words counts the prose a reader sees, markers and markup excluded.
+	Words int
+}
+
+// Book is every page, keyed by slug ("index", "semantics", "blocks/4").
+type Book struct {
+	pages map[string]*Page
+}
+
+// Page returns the page with the slug.
+func (b *Book) Page(slug string) (*Page, bool) {
+	p, ok := b.pages[slug]
+	return p, ok
+}
+
+// Slugs lists every page's slug.
+func (b *Book) Slugs() []string {
+	out := make([]string, 0, len(b.pages))
+	for s := range b.pages {
+		out = append(out, s)
+	}
+	return out
+}
+
+var markerRE = regexp.MustCompile(`^::: ([a-z][a-z-]*)(?: +(\S.*))?$`)
+
+// Load renders every markdown file of fsys. A malformed marker is an error, so a typo in the prose
+// stops the server at start-up instead of silently dropping a chart.
+func Load(fsys fs.FS) (*Book, error) {
+	md := goldmark.New(
+		goldmark.WithExtensions(extension.GFM),
+		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
+	)
+	b := &Book{pages: map[string]*Page{}}
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path.Ext(p) != ".md" {
+			return err
+		}
+		src, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		slug := strings.TrimSuffix(p, ".md")
+		page, err := parsePage(md, slug, string(src))
+		if err != nil {
+			return fmt.Errorf("content %s: %w", p, err)
+		}
+		b.pages[slug] = page
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// parsePage splits the source at marker lines and renders the prose between them. Fenced code is
+// passed through untouched so a marker-like line inside an example is not taken as a marker.
+func parsePage(md goldmark.Markdown, slug, src string) (*Page, error) {
+	src = strings.ReplaceAll(src, "\r\n", "\n")
+	lines := strings.Split(src, "\n")
+	page := &Page{Slug: slug}
+	if len(lines) == 0 || !strings.HasPrefix(lines[0], "# ") {
+		return nil, fmt.Errorf("first line must be '# Title'")
+	}
+	page.Title = strings.TrimSpace(strings.TrimPrefix(lines[0], "# "))
+	lines = lines[1:]
+
+	// The lede is the first paragraph after the title.
+	i := 0
+	for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
+		i++
+	}
+	var lede []string
+	for i < len(lines) && strings.TrimSpace(lines[i]) != "" && !strings.HasPrefix(lines[i], "#") {
+		lede = append(lede, lines[i])
+		i++
+	}
+	if len(lede) > 0 {
+		h, err := render(md, strings.Join(lede, "\n"), newIDs())
+		if err != nil {
+			return nil, err
+		}
+		page.Lede = h
+		page.Words += countWords(strings.Join(lede, " "))
+	}
+	lines = lines[i:]
+
+	ids := newIDs()
+	var buf []string
+	flush := func() error {
+		chunk := strings.Join(buf, "\n")
+		buf = buf[:0]
+		if strings.TrimSpace(chunk) == "" {
+			return nil
+		}
+		h, err := render(md, chunk, ids)
+		if err != nil {
+			return err
+		}
+		page.Parts = append(page.Parts, Part{HTML: h})
+		page.Words += countWords(chunk)
+		return nil
+	}
+	fence := false
+	var cards *Part
+	var card *Card
+	var answer []string
+	closeCard := func() error {
+		if card == nil {
+			return nil
+		}
+		h, err := render(md, strings.Join(answer, "\n"), newIDs())
+		if err != nil {
+			return err
+		}
+		card.Answer = h
+		page.Words += countWords(card.Question + " " + strings.Join(answer, " "))
+		cards.Cards = append(cards.Cards, *card)
+		card, answer = nil, nil
+		return nil
+	}
+	for n, line := range lines {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fence = !fence
+		}
+		m := markerRE.FindStringSubmatch(strings.TrimSpace(line))
+		if fence || m == nil {
+			if cards != nil {
+				if q, ok := strings.CutPrefix(line, "### "); ok {
+					if err := closeCard(); err != nil {
+						return nil, err
+					}
+					card = &Card{ID: ids.slug(q), Question: strings.TrimSpace(q)}
+					continue
+				}
+				if card == nil {
+					if strings.TrimSpace(line) != "" {
+						return nil, fmt.Errorf("line %d: text inside ::: cards must follow a ### question", n+2)
+					}
+					continue
+				}
+				answer = append(answer, line)
+				continue
+			}
+			if h, ok := strings.CutPrefix(line, "## "); ok {
+				page.Headings = append(page.Headings, Heading{ID: ids.peek(h), Text: strings.TrimSpace(h)})
+			}
+			buf = append(buf, line)
+			continue
+		}
+		name, arg := m[1], strings.TrimSpace(m[2])
+		switch name {
+		case "cards":
+			if cards != nil {
+				return nil, fmt.Errorf("line %d: ::: cards inside ::: cards", n+2)
+			}
+			if err := flush(); err != nil {
+				return nil, err
+			}
+			cards = &Part{Marker: "cards"}
+		case "end":
+			if cards == nil {
+				return nil, fmt.Errorf("line %d: ::: end without ::: cards", n+2)
+			}
+			if err := closeCard(); err != nil {
+				return nil, err
+			}
+			page.Parts = append(page.Parts, *cards)
+			cards = nil
+		case "experiment", "source":
+			if arg == "" {
+				return nil, fmt.Errorf("line %d: ::: %s needs a name", n+2, name)
+			}
+			fallthrough
+		case "timeline", "predictions", "contents":
+			if cards != nil {
+				return nil, fmt.Errorf("line %d: ::: %s inside ::: cards", n+2, name)
+			}
+			if err := flush(); err != nil {
+				return nil, err
+			}
+			page.Parts = append(page.Parts, Part{Marker: name, Arg: arg})
+		default:
+			return nil, fmt.Errorf("line %d: unknown marker ::: %s", n+2, name)
+		}
+	}
+	if cards != nil {
+		return nil, fmt.Errorf("::: cards is never closed with ::: end")
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	secs, err := sections(md, lines)
+	if err != nil {
+		return nil, err
+	}
+	page.Sections = secs
+	return page, nil
+}
+
+// sections splits the page at its ## headings, for pages whose sections are data.
+func sections(md goldmark.Markdown, lines []string) ([]Section, error) {
+	var out []Section
+	ids := newIDs()
+	var cur *Section
+	var body []string
+	done := func() error {
+		if cur == nil {
+			return nil
+		}
+		cur.Text = strings.TrimSpace(strings.Join(body, "\n"))
+		h, err := render(md, cur.Text, newIDs())
+		if err != nil {
+			return err
+		}
+		cur.HTML = h
+		out = append(out, *cur)
+		body = nil
+		return nil
+	}
+	for _, line := range lines {
+		if h, ok := strings.CutPrefix(line, "## "); ok {
+			if err := done(); err != nil {
+				return nil, err
+			}
+			cur = &Section{ID: ids.slug(h), Title: strings.TrimSpace(h)}
+			continue
+		}
+		if markerRE.MatchString(strings.TrimSpace(line)) {
+			continue
+		}
+		body = append(body, line)
+	}
+	return out, done()
+}
+
+func render(md goldmark.Markdown, src string, ids *headingIDs) (string, error) {
+	ctx := parser.NewContext(parser.WithIDs(ids))
+	doc := md.Parser().Parse(text.NewReader([]byte(src)), parser.WithContext(ctx))
+	var buf bytes.Buffer
+	if err := md.Renderer().Render(&buf, []byte(src), doc); err != nil {
+		return "", err
+	}
+	return buf.String(), nil
+}
+
+func countWords(s string) int {
+	n := 0
+	for _, f := range strings.Fields(s) {
+		if strings.ContainsAny(f, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") {
+			n++
+		}
+	}
+	return n
+}
+
+// headingIDs gives headings stable, unique, readable anchors shared across the chunks of a page.
+type headingIDs struct{ used map[string]int }
+
+func newIDs() *headingIDs { return &headingIDs{used: map[string]int{}} }
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+func baseSlug(s string) string {
+	s = strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(s), "-"), "-")
+	if s == "" {
+		s = "section"
+	}
+	return s
+}
+
+// peek returns the id the next heading with this text will get, without taking it.
+func (h *headingIDs) peek(text string) string {
+	s := baseSlug(text)
+	if n := h.used[s]; n > 0 {
+		return fmt.Sprintf("%s-%d", s, n)
+	}
+	return s
+}
+
+func (h *headingIDs) slug(text string) string {
+	s := h.peek(text)
+	h.used[baseSlug(text)]++
+	return s
+}
+
+// Generate implements parser.IDs.
+func (h *headingIDs) Generate(value []byte, _ ast.NodeKind) []byte {
+	return []byte(h.slug(string(value)))
+}
+
+// Put implements parser.IDs.
+func (h *headingIDs) Put(value []byte) { h.used[string(value)]++ }

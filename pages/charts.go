@@ -1,0 +1,201 @@
+package pages
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"effectivelyonce/experiments"
+)
+
+// Chart is one echarts instance: the options are built with go-echarts' typed API and shipped as
+// JSON for static/app.js to draw, so no inline script is ever emitted.
+type Chart struct {
+	// ID is stable (derived from the experiment and the chart's role) so output is reproducible.
+	ID    string
+	Title string
+	// Alt describes the chart in one sentence for screen readers; the table beside it has the data.
+	Alt     string
+	Options map[string]any
+}
+
+// common options every chart shares: a transparent background (the page's theme shows through),
+// an axis tooltip and a legend that wraps on a phone.
+func common(title string) []charts.GlobalOpts {
+	return []charts.GlobalOpts{
+		charts.WithInitializationOpts(opts.Initialization{BackgroundColor: "transparent"}),
+		charts.WithTitleOpts(opts.Title{Title: title, Left: "center", TitleStyle: &opts.TextStyle{FontSize: 14}}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "28", Type: "scroll"}),
+		charts.WithGridOpts(opts.Grid{Top: "70", Left: "60", Right: "30", Bottom: "60", ContainLabel: opts.Bool(true)}),
+		charts.WithAnimation(false),
+	}
+}
+
+func barChart(id, title, alt, xName, yName string, cats []string, series map[string][]int64, order []string) Chart {
+	c := charts.NewBar()
+	c.SetGlobalOptions(append(common(title),
+		charts.WithXAxisOpts(opts.XAxis{Name: xName, NameLocation: "middle", NameGap: 30, AxisLabel: &opts.AxisLabel{Interval: "0", HideOverlap: opts.Bool(true)}}),
+		charts.WithYAxisOpts(opts.YAxis{Name: yName}),
+	)...)
+	c.SetXAxis(cats)
+	for _, name := range order {
+		data := make([]opts.BarData, len(series[name]))
+		for i, v := range series[name] {
+			data[i] = opts.BarData{Value: v}
+		}
+		c.AddSeries(name, data)
+	}
+	c.Validate()
+	return Chart{ID: id, Title: title, Alt: alt, Options: c.JSON()}
+}
+
+// Charts draws an experiment's result; domID prefixes chart ids so two experiments on one page never
+// collide. Results that are best read as a table alone (claims, scale) give nil.
+func Charts(domID string, params, result any) []Chart {
+	switch r := result.(type) {
+	case experiments.AssemblyResult:
+		var cats []string
+		lost, dup := []int64{}, []int64{}
+		for _, row := range r.Rows {
+			cats = append(cats, row.Design)
+			lost = append(lost, row.Lost)
+			dup = append(dup, row.Duplicated)
+		}
+		return []Chart{barChart(domID+"-bars", "Lost and duplicated jobs per design",
+			"Grouped bars of lost and duplicated jobs for each of the four designs; the table below holds the numbers.",
+			"", "jobs", cats, map[string][]int64{"lost": lost, "duplicated": dup}, []string{"lost", "duplicated"})}
+	case experiments.CrashSweepResult:
+		var cats []string
+		lost, dup, errs := []int64{}, []int64{}, []int64{}
+		for _, p := range r.Points {
+			cats = append(cats, rate(p.CrashRate))
+			lost = append(lost, p.Lost)
+			dup = append(dup, p.Duplicated)
+			errs = append(errs, p.Errors)
+		}
+		return []Chart{barChart(domID+"-bars", "Ack before work: lost, duplicated, errors",
+			"Bars of jobs lost per crash rate, beside duplicated jobs and errors raised, both zero.",
+			"crash rate", "jobs", cats, map[string][]int64{"lost": lost, "duplicated": dup, "errors raised": errs},
+			[]string{"lost", "duplicated", "errors raised"})}
+	case experiments.KeysResult:
+		var cats []string
+		dup := []int64{}
+		for _, row := range r.Rows {
+			cats = append(cats, row.Key)
+			dup = append(dup, row.Duplicated)
+		}
+		return []Chart{barChart(domID+"-bars", "Duplicates that get through, per dedup key",
+			"Bars of duplicates per choice of dedup key.", "dedup key", "duplicates", cats,
+			map[string][]int64{"duplicates": dup}, []string{"duplicates"})}
+	case experiments.OrderingsResult:
+		var cats []string
+		lost, dup := []int64{}, []int64{}
+		for _, row := range r.Rows {
+			cats = append(cats, row.Order)
+			lost = append(lost, row.Lost)
+			dup = append(dup, row.Duplicated)
+		}
+		return []Chart{barChart(domID+"-bars", "Lost and duplicated, per write order",
+			"Grouped bars of lost and duplicated jobs for each ordering of key and effect.", "", "jobs", cats,
+			map[string][]int64{"lost": lost, "duplicated": dup}, []string{"lost", "duplicated"})}
+	case experiments.OutboxResult:
+		var cats []string
+		lost, ph, dup := []int64{}, []int64{}, []int64{}
+		for _, row := range r.Rows {
+			c := "no dedup"
+			if row.ConsumerDedup {
+				c = "dedup"
+			}
+			cats = append(cats, row.Design+" / "+c)
+			lost = append(lost, row.Lost)
+			ph = append(ph, row.Phantom)
+			dup = append(dup, row.DuplicateApplications)
+		}
+		return []Chart{barChart(domID+"-bars", "Lost, phantom and duplicated events",
+			"Grouped bars of lost events, phantom events and duplicate applications for each producer design and consumer.",
+			"", "events", cats, map[string][]int64{"lost": lost, "phantom": ph, "duplicate applications": dup},
+			[]string{"lost", "phantom", "duplicate applications"})}
+	case experiments.WindowResult:
+		return []Chart{windowChart(domID, r)}
+	case experiments.WindowGridResult:
+		return []Chart{gridChart(domID, r)}
+	case experiments.LeaseResult:
+		return []Chart{leaseChart(domID, r)}
+	}
+	return nil
+}
+
+// windowChart plots escape rate against window size on a value axis, with a vertical marker at the
+// maximum redelivery delay: the point where the curve must reach zero.
+func windowChart(domID string, r experiments.WindowResult) Chart {
+	c := charts.NewLine()
+	title := "Escape rate versus dedup window"
+	c.SetGlobalOptions(append(common(title),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "window (ids)", NameLocation: "middle", NameGap: 30, Min: 0}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "escaped (%)", Min: 0}),
+	)...)
+	data := make([]opts.LineData, len(r.Points))
+	for i, p := range r.Points {
+		y, _ := strconv.ParseFloat(strconv.FormatFloat(p.EscapeRate*100, 'f', 2, 64), 64)
+		data[i] = opts.LineData{Value: []any{p.Window, y}}
+	}
+	c.AddSeries("escape rate", data,
+		charts.WithMarkLineNameXAxisItemOpts(opts.MarkLineNameXAxisItem{Name: "max delay " + count(r.MaxDelay), XAxis: r.MaxDelay}),
+		charts.WithMarkLineStyleOpts(opts.MarkLineStyle{Symbol: []string{"none", "none"}, Label: &opts.Label{Show: opts.Bool(true), Formatter: "max delay " + count(r.MaxDelay)}}),
+		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}),
+	)
+	c.Validate()
+	return Chart{ID: domID + "-curve", Title: title,
+		Alt: fmt.Sprintf("Line of the share of duplicates that escape at each window size, with a marker at the maximum redelivery delay of %s jobs.", count(r.MaxDelay)),
+		Options: c.JSON()}
+}
+
+// gridChart groups bars by maximum delay, one bar per window: the bars vanish exactly where the
+// window reaches the delay. (A heatmap would need echarts' full build, three times the bytes.)
+func gridChart(domID string, r experiments.WindowGridResult) Chart {
+	var cats []string
+	for _, d := range r.MaxDelays {
+		cats = append(cats, count(d))
+	}
+	series := map[string][]int64{}
+	var order []string
+	for _, w := range r.Windows {
+		name := "window " + count(w)
+		order = append(order, name)
+		for _, d := range r.MaxDelays {
+			series[name] = append(series[name], gridCell(r, d, w))
+		}
+	}
+	c := barChart(domID+"-grid", "Escaped duplicates: window against max delay",
+		"Grouped bars of escaped duplicates for each maximum redelivery delay, one bar per window size; zero wherever the window reaches the delay.",
+		"max redelivery delay (jobs)", "duplicates escaped", cats, series, order)
+	return c
+}
+
+func leaseChart(domID string, r experiments.LeaseResult) Chart {
+	c := charts.NewLine()
+	title := "Double executions versus visibility timeout"
+	var cats []string
+	no, third, double := []opts.LineData{}, []opts.LineData{}, []opts.LineData{}
+	for _, p := range r.Points {
+		cats = append(cats, seconds(p.TimeoutS))
+		no = append(no, opts.LineData{Value: p.NoRenewal})
+		third = append(third, opts.LineData{Value: p.RenewThird})
+		double = append(double, opts.LineData{Value: p.RenewDouble})
+	}
+	c.SetGlobalOptions(append(common(title),
+		charts.WithXAxisOpts(opts.XAxis{Name: "visibility timeout", NameLocation: "middle", NameGap: 30}),
+		charts.WithYAxisOpts(opts.YAxis{Name: "jobs run twice", Min: 0}),
+	)...)
+	c.SetXAxis(cats)
+	c.AddSeries("no renewal", no, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}))
+	c.AddSeries("renew at t/3", third, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}))
+	c.AddSeries("renew at 2t", double, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}))
+	c.Validate()
+	return Chart{ID: domID + "-curve", Title: title,
+		Alt:     "Lines of jobs executed twice at each visibility timeout with no renewal, renewal at a third of the timeout, and renewal at twice the timeout.",
+		Options: c.JSON()}
+}

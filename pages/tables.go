@@ -1,0 +1,258 @@
+package pages
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"effectivelyonce/experiments"
+)
+
+// Table is a result laid out as rows: the data table under every chart, the CSV answer of the API
+// and the CLI's table output all come from it, so a number reads the same everywhere.
+type Table struct {
+	Caption string
+	Head    []string
+	Rows    [][]string
+	// Numeric marks the columns to right-align.
+	Numeric []bool
+}
+
+// CSV writes the table as RFC 4180 text.
+func (t Table) CSV() string {
+	var b strings.Builder
+	line := func(cells []string) {
+		for i, c := range cells {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if strings.ContainsAny(c, ",\"\n") {
+				c = `"` + strings.ReplaceAll(c, `"`, `""`) + `"`
+			}
+			b.WriteString(c)
+		}
+		b.WriteString("\r\n")
+	}
+	line(t.Head)
+	for _, r := range t.Rows {
+		line(r)
+	}
+	return b.String()
+}
+
+// Text writes the table with aligned columns, for a terminal.
+func (t Table) Text() string {
+	w := make([]int, len(t.Head))
+	for i, h := range t.Head {
+		w[i] = len([]rune(h))
+	}
+	for _, r := range t.Rows {
+		for i, c := range r {
+			w[i] = max(w[i], len([]rune(c)))
+		}
+	}
+	var b strings.Builder
+	if t.Caption != "" {
+		b.WriteString(t.Caption + "\n")
+	}
+	line := func(cells []string) {
+		for i, c := range cells {
+			pad := strings.Repeat(" ", w[i]-len([]rune(c)))
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if i < len(t.Numeric) && t.Numeric[i] {
+				b.WriteString(pad + c)
+			} else {
+				b.WriteString(c + pad)
+			}
+		}
+		b.WriteString("\n")
+	}
+	line(t.Head)
+	for _, r := range t.Rows {
+		line(r)
+	}
+	return b.String()
+}
+
+// Tables lays out any experiment's result. Unknown results give nil.
+func Tables(result any) []Table {
+	switch r := result.(type) {
+	case experiments.AssemblyResult:
+		t := Table{Caption: fmt.Sprintf("Four designs, %s jobs, %s crashed", count(r.Jobs), count(r.Crashed)),
+			Head: []string{"design", "lost", "exactly once", "duplicated", "correct"}, Numeric: []bool{false, true, true, true, false}}
+		for _, row := range r.Rows {
+			t.Rows = append(t.Rows, []string{row.Design, count(row.Lost), count(row.ExactlyOnce), count(row.Duplicated), yesNo(row.Correct)})
+		}
+		return []Table{t}
+	case experiments.CrashSweepResult:
+		t := Table{Caption: fmt.Sprintf("Ack before work, %s jobs", count(r.Jobs)),
+			Head:    []string{"crash rate", "lost", "duplicated", "errors raised", "duplicated if acked after"},
+			Numeric: []bool{true, true, true, true, true}}
+		for _, p := range r.Points {
+			t.Rows = append(t.Rows, []string{rate(p.CrashRate), count(p.Lost), count(p.Duplicated), count(p.Errors), count(p.AckAfterDuplicated)})
+		}
+		return []Table{t}
+	case experiments.KeysResult:
+		t := Table{Caption: fmt.Sprintf("Dedup keys, %s jobs, %s redelivered", count(r.Jobs), count(r.Crashed)),
+			Head: []string{"dedup key", "duplicates"}, Numeric: []bool{false, true}}
+		for _, row := range r.Rows {
+			t.Rows = append(t.Rows, []string{row.Key, count(row.Duplicated)})
+		}
+		return []Table{t}
+	case experiments.WindowResult:
+		t := Table{Caption: fmt.Sprintf("Bounded dedup, redeliveries 1 to %s jobs late", count(r.MaxDelay)),
+			Head: []string{"window", "state", "duplicates escaped", "rate"}, Numeric: []bool{true, true, true, true}}
+		for _, p := range r.Points {
+			t.Rows = append(t.Rows, []string{count(p.Window), count(p.StateKB) + " KB", count(p.Escaped), percent(p.EscapeRate)})
+		}
+		return []Table{t}
+	case experiments.WindowGridResult:
+		t := Table{Caption: "Duplicates escaped, by max redelivery delay (rows) and window (columns)",
+			Head: []string{"max redelivery delay"}, Numeric: []bool{true}}
+		for _, w := range r.Windows {
+			t.Head = append(t.Head, "window "+count(w))
+			t.Numeric = append(t.Numeric, true)
+		}
+		for _, d := range r.MaxDelays {
+			row := []string{count(d)}
+			for _, w := range r.Windows {
+				row = append(row, count(gridCell(r, d, w)))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+		return []Table{t}
+	case experiments.OrderingsResult:
+		t := Table{Caption: fmt.Sprintf("Dedup key and effect, %s jobs", count(r.Jobs)),
+			Head: []string{"order", "lost", "duplicated"}, Numeric: []bool{false, true, true}}
+		for _, row := range r.Rows {
+			t.Rows = append(t.Rows, []string{row.Order, count(row.Lost), count(row.Duplicated)})
+		}
+		return []Table{t}
+	case experiments.LeaseResult:
+		t := Table{Caption: fmt.Sprintf("Jobs executed twice, of %s", count(r.Jobs)),
+			Head: []string{"visibility timeout", "no renewal", "renew at t/3", "renew at 2t"}, Numeric: []bool{true, true, true, true}}
+		for _, p := range r.Points {
+			t.Rows = append(t.Rows, []string{seconds(p.TimeoutS), count(p.NoRenewal), count(p.RenewThird), count(p.RenewDouble)})
+		}
+		return []Table{t}
+	case experiments.ClaimsResult:
+		t := Table{Caption: fmt.Sprintf("%d/%d claims verified", r.Passed, r.Total),
+			Head: []string{"id", "claim", "result", "measured"}}
+		for _, c := range r.Claims {
+			t.Rows = append(t.Rows, []string{c.ID, c.Text, passFail(c.Holds), c.Detail})
+		}
+		return []Table{t}
+	case experiments.ScaleResult:
+		t := Table{Caption: "Duplicates at scale", Head: []string{"quantity", "value"}, Numeric: []bool{false, true}}
+		t.Rows = [][]string{
+			{"duplicates a day", approx(r.DuplicatesPerDay)},
+			{"one duplicate every", duration(r.SecondsBetweenDuplicates)},
+			{"dedup keys held", approx(r.DedupKeys)},
+			{"dedup store", bytesSI(r.DedupStoreBytes)},
+			{"load on a failing downstream", approx(r.RetryPeakMultiplier) + "x"},
+		}
+		return []Table{t}
+	case experiments.OutboxResult:
+		t := Table{Caption: fmt.Sprintf("Producer designs, %s events", count(r.Events)),
+			Head: []string{"producer", "consumer", "lost events", "phantom events", "duplicate applications"}, Numeric: []bool{false, false, true, true, true}}
+		for _, row := range r.Rows {
+			c := "no dedup key"
+			if row.ConsumerDedup {
+				c = "dedup key"
+			}
+			t.Rows = append(t.Rows, []string{row.Design, c, count(row.Lost), count(row.Phantom), count(row.DuplicateApplications)})
+		}
+		return []Table{t}
+	}
+	return nil
+}
+
+func gridCell(r experiments.WindowGridResult, d, w int64) int64 {
+	for _, c := range r.Cells {
+		if c.MaxDelay == d && c.Window == w {
+			return c.Escaped
+		}
+	}
+	return 0
+}
+
+// count writes an integer with thousands separators.
+func count(v int64) string {
+	s := strconv.FormatInt(v, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// percent writes a fraction as a percentage with two decimals, as the documents do.
+func percent(f float64) string { return strconv.FormatFloat(f*100, 'f', 2, 64) + "%" }
+
+// rate writes a crash rate as a short percentage (0.001 -> 0.1%).
+func rate(f float64) string { return strconv.FormatFloat(f*100, 'f', -1, 64) + "%" }
+
+func seconds(s float64) string { return strconv.FormatFloat(s, 'f', -1, 64) + " s" }
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func passFail(b bool) string {
+	if b {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+// approx writes a large float readably: whole numbers with separators, others to 3 significant digits.
+func approx(f float64) string {
+	if f == float64(int64(f)) && f < 1e15 && f > -1e15 {
+		return count(int64(f))
+	}
+	if f >= 1e15 {
+		return strconv.FormatFloat(f, 'g', 3, 64)
+	}
+	return strconv.FormatFloat(f, 'g', 4, 64)
+}
+
+// duration writes seconds as the largest sensible unit.
+func duration(s float64) string {
+	switch {
+	case s <= 0:
+		return "never"
+	case s < 1:
+		return strconv.FormatFloat(s*1000, 'g', 3, 64) + " ms"
+	case s < 120:
+		return strconv.FormatFloat(s, 'g', 3, 64) + " s"
+	case s < 7200:
+		return strconv.FormatFloat(s/60, 'g', 3, 64) + " min"
+	case s < 172800:
+		return strconv.FormatFloat(s/3600, 'g', 3, 64) + " h"
+	}
+	return strconv.FormatFloat(s/86400, 'g', 3, 64) + " days"
+}
+
+// bytesSI writes a byte count in decimal units, as storage is priced.
+func bytesSI(b float64) string {
+	units := []string{"B", "KB", "MB", "GB", "TB", "PB", "EB"}
+	i := 0
+	for b >= 1000 && i < len(units)-1 {
+		b /= 1000
+		i++
+	}
+	return strconv.FormatFloat(b, 'f', 1, 64) + " " + units[i]
+}

@@ -1,0 +1,221 @@
+// Package pages turns content and experiment results into HTML: view models, templ components and
+// the chart options built with go-echarts. Components take view models only and never do I/O.
+package pages
+
+import (
+	"net/url"
+	"strings"
+
+	"effectivelyonce/content"
+	"effectivelyonce/experiments"
+)
+
+// Link is a titled URL.
+type Link struct {
+	Title string
+	URL   string
+	// Current marks the page being shown, for the navigation.
+	Current bool
+}
+
+// Site is what every page shares: the base path, the asset URLs (versioned for long caching) and the
+// table of contents.
+type Site struct {
+	Base     string
+	CSS      string
+	Scripts  []string
+	Contents []Link
+}
+
+// URL joins the base path and a site-relative path.
+func (s Site) URL(p string) string { return strings.TrimSuffix(s.Base, "/") + p }
+
+// Field is one parameter input as the reader sees it: the value they typed (kept when it is wrong)
+// and the message that says why it is wrong.
+type Field struct {
+	ID    string
+	Name  string
+	Label string
+	Unit  string
+	Help  string
+	Range string
+	Value string
+	Error string
+	List  bool
+}
+
+// Hidden is a query value the form carries through unchanged: another experiment's parameters on the
+// same page, so rerunning one experiment keeps the reader's values for the others.
+type Hidden struct {
+	Name  string
+	Value string
+}
+
+// ExperimentView is one experiment block: its form, and either its result or its errors.
+type ExperimentView struct {
+	Name    string
+	Title   string
+	Summary string
+	DOMID   string
+	Action  string
+	Fields  []Field
+	Hidden  []Hidden
+	// Invalid is set when the reader's parameters were refused; there is no result then.
+	Invalid bool
+	// Busy is set when the run was refused for load; the form is kept.
+	Busy      string
+	Charts    []Chart
+	Tables    []Table
+	Reading   []string
+	Permalink string
+	ResetURL  string
+	JSONURL   string
+	CSVURL    string
+	// Changed says whether the reader's parameters differ from the document's.
+	Changed bool
+	// Measures is JSON of the values that answer prediction questions, for the browser to keep.
+	Measures string
+}
+
+// Run is one experiment on a page as the handler prepared it: the parameters as typed, and either
+// the parsed params with the result, or the field errors.
+type Run struct {
+	Experiment *experiments.Experiment
+	// Prefix is "" for the page's first experiment and "name." for the others, so that two
+	// experiments with a "jobs" parameter can share a URL.
+	Prefix string
+	Raw    map[string]string
+	Params any
+	Result any
+	Errors experiments.FieldErrors
+	Busy   string
+}
+
+// NewExperimentView builds the view of run r on the page at pagePath; all runs on the page are
+// needed so the form can carry the others' values and the permalink can hold the whole page.
+func NewExperimentView(site Site, pagePath string, r Run, all []Run) ExperimentView {
+	e := r.Experiment
+	v := ExperimentView{
+		Name: e.Name, Title: e.Title, Summary: e.Summary,
+		DOMID:   "exp-" + e.Name,
+		Action:  site.URL(pagePath),
+		Invalid: len(r.Errors) > 0,
+		Busy:    r.Busy,
+	}
+	defaults := e.Format(e.Defaults())
+	for _, f := range e.Fields {
+		val, ok := r.Raw[f.Name]
+		if !ok {
+			val = defaults[f.Name]
+		}
+		if val != defaults[f.Name] {
+			v.Changed = true
+		}
+		v.Fields = append(v.Fields, Field{
+			ID: v.DOMID + "-" + f.Name, Name: r.Prefix + f.Name, Label: f.Label, Unit: f.Unit, Help: f.Help,
+			Range: f.Range(), Value: val, Error: r.Errors.For(f.Name), List: f.IsList(),
+		})
+	}
+	// Errors for names the spec does not have (a cost limit names a real field, so this is rare).
+	for _, fe := range r.Errors {
+		if _, ok := e.Field(fe.Field); !ok && len(v.Fields) > 0 {
+			v.Fields[0].Error = strings.TrimSpace(v.Fields[0].Error + " " + fe.Field + ": " + fe.Message)
+		}
+	}
+	for _, o := range all {
+		if o.Experiment.Name == e.Name {
+			continue
+		}
+		od := o.Experiment.Format(o.Experiment.Defaults())
+		for _, f := range o.Experiment.Fields {
+			if val, ok := o.Raw[f.Name]; ok && val != od[f.Name] {
+				v.Hidden = append(v.Hidden, Hidden{Name: o.Prefix + f.Name, Value: val})
+			}
+		}
+	}
+	q := url.Values{}
+	for _, h := range v.Hidden {
+		q.Set(h.Name, h.Value)
+	}
+	for _, f := range v.Fields {
+		q.Set(f.Name, f.Value)
+	}
+	v.Permalink = site.URL(pagePath) + "?" + q.Encode() + "#" + v.DOMID
+	reset := url.Values{}
+	for _, h := range v.Hidden {
+		reset.Set(h.Name, h.Value)
+	}
+	v.ResetURL = site.URL(pagePath)
+	if len(reset) > 0 {
+		v.ResetURL += "?" + reset.Encode()
+	}
+	v.ResetURL += "#" + v.DOMID
+	api := url.Values{}
+	if r.Params != nil {
+		for k, val := range e.Format(r.Params) {
+			api.Set(k, val)
+		}
+	}
+	v.JSONURL = site.URL("/api/experiments/"+e.Name) + "?" + api.Encode()
+	api.Set("format", "csv")
+	v.CSVURL = site.URL("/api/experiments/"+e.Name) + "?" + api.Encode()
+	if r.Result != nil {
+		v.Charts = Charts(v.DOMID, r.Params, r.Result)
+		v.Tables = Tables(r.Result)
+		v.Reading = Reading(e.Name, r.Params, r.Result)
+	}
+	return v
+}
+
+// ArticleView is a prose page with its interactive parts resolved.
+type ArticleView struct {
+	Site  Site
+	Page  *content.Page
+	Path  string
+	Prev  *Link
+	Next  *Link
+	Runs  map[string]ExperimentView
+	Code  map[string]Source
+	Steps TimelineView
+	Quiz  []Question
+	// Glossary carries the glossary's entries when the page is the glossary.
+	Status int
+}
+
+// Source is a function of the experiments package, highlighted.
+type Source struct {
+	Name string
+	File string
+	HTML string
+}
+
+// TimelineView is the crash-window walk-through: every step, the current one, and links to step.
+type TimelineView struct {
+	Steps   []Step
+	Current int
+	Path    string
+}
+
+// Step is one moment of the crash window.
+type Step struct {
+	N      int
+	ID     string
+	Title  string
+	HTML   string
+	Track  string
+	URL    string
+	Active bool
+	Past   bool
+}
+
+// Question is one "predict before you read" question: where its answer is measured and which result
+// value it is compared with (filled in by the browser from the data attributes).
+type Question struct {
+	N        int
+	ID       string
+	Title    string
+	HTML     string
+	AnswerAt string
+	Measured string
+	Unit     string
+}
