@@ -138,7 +138,7 @@ func parsePage(md goldmark.Markdown, slug, src string) (*Page, error) {
 		i++
 	}
 	var lede []string
-	for i < len(lines) && strings.TrimSpace(lines[i]) != "" && !strings.HasPrefix(lines[i], "#") {
+	for i < len(lines) && strings.TrimSpace(lines[i]) != "" && !strings.HasPrefix(lines[i], "#") && !strings.HasPrefix(strings.TrimSpace(lines[i]), ":::") {
 		lede = append(lede, lines[i])
 		i++
 	}

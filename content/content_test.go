@@ -1,0 +1,93 @@
+package content
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func TestParsePage(t *testing.T) {
+	src := "# Title here\n\nThe lede, in one paragraph.\n\n## The problem\n\nSome *prose*.\n\n::: experiment window\n\n## Run it\n\n```\n::: experiment not-a-marker\n```\n\n::: cards\n### Why?\nBecause.\n### How?\nLike this.\n::: end\n\n::: source Window\n"
+	b, err := Load(fstest.MapFS{"p.md": {Data: []byte(src)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := b.Page("p")
+	if !ok {
+		t.Fatal("page p not loaded")
+	}
+	if p.Title != "Title here" || !strings.Contains(p.Lede, "The lede") {
+		t.Errorf("title %q lede %q", p.Title, p.Lede)
+	}
+	var kinds []string
+	for _, part := range p.Parts {
+		if part.Marker == "" {
+			kinds = append(kinds, "html")
+		} else {
+			kinds = append(kinds, part.Marker+":"+part.Arg)
+		}
+	}
+	want := "html experiment:window html cards: source:Window"
+	if got := strings.Join(kinds, " "); got != want {
+		t.Errorf("parts = %q, want %q", got, want)
+	}
+	if !strings.Contains(p.Parts[2].HTML, "not-a-marker") {
+		t.Errorf("a marker inside a code fence must stay prose: %q", p.Parts[2].HTML)
+	}
+	if len(p.Parts[3].Cards) != 2 || p.Parts[3].Cards[1].Question != "How?" || !strings.Contains(p.Parts[3].Cards[1].Answer, "Like this.") {
+		t.Errorf("cards = %+v", p.Parts[3].Cards)
+	}
+	if len(p.Headings) != 2 || p.Headings[0].ID != "the-problem" || p.Headings[1].ID != "run-it" {
+		t.Errorf("headings = %+v", p.Headings)
+	}
+	if !strings.Contains(p.Parts[0].HTML, `id="the-problem"`) {
+		t.Errorf("heading id not rendered: %s", p.Parts[0].HTML)
+	}
+	if len(p.Sections) != 2 || p.Sections[0].Title != "The problem" {
+		t.Errorf("sections = %+v", p.Sections)
+	}
+}
+
+func TestLoadRejectsBadMarkers(t *testing.T) {
+	for name, src := range map[string]string{
+		"unknown marker":   "# T\n\n::: chart window\n",
+		"experiment no arg": "# T\n\n::: experiment\n",
+		"unclosed cards":    "# T\n\n::: cards\n### Q\nA\n",
+		"stray end":         "# T\n\n::: end\n",
+		"no title":          "Just text\n",
+		"text before card":  "# T\n\n::: cards\nloose text\n::: end\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := Load(fstest.MapFS{"x.md": {Data: []byte(src)}}); err == nil {
+				t.Errorf("Load accepted %q", src)
+			}
+		})
+	}
+}
+
+func TestNoRawHTML(t *testing.T) {
+	b, err := Load(fstest.MapFS{"x.md": {Data: []byte("# T\n\n<script>alert(1)</script>\n\nok\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := b.Page("x")
+	for _, part := range p.Parts {
+		if strings.Contains(part.HTML, "<script>") {
+			t.Errorf("raw HTML passed through: %s", part.HTML)
+		}
+	}
+}
+
+// TestEmbeddedBook loads the real prose: every page parses, and every page carries real prose.
+func TestEmbeddedBook(t *testing.T) {
+	b, err := Load(Files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, slug := range b.Slugs() {
+		p, _ := b.Page(slug)
+		if p.Title == "" || p.Words < 20 {
+			t.Errorf("%s: title %q, %d words", slug, p.Title, p.Words)
+		}
+	}
+}
