@@ -39,7 +39,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&c.ClientIP, "client-ip", env("CLIENT_IP", "direct"), "client address source: direct, x-forwarded-for, x-real-ip (env CLIENT_IP)")
 	fs.StringVar(&c.LogFormat, "log-format", env("LOG_FORMAT", "text"), "request log format: text or json (env LOG_FORMAT)")
 	cacheMB := fs.Int("cache-mb", envInt(getenv, "CACHE_MB", 64), "result cache size in MB (env CACHE_MB)")
-	fs.IntVar(&c.MaxRuns, "max-runs", envInt(getenv, "MAX_RUNS", runtime.NumCPU()), "heavy experiment runs at once (env MAX_RUNS)")
+	fs.IntVar(&c.MaxRuns, "max-runs", envInt(getenv, "MAX_RUNS", maxRunsDefault()), "heavy experiment runs at once (env MAX_RUNS)")
 	fs.DurationVar(&c.QueueWait, "queue-wait", envDuration(getenv, "QUEUE_WAIT", 2*time.Second), "how long a heavy run waits for a slot before 503 (env QUEUE_WAIT)")
 	fs.DurationVar(&c.RunTimeout, "run-timeout", envDuration(getenv, "RUN_TIMEOUT", 10*time.Second), "deadline of one experiment run (env RUN_TIMEOUT)")
 	fs.Float64Var(&c.RatePerSec, "rate", envFloat(getenv, "RATE", 5), "experiment runs per client per second (env RATE)")
@@ -89,3 +89,7 @@ func envDuration(getenv func(string) string, k string, def time.Duration) time.D
 	}
 	return def
 }
+
+// maxRunsDefault leaves one core for reading pages when there are several: heavy reruns then never
+// starve page views of CPU.
+func maxRunsDefault() int { return max(1, runtime.NumCPU()-1) }
