@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"golang.org/x/time/rate"
 
+	"effectivelyonce/content"
 	"effectivelyonce/experiments"
 	"effectivelyonce/pages"
 )
@@ -85,7 +86,7 @@ func (s *server) article(c echo.Context, slug, path string) error {
 		}
 	}
 
-	view := pages.ArticleView{Site: site, Page: page, Path: path, Runs: views, Code: s.sources}
+	view := pages.ArticleView{Site: site, Page: onceEach(page), Path: path, Runs: views, Code: s.sources}
 	prev, next := neighbours(site, path)
 	view.Prev, view.Next = prev, next
 	for _, part := range page.Parts {
@@ -199,13 +200,14 @@ func firstLine(s string) string {
 
 // stripTrack removes the "Track: ..." line the writer uses to tag a step, from the rendered HTML.
 func stripTrack(h string) string {
-	for _, t := range []string{"<p>Track: crash</p>\n", "<p>Track: fix</p>\n", "<p>Track: crash<br>\n", "<p>Track: fix<br>\n"} {
-		if strings.HasPrefix(h, t) {
-			rest := strings.TrimPrefix(h, t)
-			if strings.HasSuffix(t, "<br>\n") {
+	for _, track := range []string{"crash", "fix"} {
+		for _, t := range []string{"<p>Track: " + track + "</p>\n", "<p>Track: " + track + "<br>\n", "<p>Track: " + track + "<br />\n", "<p>Track: " + track + "\n"} {
+			if rest, ok := strings.CutPrefix(h, t); ok {
+				if strings.HasSuffix(t, "</p>\n") {
+					return rest
+				}
 				return "<p>" + rest
 			}
-			return rest
 		}
 	}
 	return h
@@ -285,3 +287,21 @@ func (s *server) rateLimit() echo.MiddlewareFunc {
 	})
 }
 
+
+// onceEach drops repeated experiment markers: an element id must be unique on a page, and a second
+// copy of the same form would only confuse.
+func onceEach(page *content.Page) *content.Page {
+	seen := map[string]bool{}
+	out := *page
+	out.Parts = nil
+	for _, part := range page.Parts {
+		if part.Marker == "experiment" {
+			if seen[part.Arg] {
+				continue
+			}
+			seen[part.Arg] = true
+		}
+		out.Parts = append(out.Parts, part)
+	}
+	return &out
+}

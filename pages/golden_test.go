@@ -1,0 +1,151 @@
+package pages
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/a-h/templ"
+
+	"effectivelyonce/content"
+	"effectivelyonce/experiments"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// golden renders c and compares it with testdata/name.golden.html (rewritten with -update).
+func golden(t *testing.T, name string, c templ.Component) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := c.Render(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", name+".golden.html")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./pages -update)", err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Errorf("%s differs from %s; if the change is intended, run go test ./pages -update", name, path)
+	}
+	return buf.String()
+}
+
+func testSite() Site {
+	return Site{Base: "/nb", CSS: "/nb/static/h/app.css", Scripts: []string{"/nb/static/h/app.js"},
+		Contents: []Link{{Title: "Start", URL: "/nb/"}, {Title: "Block 4", URL: "/nb/blocks/4", Current: true}}}
+}
+
+func windowRun() Run {
+	e, _ := experiments.Lookup("window")
+	p := e.Defaults().(experiments.WindowParams)
+	p.MaxDelay = 1000
+	p.Windows = []int64{500, 1000}
+	return Run{Experiment: e, Raw: map[string]string{"max_delay": "1000", "windows": "500,1000"}, Params: p,
+		Result: experiments.WindowResult{Jobs: 20000, Crashed: 398, MaxDelay: 1000, Points: []experiments.WindowPoint{
+			{Window: 500, Escaped: 198, EscapeRate: 0.0099, StateKB: 7}, {Window: 1000, Escaped: 0, EscapeRate: 0, StateKB: 15}}}}
+}
+
+func TestExperimentGolden(t *testing.T) {
+	r := windowRun()
+	html := golden(t, "experiment-window", Experiment(NewExperimentView(testSite(), "/blocks/4", r, []Run{r})))
+	for _, want := range []string{
+		`action="/nb/blocks/4#exp-window"`, `hx-get="/nb/blocks/4"`, `value="1000"`,
+		`data-chart="exp-window-curve-options"`, `<script id="exp-window-curve-options" type="application/json">`,
+		`>198</td>`, "Reset to the document", `href="/nb/api/experiments/window?`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("experiment block lacks %q", want)
+		}
+	}
+}
+
+func TestExperimentInvalidGolden(t *testing.T) {
+	e, _ := experiments.Lookup("window")
+	_, err := e.Parse(map[string][]string{"max_delay": {"-5"}, "jobs": {"<b>x</b>"}})
+	r := Run{Experiment: e, Raw: map[string]string{"max_delay": "-5", "jobs": "<b>x</b>"}, Errors: err.(experiments.FieldErrors)}
+	html := golden(t, "experiment-invalid", Experiment(NewExperimentView(testSite(), "/blocks/4", r, []Run{r})))
+	if strings.Contains(html, "<b>x</b>") {
+		t.Error("reader input reflected unescaped")
+	}
+	if !strings.Contains(html, `value="-5"`) || strings.Count(html, `class="error"`) != 2 || strings.Contains(html, "data-chart") {
+		t.Error("invalid block must keep values, mark both fields and draw nothing")
+	}
+}
+
+func TestTimelineAndCardsGolden(t *testing.T) {
+	tl := TimelineView{Current: 2, Steps: []Step{
+		{N: 1, Title: "poll", HTML: "<p>one</p>", Track: "crash", URL: "/semantics?step=1#timeline", Past: true},
+		{N: 2, Title: "apply", HTML: "<p>two</p>", Track: "crash", URL: "/semantics?step=2#timeline", Active: true, Past: true},
+		{N: 3, Title: "commit", HTML: "<p>three</p>", Track: "fix", URL: "/semantics?step=3#timeline"},
+	}}
+	html := golden(t, "timeline", Timeline(tl))
+	if !strings.Contains(html, `data-tl="prev" href="/semantics?step=1#timeline"`) || !strings.Contains(html, `data-tl="next" href="/semantics?step=3#timeline"`) {
+		t.Error("timeline lacks server-rendered step links")
+	}
+	cards := golden(t, "cards", Cards([]content.Card{{ID: "why", Question: "Why?", Answer: "<p>Because.</p>"}}))
+	if !strings.Contains(cards, `<details class="card" id="why"><summary>Why?</summary>`) {
+		t.Error("cards are not details/summary")
+	}
+}
+
+func TestTablesAndCSV(t *testing.T) {
+	tabs := Tables(experiments.AssemblyResult{Jobs: 20000, Crashed: 398, Rows: []experiments.AssemblyRow{
+		{Design: "at-most-once", Lost: 398, ExactlyOnce: 19602}, {Design: "dedup-transactional", ExactlyOnce: 20000, Correct: true}}})
+	if len(tabs) != 1 {
+		t.Fatal(len(tabs))
+	}
+	csv := tabs[0].CSV()
+	want := "design,lost,exactly once,duplicated,correct\r\nat-most-once,398,\"19,602\",0,no\r\ndedup-transactional,0,\"20,000\",0,yes\r\n"
+	if csv != want {
+		t.Errorf("csv = %q\nwant %q", csv, want)
+	}
+	if txt := tabs[0].Text(); !strings.Contains(txt, "at-most-once          398        19,602") {
+		t.Errorf("text table:\n%s", txt)
+	}
+	if Tables(42) != nil {
+		t.Error("unknown result must give no table")
+	}
+}
+
+func TestChartsCarrySeries(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		result any
+		series []string
+	}{
+		{"window", windowRun().Result, []string{"escape rate"}},
+		{"lease", experiments.LeaseResult{Points: []experiments.LeasePoint{{TimeoutS: 5, NoRenewal: 2448, RenewDouble: 20000}}}, []string{"no renewal", "renew at t/3", "renew at 2t"}},
+		{"assembly", experiments.AssemblyResult{Rows: []experiments.AssemblyRow{{Design: "at-most-once", Lost: 398}}}, []string{"lost", "duplicated"}},
+		{"grid", experiments.WindowGridResult{Windows: []int64{500}, MaxDelays: []int64{200, 1000}, Cells: []experiments.GridCell{{MaxDelay: 1000, Window: 500, Escaped: 198}}}, []string{"window 500"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := Charts("exp-x", nil, tc.result)
+			if len(cs) != 1 {
+				t.Fatalf("%d charts", len(cs))
+			}
+			names, err := seriesNames(cs[0].Options)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(names, "|") != strings.Join(tc.series, "|") {
+				t.Errorf("series %v, want %v", names, tc.series)
+			}
+			if !strings.HasPrefix(cs[0].ID, "exp-x-") {
+				t.Errorf("chart id %q is not stable under the block id", cs[0].ID)
+			}
+		})
+	}
+}
