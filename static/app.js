@@ -165,7 +165,14 @@
     initPredictions(root);
   }
 
-  document.addEventListener("DOMContentLoaded", function () { init(document); });
+  // On a phone the contents start folded so the page itself is the first thing on screen; the
+  // server renders them open so that they are never hidden from a reader without script.
+  function foldContents() {
+    var fold = document.querySelector(".toc-fold");
+    if (fold && window.matchMedia && window.matchMedia("(max-width: 860px)").matches) fold.open = false;
+  }
+
+  document.addEventListener("DOMContentLoaded", function () { foldContents(); init(document); });
   document.addEventListener("htmx:afterSettle", function (ev) {
     init(ev.detail.elt && ev.detail.elt.parentNode ? ev.detail.elt.parentNode : document);
     // After a swap, keep keyboard focus where the reader was: on the timeline control they used,
