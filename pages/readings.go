@@ -271,7 +271,11 @@ func readWindow(p experiments.WindowParams, r experiments.WindowResult) []string
 			sayCount(last.Window), sayCount(last.Escaped), sayPct(last.EscapeRate), sayCount(r.MaxDelay), sayCount(r.MaxDelay)))
 	} else {
 		w := pts[zero]
-		s := fmt.Sprintf("The smallest window with zero escapes is %s ids (about %s KB of ids), ", sayCount(w.Window), sayCount(w.StateKB))
+		size := "about " + sayCount(w.StateKB) + " KB"
+		if w.StateKB == 0 {
+			size = "under 1 KB"
+		}
+		s := fmt.Sprintf("The smallest window with zero escapes is %s ids (%s of ids), ", sayCount(w.Window), size)
 		switch {
 		case w.Window == r.MaxDelay:
 			s += fmt.Sprintf("exactly the maximum redelivery delay of %s jobs.", sayCount(r.MaxDelay))
