@@ -137,7 +137,7 @@ func readAssembly(p experiments.StreamParams, r experiments.AssemblyResult) []st
 	}
 	for _, row := range other {
 		out = append(out, fmt.Sprintf("%s: %s lost, %s exactly once, %s duplicated.",
-			row.Design, sayCount(row.Lost), sayCount(row.ExactlyOnce), sayCount(row.Duplicated)))
+			sayCap(row.Design), sayCount(row.Lost), sayCount(row.ExactlyOnce), sayCount(row.Duplicated)))
 	}
 	var correct []string
 	for _, row := range r.Rows {
@@ -389,7 +389,7 @@ func readOrderings(p experiments.StreamParams, r experiments.OrderingsResult) []
 			out = append(out, fmt.Sprintf("In one transaction: %s lost, %s duplicated. There is no moment at which one write exists without the other.",
 				sayCount(row.Lost), sayCount(row.Duplicated)))
 		default:
-			out = append(out, fmt.Sprintf("%s: %s lost, %s duplicated.", row.Order, sayCount(row.Lost), sayCount(row.Duplicated)))
+			out = append(out, fmt.Sprintf("%s: %s lost, %s duplicated.", sayCap(row.Order), sayCount(row.Lost), sayCount(row.Duplicated)))
 		}
 	}
 	return out
@@ -546,7 +546,7 @@ func readOutbox(p experiments.OutboxParams, r experiments.OutboxResult) []string
 	for i := range r.Rows {
 		row := &r.Rows[i]
 		out = append(out, fmt.Sprintf("%s, %s: %s lost, %s phantom, %s duplicate applications.",
-			row.Design, sayConsumer(row.ConsumerDedup), sayCount(row.Lost), sayCount(row.Phantom), sayCount(row.DuplicateApplications)))
+			sayCap(row.Design), sayConsumer(row.ConsumerDedup), sayCount(row.Lost), sayCount(row.Phantom), sayCount(row.DuplicateApplications)))
 		if row.Lost == 0 && row.Phantom == 0 && row.DuplicateApplications == 0 {
 			clean = append(clean, row.Design+", "+sayConsumer(row.ConsumerDedup))
 		}
@@ -686,6 +686,7 @@ func sayList(items []string) string {
 	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
+// sayCap starts a sentence with a capital, for names that begin one.
 func sayCap(s string) string {
 	if s == "" {
 		return s

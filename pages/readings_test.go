@@ -200,7 +200,7 @@ func TestReading(t *testing.T) {
 				{Design: "outbox", DuplicateApplications: 377},
 				{Design: "outbox", ConsumerDedup: true},
 			}},
-			want: []string{"20,000 business changes", "2.00%", "392 lost", "401 phantom", "377 duplicate applications at a consumer without a key and 0 at one with a key",
+			want: []string{"20,000 business changes", "2.00%", "Dual write, database first, consumer without a dedup key: 392 lost", "401 phantom", "377 duplicate applications at a consumer without a key and 0 at one with a key",
 				"Only one combination", "outbox, consumer with a dedup key"}},
 		{name: "outbox without crashes", experiment: "outbox", params: experiments.OutboxParams{Events: 10, Seed: 13},
 			result: experiments.OutboxResult{Events: 10, Rows: []experiments.OutboxRow{{Design: "outbox"}}},
