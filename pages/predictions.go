@@ -15,7 +15,7 @@ type QuestionSpec struct {
 var QuestionSpecs = []QuestionSpec{
 	{ID: "q1", Page: "/blocks/1", Experiment: "assembly", Unit: "jobs lost"},
 	{ID: "q2", Page: "/blocks/2", Experiment: "assembly", Unit: "jobs duplicated"},
-	{ID: "q3", Page: "/blocks/5", Experiment: "assembly", Unit: "duplicates caught"},
+	{ID: "q3", Page: "/assembly", Experiment: "assembly", Unit: "duplicates caught"},
 	{ID: "q4", Page: "/blocks/4", Experiment: "window", Unit: "duplicates escaped"},
 	{ID: "q5", Page: "/blocks/6", Experiment: "lease", Unit: "jobs run twice"},
 }
