@@ -2,7 +2,7 @@ package experiments
 
 import (
 	"context"
-	"errors"
+	"math"
 )
 
 // LeaseParams describe block 6: job durations drawn from Random(Seed), mostly exponential with mean
@@ -41,10 +41,135 @@ type LeaseResult struct {
 	Points   []LeasePoint `json:"points"`
 }
 
+// renewal is one heartbeat policy at one timeout.
+//
+// The document's renewal columns do not consult the job's duration: renewing every t/3 never
+// doubles a job and renewing every 2t always does. Our model, which reproduces both at
+// heartbeat_loss = 0 and gives loss a meaning:
+//
+//   - A job holds its lease for h = max(work, r), r the renewal interval: completion is reported on
+//     a heartbeat tick, so every job holds its lease for at least one interval. That is what makes
+//     renewing every 2t lapse for every job, short ones included, as the document counts.
+//   - The lease is granted at 0 and expires at last_success + timeout.
+//   - Heartbeats are sent at r, 2r, 3r, ... while k*r < h; each is lost with probability
+//     heartbeat_loss, one draw of this policy's own Random(loss_seed) per heartbeat sent, in job
+//     order, then heartbeat order. A worker whose lease has lapsed cannot tell, so it keeps sending
+//     (c11's zombie), and those heartbeats are drawn too.
+//   - A heartbeat arriving at or before the current expiry renews it to k*r + timeout; one arriving
+//     after is too late. The job is executed twice iff its lease expires before h.
+//
+// "Arriving at or before expiry" is k*r <= last*r + t, that is k - last <= t/r. t/r is 3 or 1/2
+// by definition, so the walk compares tick counts against cover = floor(t/r) instead of floats,
+// where t/3*3 might round either side of t. Renewing at t/3 thus survives two lost heartbeats in a
+// row and lapses on the third, the document's reason for t/3.
+type renewal struct {
+	timeout float64
+	every   float64 // r
+	cover   int64   // how many intervals past the last renewal a heartbeat still arrives in time
+	rng     *pyRandom
+}
+
+// lapses walks one job's heartbeats and reports whether its lease expired before the job ended.
+func (pl *renewal) lapses(ctx context.Context, work, loss float64) (bool, error) {
+	r, t := pl.every, pl.timeout
+	h := max(work, r)
+	if loss == 0 {
+		// Nothing is lost, so the walk has a closed form: the last heartbeat is the last tick
+		// before h, and it is in time iff the policy covers at least one interval.
+		if pl.cover == 0 {
+			return beats(h, r) > 0 || t < h, nil
+		}
+		return float64(beats(h, r))*r+t < h, nil
+	}
+	var last int64
+	lapsed := false
+	for k := int64(1); float64(k)*r < h; k++ {
+		if k%(1<<20) == 0 {
+			if err := ctx.Err(); err != nil {
+				return false, err
+			}
+		}
+		lost := pl.rng.random() < loss
+		switch {
+		case lapsed:
+		case k-last > pl.cover:
+			lapsed = true // arrives after the lease expired: another worker already has the job
+		case !lost:
+			last = k
+		}
+	}
+	return lapsed || float64(last)*r+t < h, nil
+}
+
+// beats is how many k >= 1 have k*r < h, computed the way the walk's loop condition is, so the
+// closed form and the walk agree on every boundary.
+func beats(h, r float64) int64 {
+	if !(h > r) {
+		return 0
+	}
+	k := int64(math.Ceil(h/r)) - 1
+	for k > 0 && !(float64(k)*r < h) {
+		k--
+	}
+	for float64(k+1)*r < h {
+		k++
+	}
+	return k
+}
+
 // Lease counts double executions per visibility timeout without renewal, renewing every timeout/3
-// and renewing every 2*timeout.
+// and renewing every 2*timeout. Durations are drawn once, in job order, as the document's loop
+// does: random() first to pick fast or slow, then expovariate; every timeout sees the same jobs.
 func Lease(ctx context.Context, p LeaseParams) (LeaseResult, error) {
-	return LeaseResult{}, errors.New("not implemented")
+	n := len(p.Timeouts)
+	res := LeaseResult{Jobs: p.Jobs, Points: make([]LeasePoint, n)}
+	third, double := make([]renewal, n), make([]renewal, n)
+	for i, t := range p.Timeouts {
+		res.Points[i].TimeoutS = t
+		third[i] = renewal{timeout: t, every: t / 3, cover: 3}
+		double[i] = renewal{timeout: t, every: 2 * t, cover: 0}
+		if p.HeartbeatLoss > 0 {
+			// A fresh stream per timeout and policy: each column is what that policy alone would
+			// see, whatever else was asked for.
+			third[i].rng, double[i].rng = newPyRandom(p.LossSeed), newPyRandom(p.LossSeed)
+		}
+	}
+	rng := newPyRandom(p.Seed)
+	fast, slow := 1/p.FastMeanS, 1/p.SlowMeanS // lambd, as Python computes 1 / 2.0
+	for j := int64(0); j < p.Jobs; j++ {
+		if j%ctxEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return LeaseResult{}, err
+			}
+		}
+		var work float64
+		if rng.random() > p.SlowFraction {
+			work = rng.expovariate(fast)
+		} else {
+			work = rng.expovariate(slow)
+		}
+		res.SlowestS = max(res.SlowestS, work)
+		for i := range res.Points {
+			pt := &res.Points[i]
+			if work > pt.TimeoutS {
+				pt.NoRenewal++ // the lease must outlive the job
+			}
+			lapsed, err := third[i].lapses(ctx, work, p.HeartbeatLoss)
+			if err != nil {
+				return LeaseResult{}, err
+			}
+			if lapsed {
+				pt.RenewThird++
+			}
+			if lapsed, err = double[i].lapses(ctx, work, p.HeartbeatLoss); err != nil {
+				return LeaseResult{}, err
+			}
+			if lapsed {
+				pt.RenewDouble++
+			}
+		}
+	}
+	return res, nil
 }
 
 func leaseExperiment() *Experiment {
@@ -63,8 +188,27 @@ func leaseExperiment() *Experiment {
 		DefaultLeaseParams, Lease, leaseCost)
 }
 
+// leaseCost counts the duration draws, one comparison per job and timeout and, when heartbeats
+// can be lost, every heartbeat the walks will draw. The heartbeat count depends on the durations,
+// which are not drawn yet, so it is bounded from the means: the sum of n durations is at most
+// n*mean + 8*sqrt(n)*sd except with negligible probability (8 standard deviations; for a single
+// exponential job, e^-9), and a job sends about h/r heartbeats, h <= work + r.
 func leaseCost(p LeaseParams) (int64, string) {
-	return p.Jobs * int64(len(p.Timeouts)) * 4, "jobs"
+	n := float64(p.Jobs)
+	c := n * 6 // two draws a job, the second through pyLog
+	if p.HeartbeatLoss == 0 {
+		return clampCost(c + n*float64(len(p.Timeouts))*2), "jobs"
+	}
+	sf := p.SlowFraction
+	mean := (1-sf)*p.FastMeanS + sf*p.SlowMeanS
+	second := (1-sf)*2*p.FastMeanS*p.FastMeanS + sf*2*p.SlowMeanS*p.SlowMeanS
+	sd := math.Sqrt(max(0, second-mean*mean))
+	work := n*mean + 8*math.Sqrt(n)*sd
+	for _, t := range p.Timeouts {
+		heartbeats := (work/(t/3) + n) + (work/(2*t) + n)
+		c += n*2 + heartbeats*3 // a heartbeat is one random(): two words and a compare
+	}
+	return clampCost(c), "timeouts"
 }
 
 // CrashSweepParams describe block 1's sweep: job i crashes iff (i*7919) % 100000 < rate*100000,
@@ -95,9 +239,44 @@ type CrashSweepResult struct {
 	Points []CrashSweepPoint `json:"points"`
 }
 
-// CrashSweep runs ack-before-work at each crash rate.
+// CrashSweep runs ack-before-work at each crash rate, with the document's deterministic crash
+// pattern rather than a random stream.
+//
+// Whether job i crashes depends only on its residue (i*7919) % 100000, so the jobs are counted by
+// residue once and each rate then sums the residues below its threshold: the same count as the
+// document's loop per rate, in one pass over the jobs however many rates are asked for.
 func CrashSweep(ctx context.Context, p CrashSweepParams) (CrashSweepResult, error) {
-	return CrashSweepResult{}, errors.New("not implemented")
+	const modulus = 100000
+	byResidue := make([]int64, modulus)
+	for i := int64(0); i < p.Jobs; i++ {
+		if i%ctxEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return CrashSweepResult{}, err
+			}
+		}
+		byResidue[(i*7919)%modulus]++
+	}
+	res := CrashSweepResult{Jobs: p.Jobs}
+	for _, rate := range p.CrashRates {
+		// Python compares the int residue with the float rate*100000; a residue is below 2^53, so
+		// converting it to float64 compares exactly as Python does.
+		limit := rate * modulus
+		var crashed int64
+		for r, jobs := range byResidue {
+			if float64(r) < limit {
+				crashed += jobs
+			}
+		}
+		res.Points = append(res.Points, CrashSweepPoint{
+			CrashRate: rate,
+			// Ack first: each crash loses its job and raises nothing, and no path applies a job
+			// twice, so Duplicated and Errors are 0 by construction, which is the finding.
+			Lost: crashed,
+			// Ack last: the same crashes each cause a redelivery and a second application.
+			AckAfterDuplicated: crashed,
+		})
+	}
+	return res, nil
 }
 
 func crashSweepExperiment() *Experiment {
@@ -106,6 +285,7 @@ func crashSweepExperiment() *Experiment {
 		[]Field{fieldJobs,
 			{Name: "crash_rates", Label: "Crash rates", Help: "Crash rates to sweep (0.05 is 5%).", Kind: KindFloatList, Min: 0, Max: 1}},
 		DefaultCrashSweepParams, CrashSweep, func(p CrashSweepParams) (int64, string) {
-			return p.Jobs * int64(len(p.CrashRates)) * 2, "jobs"
+			// one pass over the jobs, then 100,000 residues per rate
+			return p.Jobs + int64(len(p.CrashRates))*100_000/2, "jobs"
 		})
 }

@@ -1,9 +1,6 @@
 package experiments
 
-import (
-	"context"
-	"errors"
-)
+import "context"
 
 // ScaleParams are the concept page's back-of-envelope inputs.
 type ScaleParams struct {
@@ -28,9 +25,28 @@ type ScaleResult struct {
 	RetryPeakMultiplier      float64 `json:"retry_peak_multiplier"`
 }
 
-// Scale does the concept page's arithmetic.
+// Scale does the concept page's arithmetic. With no duplicates at all there is no interval
+// between them; SecondsBetweenDuplicates is then 0 rather than +Inf, which JSON cannot carry, and
+// a reader of the result should read 0 as "never".
 func Scale(ctx context.Context, p ScaleParams) (ScaleResult, error) {
-	return ScaleResult{}, errors.New("not implemented")
+	if err := ctx.Err(); err != nil {
+		return ScaleResult{}, err
+	}
+	dup := p.MessagesPerDay * p.CrashWindowP
+	var between float64
+	if dup > 0 {
+		between = 86400 / dup
+	}
+	keys := p.MessagesPerDay * p.ReplayDays // every message of the replay window keeps its key
+	return ScaleResult{
+		DuplicatesPerDay:         dup,
+		SecondsBetweenDuplicates: between,
+		DedupKeys:                keys,
+		DedupStoreBytes:          keys * p.BytesPerKey,
+		// A naive retry policy sends every attempt while the downstream fails, so the peak is the
+		// number of attempts per message.
+		RetryPeakMultiplier: p.RetryMultiplier,
+	}, nil
 }
 
 func scaleExperiment() *Experiment {

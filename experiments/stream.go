@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"context"
-	"errors"
 )
 
 // StreamParams describe the job stream every crash experiment replays: Jobs jobs, each crashing its
@@ -17,6 +16,60 @@ type StreamParams struct {
 func DefaultStreamParams() StreamParams { return StreamParams{Jobs: 20_000, CrashRate: 0.02, Seed: 13} }
 
 var streamFields = []Field{fieldJobs, fieldCrashRate, fieldSeed}
+
+// ctxEvery is how many jobs a loop runs between looks at its context: often enough that a
+// cancelled request stops within a few milliseconds, rarely enough to cost nothing.
+const ctxEvery = 1 << 16
+
+// jobStream is the document's stream(): crashed[i] says whether job i's worker dies mid-job. It is
+// drawn once per run and replayed by every design, so designs differ only in where the ack sits,
+// never in which jobs crashed.
+type jobStream struct {
+	crashed []bool
+	count   int64 // how many crashed
+}
+
+// drawStream draws job i's crash as Random(seed).random() < rate, in job order, as the document's
+// stream() does; a different order would crash different jobs and break every table.
+func drawStream(ctx context.Context, jobs int64, rate float64, seed int64) (jobStream, error) {
+	rng := newPyRandom(seed)
+	s := jobStream{crashed: make([]bool, jobs)}
+	for i := range s.crashed {
+		if i%ctxEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return jobStream{}, err
+			}
+		}
+		if rng.random() < rate {
+			s.crashed[i] = true
+			s.count++
+		}
+	}
+	return s, nil
+}
+
+// sink counts applications per job, like the document's Sink: counting rather than recording
+// presence is what lets one sink measure losses and duplicates alike.
+type sink []uint8
+
+func (s sink) apply(j int) { s[j]++ }
+
+// stats returns the document's Sink.stats(N): jobs never applied, applied once, applied more than
+// once. Every design here applies a job at most twice, so "more than once" is also the number of
+// extra applications.
+func (s sink) stats() (lost, once, dup int64) {
+	for _, n := range s {
+		switch {
+		case n == 0:
+			lost++
+		case n == 1:
+			once++
+		default:
+			dup++
+		}
+	}
+	return lost, once, dup
+}
 
 // AssemblyRow is one design's outcome over the stream.
 type AssemblyRow struct {
@@ -37,10 +90,84 @@ type AssemblyResult struct {
 	SameSet bool `json:"same_set"`
 }
 
+// The assembly's designs, in the document's order.
+const (
+	designAtMostOnce  = "at-most-once"
+	designAtLeastOnce = "at-least-once"
+	designDedupNonTx  = "dedup-non-transactional"
+	designDedupTx     = "dedup-transactional"
+)
+
 // Assembly runs at-most-once, at-least-once, non-transactional dedup and transactional dedup over
 // the same stream (blocks 1, 2, 3 and 5, and the document's assembly).
 func Assembly(ctx context.Context, p StreamParams) (AssemblyResult, error) {
-	return AssemblyResult{}, errors.New("not implemented")
+	s, err := drawStream(ctx, p.Jobs, p.CrashRate, p.Seed)
+	if err != nil {
+		return AssemblyResult{}, err
+	}
+	res := AssemblyResult{Jobs: p.Jobs, Crashed: s.count}
+	sinks := make(map[string]sink, 4)
+	for kind, design := range []string{designAtMostOnce, designAtLeastOnce, designDedupNonTx, designDedupTx} {
+		out := make(sink, p.Jobs)
+		var seen []bool
+		if kind >= 2 {
+			seen = make([]bool, p.Jobs)
+		}
+		// dedupApply is block 3's DedupSink.apply: the check and the effect in one place.
+		dedupApply := func(j int) {
+			if seen[j] {
+				return
+			}
+			seen[j] = true
+			out.apply(j)
+		}
+		for j, crashed := range s.crashed {
+			if j%ctxEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return AssemblyResult{}, err
+				}
+			}
+			switch kind { // the design's index: a string compare per job would cost more than the job
+			case 0: // at-most-once
+				// ack first: a crash loses the job, and nothing records that it did
+				if !crashed {
+					out.apply(j)
+				}
+			case 1: // at-least-once
+				// work first: a crash before the ack means a redelivery that does it again
+				out.apply(j)
+				if crashed {
+					out.apply(j)
+				}
+			case 2: // dedup, non-transactional
+				dedupApply(j)
+				if crashed {
+					seen[j] = false // the key was a separate write, and the crash lost it
+					dedupApply(j)
+				}
+			case 3: // dedup, transactional
+				dedupApply(j)
+				if crashed {
+					dedupApply(j) // key and effect committed together: the redelivery is a no-op
+				}
+			}
+		}
+		lost, once, dup := out.stats()
+		res.Rows = append(res.Rows, AssemblyRow{Design: design, Lost: lost, ExactlyOnce: once, Duplicated: dup,
+			Correct: lost == 0 && dup == 0})
+		sinks[design] = out
+	}
+	// Compare the two sets job by job rather than trusting that both equal the crash set: that
+	// they do is the finding, so it has to be measured.
+	amo, alo := sinks[designAtMostOnce], sinks[designAtLeastOnce]
+	res.SameSet = true
+	for j := range amo {
+		if (amo[j] == 0) != (alo[j] > 1) {
+			res.SameSet = false
+			break
+		}
+	}
+	return res, nil
 }
 
 func assemblyExperiment() *Experiment {
@@ -64,7 +191,50 @@ type KeysResult struct {
 
 // Keys dedups the at-least-once stream with three keys; only a key stable across attempts works.
 func Keys(ctx context.Context, p StreamParams) (KeysResult, error) {
-	return KeysResult{}, errors.New("not implemented")
+	s, err := drawStream(ctx, p.Jobs, p.CrashRate, p.Seed)
+	if err != nil {
+		return KeysResult{}, err
+	}
+	res := KeysResult{Jobs: p.Jobs, Crashed: s.count}
+	type keyFn struct {
+		name  string
+		space int64 // how many distinct keys the function can produce on this stream
+		key   func(jid, attempt int, next *int) int
+	}
+	keys := []keyFn{
+		{"job-id", p.Jobs, func(j, _ int, _ *int) int { return j }},
+		{"job-id+attempt", 2 * p.Jobs, func(j, a int, _ *int) int { return 2*j + a }},
+		// A uuid4 minted per attempt never repeats, so a counter that never repeats has the same
+		// effect on a dedup set; no real randomness is needed to show that it catches nothing.
+		{"uuid-per-attempt", p.Jobs + s.count, func(_, _ int, next *int) int { *next++; return *next - 1 }},
+	}
+	for _, k := range keys {
+		out := make(sink, p.Jobs)
+		seen := make([]bool, k.space)
+		next := 0
+		for j, crashed := range s.crashed {
+			if j%ctxEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return KeysResult{}, err
+				}
+			}
+			attempts := 1
+			if crashed {
+				attempts = 2
+			}
+			for a := range attempts {
+				key := k.key(j, a, &next)
+				if seen[key] {
+					continue
+				}
+				seen[key] = true
+				out.apply(j)
+			}
+		}
+		_, _, dup := out.stats()
+		res.Rows = append(res.Rows, KeyRow{Key: k.name, Duplicated: dup})
+	}
+	return res, nil
 }
 
 func keysExperiment() *Experiment {
@@ -89,7 +259,58 @@ type OrderingsResult struct {
 
 // Orderings crashes between the dedup write and the effect in each order, then redelivers.
 func Orderings(ctx context.Context, p StreamParams) (OrderingsResult, error) {
-	return OrderingsResult{}, errors.New("not implemented")
+	s, err := drawStream(ctx, p.Jobs, p.CrashRate, p.Seed)
+	if err != nil {
+		return OrderingsResult{}, err
+	}
+	res := OrderingsResult{Jobs: p.Jobs, Crashed: s.count}
+	for kind, order := range []string{"key-then-effect", "effect-then-key", "one-transaction"} {
+		out := make(sink, p.Jobs)
+		dedup := make([]bool, p.Jobs)
+		for j, crashed := range s.crashed {
+			if j%ctxEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return OrderingsResult{}, err
+				}
+			}
+			if dedup[j] {
+				continue
+			}
+			switch kind {
+			case 0: // key, then effect
+				dedup[j] = true
+				if crashed {
+					continue // crash after the key, before the effect: marked done, never ran
+				}
+				out.apply(j)
+			case 1: // effect, then key
+				out.apply(j)
+				if crashed {
+					continue // crash after the effect, before the key: the redelivery redoes it
+				}
+				dedup[j] = true
+			default:
+				if !crashed { // both or neither
+					out.apply(j)
+					dedup[j] = true
+				}
+			}
+		}
+		// The redeliveries, after the first pass, as the document's second loop does them.
+		for j, crashed := range s.crashed {
+			if j%ctxEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return OrderingsResult{}, err
+				}
+			}
+			if crashed && !dedup[j] {
+				out.apply(j)
+			}
+		}
+		lost, _, dup := out.stats()
+		res.Rows = append(res.Rows, OrderingRow{Order: order, Lost: lost, Duplicated: dup})
+	}
+	return res, nil
 }
 
 func orderingsExperiment() *Experiment {

@@ -2,7 +2,8 @@ package experiments
 
 import (
 	"context"
-	"errors"
+	"math"
+	"slices"
 )
 
 // WindowParams describe block 4: a dedup set bounded to the last Window ids, and redeliveries that
@@ -46,9 +47,187 @@ type WindowResult struct {
 	Points   []WindowPoint `json:"points"`
 }
 
+// deliveries is the order in which the document's loop calls apply, which does not depend on the
+// window: at iteration t, job t itself, then the redeliveries due at t in the order they were
+// queued; after the last job, the redeliveries still queued, in queue order (late). Computing it
+// once per delay draw turns each window into one pass over an array.
+//
+// The document's loop decrements every queued delay once per iteration, the just-queued one
+// included, and fires an entry as soon as it reaches 0; so a redelivery queued at iteration t with
+// delay d fires at iteration t+d-1, after that iteration's own job. Sorting the redeliveries by that
+// iteration, stably, gives the same order in O(jobs + crashes) instead of the document's
+// O(jobs x queue length).
+type deliveries struct {
+	jobs  int
+	early []uint64 // due<<32 | job for every redelivery due before the last job, sorted stably by due
+	late  []int32  // the rest, in queue order, which is job order
+}
+
+// blockBits sets the coarse pass of the sort: redeliveries are first grouped by due>>blockBits,
+// then counted out within a block. Two passes with few, local write streams each, where one
+// counting sort over the whole stream scatters its writes over tens of megabytes and spends its
+// time on cache misses once max_delay is large.
+const blockBits = 16
+
+// drawDeliveries draws one delay per crashed job, in job order, from a fresh Random(delaySeed).
+func drawDeliveries(ctx context.Context, s jobStream, maxDelay, delaySeed int64) (deliveries, error) {
+	n := len(s.crashed)
+	rng := newPyRandom(delaySeed)
+	d := deliveries{jobs: n}
+	raw := make([]uint64, 0, s.count)
+	blocks := make([]int, n>>blockBits+2) // entry b+1 counts block b, then becomes its start
+	for t, crashed := range s.crashed {
+		if t%ctxEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return deliveries{}, err
+			}
+		}
+		if !crashed {
+			continue
+		}
+		at := int64(t) + rng.randint(1, maxDelay) - 1
+		if at >= int64(n) {
+			d.late = append(d.late, int32(t))
+			continue
+		}
+		// at < jobs <= 10^7 and t < 2^31, so both halves fit
+		raw = append(raw, uint64(at)<<32|uint64(t))
+		blocks[at>>blockBits+1]++
+	}
+	for b := 1; b < len(blocks); b++ {
+		blocks[b] += blocks[b-1]
+	}
+	// Coarse pass: stable scatter into blocks.
+	tmp := make([]uint64, len(raw))
+	next := slices.Clone(blocks)
+	for _, e := range raw {
+		b := e >> (32 + blockBits)
+		tmp[next[b]] = e
+		next[b]++
+	}
+	// Fine pass: a counting sort on the low bits of due within each block, back into raw.
+	var count [1<<blockBits + 1]int32
+	for b := 0; b+1 < len(blocks); b++ {
+		if err := ctx.Err(); err != nil {
+			return deliveries{}, err
+		}
+		lo, hi := blocks[b], blocks[b+1]
+		if hi-lo < 2 {
+			copy(raw[lo:hi], tmp[lo:hi])
+			continue
+		}
+		clear(count[:])
+		for _, e := range tmp[lo:hi] {
+			count[(e>>32)&(1<<blockBits-1)+1]++
+		}
+		for i := 1; i < len(count); i++ {
+			count[i] += count[i-1]
+		}
+		for _, e := range tmp[lo:hi] {
+			k := (e >> 32) & (1<<blockBits - 1)
+			raw[lo+int(count[k])] = e
+			count[k]++
+		}
+	}
+	d.early = raw
+	return d, nil
+}
+
+// escaped replays the deliveries through the document's WindowedSink and returns how many
+// applications there were beyond each job's first.
+//
+// The document calls its set an LRU, but a hit never refreshes an id: it is first-in first-out by
+// insertion, and an escaped redelivery is inserted again like any new id. Here the order list is
+// a ring of capacity window and the set is a bitmap over the dense job ids (an eighth of the
+// memory of a []bool, so a redelivery's lookup usually hits the cache), so an apply costs O(1)
+// where the document's list.pop(0) costs O(window).
+func (d deliveries) escaped(ctx context.Context, window int64, seen []uint64, ring []int32) (int64, error) {
+	clear(seen)
+	w := int(min(window, int64(len(ring))))
+	ring = ring[:w]
+	head, size := 0, 0
+	var escaped int64
+	insert := func(id int32) {
+		seen[id>>6] |= 1 << (id & 63)
+		if size < w { // still filling: nothing to evict, and head is still 0
+			ring[size] = id
+			size++
+			return
+		}
+		old := ring[head] // evict the oldest insertion
+		seen[old>>6] &^= 1 << (old & 63)
+		ring[head] = id
+		head++
+		if head == w {
+			head = 0
+		}
+	}
+	redeliver := func(id int32) {
+		if seen[id>>6]&(1<<(id&63)) == 0 {
+			insert(id)
+			escaped++
+		}
+	}
+	early := d.early
+	for t := 0; t < d.jobs; t++ {
+		if t%ctxEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
+		insert(int32(t)) // a job's own delivery is never in the set yet
+		for len(early) > 0 && early[0]>>32 == uint64(t) {
+			redeliver(int32(uint32(early[0])))
+			early = early[1:]
+		}
+	}
+	for _, id := range d.late {
+		redeliver(id)
+	}
+	return escaped, nil
+}
+
+// sweep runs every window over one delay draw, sharing the scratch space between windows.
+func (d deliveries) sweep(ctx context.Context, windows []int64) ([]int64, error) {
+	applies := int64(d.jobs + len(d.early) + len(d.late))
+	var widest int64
+	for _, w := range windows {
+		widest = max(widest, w)
+	}
+	// A ring never holds more ids than there are applications, however wide the window.
+	ring := make([]int32, min(widest, applies))
+	seen := make([]uint64, (d.jobs+63)/64)
+	out := make([]int64, len(windows))
+	for i, w := range windows {
+		e, err := d.escaped(ctx, w, seen, ring)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
 // Window measures how many duplicates escape a bounded dedup window at each size.
 func Window(ctx context.Context, p WindowParams) (WindowResult, error) {
-	return WindowResult{}, errors.New("not implemented")
+	s, err := drawStream(ctx, p.Jobs, p.CrashRate, p.Seed)
+	if err != nil {
+		return WindowResult{}, err
+	}
+	d, err := drawDeliveries(ctx, s, p.MaxDelay, p.DelaySeed)
+	if err != nil {
+		return WindowResult{}, err
+	}
+	esc, err := d.sweep(ctx, p.Windows)
+	if err != nil {
+		return WindowResult{}, err
+	}
+	res := WindowResult{Jobs: p.Jobs, Crashed: s.count, MaxDelay: p.MaxDelay}
+	for i, w := range p.Windows {
+		res.Points = append(res.Points, WindowPoint{Window: w, Escaped: esc[i],
+			EscapeRate: float64(esc[i]) / float64(p.Jobs), StateKB: w * 16 / 1024})
+	}
+	return res, nil
 }
 
 func windowExperiment() *Experiment {
@@ -58,8 +237,16 @@ func windowExperiment() *Experiment {
 		DefaultWindowParams, Window, windowCost)
 }
 
+// windowRun is the cost of drawing one delay set (about four units a job: the stream, the
+// delays, the counting sort) plus one pass per window. Units are calibrated so that
+// MaxCost is about two seconds of this machine.
+func windowRun(jobs, crashRate float64, windows int) float64 {
+	return jobs*(3+4*crashRate) + jobs*(1+crashRate)*float64(windows)
+}
+
 func windowCost(p WindowParams) (int64, string) {
-	return p.Jobs * int64(len(p.Windows)) * 4, "jobs"
+	c := float64(p.Jobs)*3 + windowRun(float64(p.Jobs), p.CrashRate, len(p.Windows))
+	return clampCost(c), "jobs"
 }
 
 // WindowGridParams sweep window sizes against maximum delays (block 4's "try it yourself").
@@ -97,8 +284,28 @@ type WindowGridResult struct {
 }
 
 // WindowGrid runs Window for every pair; zero appears where the window reaches the max delay.
+// Each row draws its delays from a fresh Random(delay_seed), as the document's escapes() does on
+// every call, so a row's numbers do not depend on which other rows were asked for.
 func WindowGrid(ctx context.Context, p WindowGridParams) (WindowGridResult, error) {
-	return WindowGridResult{}, errors.New("not implemented")
+	s, err := drawStream(ctx, p.Jobs, p.CrashRate, p.Seed)
+	if err != nil {
+		return WindowGridResult{}, err
+	}
+	res := WindowGridResult{Jobs: p.Jobs, Windows: p.Windows, MaxDelays: p.MaxDelays}
+	for _, md := range p.MaxDelays {
+		d, err := drawDeliveries(ctx, s, md, p.DelaySeed)
+		if err != nil {
+			return WindowGridResult{}, err
+		}
+		esc, err := d.sweep(ctx, p.Windows)
+		if err != nil {
+			return WindowGridResult{}, err
+		}
+		for i, w := range p.Windows {
+			res.Cells = append(res.Cells, GridCell{MaxDelay: md, Window: w, Escaped: esc[i]})
+		}
+	}
+	return res, nil
 }
 
 func windowGridExperiment() *Experiment {
@@ -109,5 +316,15 @@ func windowGridExperiment() *Experiment {
 }
 
 func windowGridCost(p WindowGridParams) (int64, string) {
-	return p.Jobs * int64(len(p.Windows)*len(p.MaxDelays)) * 4, "jobs"
+	c := float64(p.Jobs)*3 + float64(len(p.MaxDelays))*windowRun(float64(p.Jobs), p.CrashRate, len(p.Windows))
+	return clampCost(c), "jobs"
+}
+
+// clampCost turns a float estimate into work units without overflow: anything past MaxInt64 is
+// refused anyway, so saturating loses nothing.
+func clampCost(c float64) int64 {
+	if math.IsNaN(c) || c >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(math.Ceil(c))
 }
