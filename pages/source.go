@@ -14,8 +14,8 @@ import (
 	"github.com/alecthomas/chroma/v2/styles"
 )
 
-// LoadSources finds every top-level function of the package in fsys (test files skipped) and
-// highlights it, with its doc comment. It runs once at start-up; a page that names a function that
+// LoadSources finds every function and method of the package in fsys (test files skipped) and
+// highlights it, with its doc comment; methods are keyed "type.method". It runs once at start-up; a page that names a function that
 // does not exist is caught by the caller.
 func LoadSources(fsys fs.FS) (map[string]Source, error) {
 	out := map[string]Source{}
@@ -26,23 +26,34 @@ func LoadSources(fsys fs.FS) (map[string]Source, error) {
 	lexer := lexers.Get("go")
 	formatter := html.New(html.WithClasses(true), html.TabWidth(4))
 	style := styles.Get("github")
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
 			continue
 		}
-		src, err := fs.ReadFile(fsys, name)
+		src, err := fs.ReadFile(fsys, file)
 		if err != nil {
 			return nil, err
 		}
 		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, name, src, parser.ParseComments)
+		f, err := parser.ParseFile(fset, file, src, parser.ParseComments)
 		if err != nil {
-			return nil, fmt.Errorf("source %s: %w", name, err)
+			return nil, fmt.Errorf("source %s: %w", file, err)
 		}
 		for _, d := range f.Decls {
 			fn, ok := d.(*ast.FuncDecl)
-			if !ok || fn.Recv != nil {
+			if !ok {
 				continue
+			}
+			name := fn.Name.Name
+			if fn.Recv != nil && len(fn.Recv.List) == 1 {
+				// Methods are named "type.method", as a writer would cite them.
+				t := fn.Recv.List[0].Type
+				if star, ok := t.(*ast.StarExpr); ok {
+					t = star.X
+				}
+				if id, ok := t.(*ast.Ident); ok {
+					name = id.Name + "." + name
+				}
 			}
 			start := fn.Pos()
 			if fn.Doc != nil {
@@ -57,7 +68,7 @@ func LoadSources(fsys fs.FS) (map[string]Source, error) {
 			if err := formatter.Format(&buf, style, it); err != nil {
 				return nil, err
 			}
-			out[fn.Name.Name] = Source{Name: fn.Name.Name, File: name, HTML: buf.String()}
+			out[name] = Source{Name: name, File: file, HTML: buf.String()}
 		}
 	}
 	return out, nil

@@ -107,8 +107,10 @@ func (s *server) checkBook() error {
 					return fmt.Errorf("content %s: no experiment %q", p.slug, part.Arg)
 				}
 			case "source":
-				if _, ok := s.sources[part.Arg]; !ok {
-					return fmt.Errorf("content %s: no function %q in experiments", p.slug, part.Arg)
+				for _, name := range strings.Fields(part.Arg) {
+					if _, ok := s.sources[name]; !ok {
+						return fmt.Errorf("content %s: no function %q in experiments", p.slug, name)
+					}
 				}
 			}
 		}
