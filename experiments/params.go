@@ -45,9 +45,9 @@ const MaxListItems = 50
 // pasted essay costs nothing and is never echoed back in full.
 const maxRawLen = 1000
 
-// MaxCost is the work budget of one run, in the units each experiment's cost function counts
-// (roughly one simulated job step each). It is set so an accepted run ends within about two seconds
-// on a 2-core machine.
+// MaxCost is the work budget of one run, in the units each experiment's cost function counts. A
+// unit is about 4 ns of the 2-core machine the site is built on (each cost function says how it
+// was measured), so an accepted run ends within about two seconds there.
 const MaxCost int64 = 400_000_000
 
 // Field describes one parameter: the form, the API listing and the CLI flags are all generated from
@@ -337,6 +337,9 @@ func parseInt(f Field, s string) (int64, string) {
 	if err != nil {
 		// Accept whole numbers written with an exponent or a point (1e6, 20000.0).
 		x, ferr := strconv.ParseFloat(s, 64)
+		if errors.Is(ferr, strconv.ErrSyntax) { // "1.2.3", "1e": digits, but not a number
+			return 0, fmt.Sprintf("%q is not a number; it %s", shown, bad)
+		}
 		if ferr != nil || math.IsInf(x, 0) || x != math.Trunc(x) || math.Abs(x) >= 1<<63 {
 			if errors.Is(err, strconv.ErrRange) || (ferr == nil && x == math.Trunc(x)) || errors.Is(ferr, strconv.ErrRange) {
 				return 0, fmt.Sprintf("%s is out of range; it %s", shown, bad)
@@ -358,13 +361,18 @@ func parseFloat(f Field, s string) (float64, string) {
 		return 0, fmt.Sprintf("%q is not a number; it %s", shown, bad)
 	}
 	v, err := strconv.ParseFloat(s, 64)
+	if errors.Is(err, strconv.ErrSyntax) { // "1.2.3", "1e": digits, but not a number
+		return 0, fmt.Sprintf("%q is not a number; it %s", shown, bad)
+	}
 	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
 		return 0, fmt.Sprintf("%s is out of range; it %s", shown, bad)
 	}
 	if v < f.Min || v > f.Max {
 		return 0, fmt.Sprintf("%s is out of range; it %s", shown, bad)
 	}
-	return v, ""
+	// -0 equals 0 but formats as "-0": normalise it, or equal parameters get different cache keys
+	// and permalinks.
+	return v + 0, ""
 }
 
 // Format returns every parameter of p as the text a form field or a permalink carries.
