@@ -1,8 +1,10 @@
 package experiments
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -205,11 +207,17 @@ func claimWindowed(ctx context.Context, crashed []bool, window, maxDelay, seed i
 		if int64(len(order)-head) > window {
 			seen[order[head]] = false
 			head++
+			if head >= 1<<16 && 2*head >= len(order) { // drop the evicted prefix now and then
+				order = append(order[:0], order[head:]...)
+				head = 0
+			}
 		}
 		applied[j]++
 	}
+	// The heap holds fire<<seqBits | seq: ordering those integers orders by (fire, seq), and the
+	// job is found from seq, so each entry is one word and a comparison is one instruction.
 	var q redeliveryHeap
-	seq := 0
+	var queued []int // queued[seq] is the job of the seq-th redelivery queued
 	for jid, c := range crashed {
 		if jid%ctxEvery == 0 {
 			if err := ctx.Err(); err != nil {
@@ -218,17 +226,20 @@ func claimWindowed(ctx context.Context, crashed []bool, window, maxDelay, seed i
 		}
 		apply(jid)
 		if c {
-			q.push(redelivery{fire: int64(jid) + rng.randint(1, maxDelay) - 1, seq: seq, job: jid})
-			seq++
+			fire := uint64(int64(jid) + rng.randint(1, maxDelay) - 1)
+			q.push(fire<<seqBits | uint64(len(queued)))
+			queued = append(queued, jid)
 		}
-		for len(q) > 0 && q[0].fire <= int64(jid) {
-			apply(q.pop().job)
+		for len(q) > 0 && q[0]>>seqBits <= uint64(jid) {
+			apply(queued[q.pop()&(1<<seqBits-1)])
 		}
 	}
-	rest := []redelivery(q)
-	slices.SortFunc(rest, func(a, b redelivery) int { return a.seq - b.seq }) // queue order
+	rest := []uint64(q)
+	slices.SortFunc(rest, func(a, b uint64) int { // queue order is seq order
+		return cmp.Compare(a&(1<<seqBits-1), b&(1<<seqBits-1))
+	})
 	for _, e := range rest {
-		apply(e.job)
+		apply(queued[e&(1<<seqBits-1)])
 	}
 	var escaped int64
 	for _, v := range applied {
@@ -239,55 +250,51 @@ func claimWindowed(ctx context.Context, crashed []bool, window, maxDelay, seed i
 	return escaped, nil
 }
 
-type redelivery struct {
-	fire int64 // the iteration whose decrement brings the delay to 0
-	seq  int   // position in the queue
-	job  int
-}
+// seqBits holds a queue position: at most one redelivery per job, and jobs < 2^24. The iteration a
+// redelivery fires is below jobs + max_delay < 2^25, so a heap entry needs 49 bits.
+const seqBits = 24
 
-// redeliveryHeap is a binary min-heap on (fire, seq), written out rather than through
-// container/heap, whose interface boxing allocates on every push.
-type redeliveryHeap []redelivery
+// redeliveryHeap is a binary min-heap of integers, written out rather than through container/heap,
+// whose interface boxing allocates on every push.
+type redeliveryHeap []uint64
 
-func (h redeliveryHeap) less(i, j int) bool {
-	if h[i].fire != h[j].fire {
-		return h[i].fire < h[j].fire
-	}
-	return h[i].seq < h[j].seq
-}
-
-func (h *redeliveryHeap) push(x redelivery) {
+func (h *redeliveryHeap) push(x uint64) {
 	*h = append(*h, x)
 	q := *h
-	for i := len(q) - 1; i > 0; {
+	i := len(q) - 1
+	for i > 0 {
 		parent := (i - 1) / 2
-		if !q.less(i, parent) {
+		if q[parent] <= x {
 			break
 		}
-		q[i], q[parent] = q[parent], q[i]
+		q[i] = q[parent]
 		i = parent
 	}
+	q[i] = x
 }
 
-func (h *redeliveryHeap) pop() redelivery {
+func (h *redeliveryHeap) pop() uint64 {
 	q := *h
 	top := q[0]
-	last := len(q) - 1
-	q[0] = q[last]
-	q = q[:last]
-	for i := 0; ; {
-		small, l, r := i, 2*i+1, 2*i+2
-		if l < len(q) && q.less(l, small) {
-			small = l
-		}
-		if r < len(q) && q.less(r, small) {
-			small = r
-		}
-		if small == i {
+	last := q[len(q)-1]
+	q = q[:len(q)-1]
+	i := 0
+	for {
+		child := 2*i + 1
+		if child >= len(q) {
 			break
 		}
-		q[i], q[small] = q[small], q[i]
-		i = small
+		if child+1 < len(q) && q[child+1] < q[child] {
+			child++
+		}
+		if last <= q[child] {
+			break
+		}
+		q[i] = q[child]
+		i = child
+	}
+	if len(q) > 0 {
+		q[i] = last
 	}
 	*h = q
 	return top
@@ -338,10 +345,12 @@ func claimsExperiment() *Experiment {
 		DefaultClaimsParams, Claims, claimsCost)
 }
 
-// claimsCost counts the stream, four measured designs, two windowed runs (a heap operation per
-// crash) and the duration draws with their renewal walks; the slow jobs' walks at 5 s dominate
-// the last.
+// claimsCost counts, in units of about 4 ns (see MaxCost): about 260 ns a job for the stream, four
+// measured designs, two windowed runs and the duration draws; and per crash, two heap pushes and
+// pops whose depth is the log of the queue length (about c*max_delay/2 entries), at up to 50 ns a
+// level once the heap outgrows the cache.
 func claimsCost(p ClaimsParams) (int64, string) {
 	n := float64(p.Jobs)
-	return clampCost(n * (40 + 60*p.CrashRate)), "jobs"
+	queue := min(n, p.CrashRate*float64(p.MaxDelay))
+	return clampCost(n*66 + n*p.CrashRate*(10+12*math.Log2(2+queue))), "jobs"
 }

@@ -74,12 +74,12 @@ func (pl *renewal) lapses(ctx context.Context, work, loss float64) (bool, error)
 	r, t := pl.every, pl.timeout
 	h := max(work, r)
 	if loss == 0 {
-		// Nothing is lost, so the walk has a closed form: the last heartbeat is the last tick
-		// before h, and it is in time iff the policy covers at least one interval.
-		if pl.cover == 0 {
-			return beats(h, r) > 0 || t < h, nil
-		}
-		return float64(beats(h, r))*r+t < h, nil
+		// Nothing is lost, so the walk has a closed form. If a heartbeat one interval after a
+		// renewal is in time (cover >= 1), every heartbeat renews, and after the last one, at
+		// K*r < h <= (K+1)*r, the lease runs to K*r + t >= (K+1)*r >= h: it never lapses, whatever
+		// the job's length. If not (cover = 0), the first heartbeat is already late and the grant
+		// alone ends at t < r <= h: it always lapses. The document's two columns, derived.
+		return pl.cover == 0, nil
 	}
 	var last int64
 	lapsed := false
@@ -99,22 +99,6 @@ func (pl *renewal) lapses(ctx context.Context, work, loss float64) (bool, error)
 		}
 	}
 	return lapsed || float64(last)*r+t < h, nil
-}
-
-// beats is how many k >= 1 have k*r < h, computed the way the walk's loop condition is, so the
-// closed form and the walk agree on every boundary.
-func beats(h, r float64) int64 {
-	if !(h > r) {
-		return 0
-	}
-	k := int64(math.Ceil(h/r)) - 1
-	for k > 0 && !(float64(k)*r < h) {
-		k--
-	}
-	for float64(k+1)*r < h {
-		k++
-	}
-	return k
 }
 
 // Lease counts double executions per visibility timeout without renewal, renewing every timeout/3
@@ -188,25 +172,27 @@ func leaseExperiment() *Experiment {
 		DefaultLeaseParams, Lease, leaseCost)
 }
 
-// leaseCost counts the duration draws, one comparison per job and timeout and, when heartbeats
-// can be lost, every heartbeat the walks will draw. The heartbeat count depends on the durations,
+// leaseCost counts, in units of about 4 ns (see MaxCost): the duration draws (a random() and an
+// expovariate, about 75 ns a job), a comparison and two closed-form renewal checks per job and
+// timeout (about 15 ns) and, when heartbeats can be lost, every heartbeat the walks will draw
+// (about 20 ns each, plus 30 ns to start each walk). The heartbeat count depends on the durations,
 // which are not drawn yet, so it is bounded from the means: the sum of n durations is at most
 // n*mean + 8*sqrt(n)*sd except with negligible probability (8 standard deviations; for a single
-// exponential job, e^-9), and a job sends about h/r heartbeats, h <= work + r.
+// exponential job, e^-9), and a job sends fewer than h/r heartbeats, h <= work + r.
 func leaseCost(p LeaseParams) (int64, string) {
 	n := float64(p.Jobs)
-	c := n * 6 // two draws a job, the second through pyLog
+	c := n*19 + n*float64(len(p.Timeouts))*4
 	if p.HeartbeatLoss == 0 {
-		return clampCost(c + n*float64(len(p.Timeouts))*2), "jobs"
+		return clampCost(c), "jobs"
 	}
 	sf := p.SlowFraction
 	mean := (1-sf)*p.FastMeanS + sf*p.SlowMeanS
-	second := (1-sf)*2*p.FastMeanS*p.FastMeanS + sf*2*p.SlowMeanS*p.SlowMeanS
+	second := (1-sf)*2*p.FastMeanS*p.FastMeanS + sf*2*p.SlowMeanS*p.SlowMeanS // E[w^2] of the mixture
 	sd := math.Sqrt(max(0, second-mean*mean))
 	work := n*mean + 8*math.Sqrt(n)*sd
 	for _, t := range p.Timeouts {
 		heartbeats := (work/(t/3) + n) + (work/(2*t) + n)
-		c += n*2 + heartbeats*3 // a heartbeat is one random(): two words and a compare
+		c += heartbeats*5 + n*2*8
 	}
 	return clampCost(c), "timeouts"
 }
@@ -285,7 +271,7 @@ func crashSweepExperiment() *Experiment {
 		[]Field{fieldJobs,
 			{Name: "crash_rates", Label: "Crash rates", Help: "Crash rates to sweep (0.05 is 5%).", Kind: KindFloatList, Min: 0, Max: 1}},
 		DefaultCrashSweepParams, CrashSweep, func(p CrashSweepParams) (int64, string) {
-			// one pass over the jobs, then 100,000 residues per rate
-			return p.Jobs + int64(len(p.CrashRates))*100_000/2, "jobs"
+			// one pass over the jobs (about 5 ns each), then 100,000 residues per rate
+			return p.Jobs*2 + int64(len(p.CrashRates))*100_000/2, "jobs"
 		})
 }

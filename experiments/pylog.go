@@ -19,11 +19,13 @@ import (
 // log x = e*ln2 + log(1/invc) + log1p(r), with the constants held as two floats each and log1p(r)
 // summed from r, an exact r*r and a short polynomial. Inputs that are not positive, finite and
 // normal go to math.Log, whose answers there (-Inf, NaN, +Inf) are the same.
-func pyLog(x float64) float64 {
+func pyLog(x float64) float64 { return logWith(logTable(), x) }
+
+// logWith is pyLog with its table passed in, for callers that draw millions of logarithms.
+func logWith(t *logConsts, x float64) float64 {
 	if !(x >= 0x1p-1022) || math.IsInf(x, 1) {
 		return math.Log(x)
 	}
-	t := logTable()
 	b := math.Float64bits(x)
 	e := float64(int(b>>52) - 1023)
 	m := math.Float64frombits(b&(1<<52-1) | 1023<<52)
@@ -44,9 +46,9 @@ func pyLog(x float64) float64 {
 
 	// log1p(r) = r - r^2/2 + r^3*(1/3 - r/4 + ... ), the tail to r^11; |r| < 2^-7 makes the
 	// truncation below 2^-80 relative.
-	p := 1.0 / 11
-	for k := 10; k >= 3; k-- {
-		p = float64(p*r) + sign(k)/float64(k)
+	p := log1pTail[len(log1pTail)-1]
+	for k := len(log1pTail) - 2; k >= 0; k-- {
+		p = float64(p*r) + log1pTail[k]
 	}
 	cubic := float64(float64(rrHi*r) * p)
 
@@ -59,13 +61,9 @@ func pyLog(x float64) float64 {
 	return s + lo
 }
 
-// sign is the sign of the r^k term of log1p: + for odd k, - for even.
-func sign(k int) float64 {
-	if k%2 == 0 {
-		return -1
-	}
-	return 1
-}
+// log1pTail are the coefficients of r^3, r^4, ..., r^11 in log1p(r): +1/3, -1/4, ... Go evaluates
+// the constant divisions exactly and rounds once.
+var log1pTail = [...]float64{1.0 / 3, -1.0 / 4, 1.0 / 5, -1.0 / 6, 1.0 / 7, -1.0 / 8, 1.0 / 9, -1.0 / 10, 1.0 / 11}
 
 // split is Veltkamp's splitting: x = hi + lo with each half at most 26 bits, so products of halves
 // are exact.

@@ -7,8 +7,10 @@ import "math/bits"
 // documents' numbers were produced by that generator, so matching them digit for digit needs the
 // same stream, not merely a good one; math/rand is never a substitute here.
 type pyRandom struct {
-	mt  [mtN]uint32
+	mt  [mtN]uint32 // the generator's state, untempered
+	out [mtN]uint32 // the state tempered, computed once per twist so a draw is one load
 	mti int
+	log *logConsts // pyLog's table, fetched once per generator rather than once per draw
 }
 
 const (
@@ -31,7 +33,7 @@ func newPyRandom(seed int64) *pyRandom {
 	if hi := uint32(n >> 32); hi != 0 {
 		key = append(key, hi)
 	}
-	r := &pyRandom{}
+	r := &pyRandom{log: logTable()}
 	r.initByArray(key)
 	return r
 }
@@ -71,30 +73,28 @@ func (r *pyRandom) initByArray(key []uint32) {
 	r.mt[0] = 0x80000000 // most significant bit is 1: a non-zero initial state
 }
 
-// twist regenerates all 624 words at once, as genrand_uint32 does when the state runs out.
+// twist regenerates all 624 words at once, as genrand_uint32 does when the state runs out, and
+// tempers them in the same pass.
 func (r *pyRandom) twist() {
 	mt := &r.mt
-	var kk int
-	for kk = 0; kk < mtN-mtM; kk++ {
+	for kk := 0; kk < mtN-mtM; kk++ {
 		y := (mt[kk] & mtUpper) | (mt[kk+1] & mtLower)
 		mt[kk] = mt[kk+mtM] ^ (y >> 1) ^ (-(y & 1) & mtMatrixA)
 	}
-	for ; kk < mtN-1; kk++ {
+	for kk := mtN - mtM; kk < mtN-1; kk++ {
 		y := (mt[kk] & mtUpper) | (mt[kk+1] & mtLower)
 		mt[kk] = mt[kk+(mtM-mtN)] ^ (y >> 1) ^ (-(y & 1) & mtMatrixA)
 	}
 	y := (mt[mtN-1] & mtUpper) | (mt[0] & mtLower)
 	mt[mtN-1] = mt[mtM-1] ^ (y >> 1) ^ (-(y & 1) & mtMatrixA)
+	for i, y := range mt {
+		r.out[i] = temper(y)
+	}
 	r.mti = 0
 }
 
-// uint32 is genrand_uint32: the next tempered word of the stream.
-func (r *pyRandom) uint32() uint32 {
-	if r.mti >= mtN {
-		r.twist()
-	}
-	y := r.mt[r.mti]
-	r.mti++
+// temper is MT19937's output transform.
+func temper(y uint32) uint32 {
 	y ^= y >> 11
 	y ^= (y << 7) & 0x9d2c5680
 	y ^= (y << 15) & 0xefc60000
@@ -102,11 +102,32 @@ func (r *pyRandom) uint32() uint32 {
 	return y
 }
 
+// uint32 is genrand_uint32: the next tempered word of the stream.
+func (r *pyRandom) uint32() uint32 {
+	if r.mti >= mtN {
+		r.twist()
+	}
+	y := r.out[r.mti]
+	r.mti++
+	return y
+}
+
 // random is Python's random(): 53 bits from two words, (a>>5)*2^26 + (b>>6), scaled to [0, 1).
 // Both products are exact in float64, so the result does not depend on how the compiler fuses them.
+// It is the hot path of every experiment, so the common case is small enough to inline and reads
+// both words at once; randomSlow handles a draw that straddles a twist.
 func (r *pyRandom) random() float64 {
-	a := r.uint32() >> 5
-	b := r.uint32() >> 6
+	i := uint(r.mti)
+	if i >= mtN-1 {
+		return r.randomSlow()
+	}
+	r.mti = int(i + 2)
+	// a*2^-27 + b*2^-53 is CPython's (a*2^26 + b) * 2^-53: every term and the sum are exact.
+	return float64(r.out[i]>>5)*(1.0/134217728.0) + float64(r.out[i+1]>>6)*(1.0/9007199254740992.0)
+}
+
+func (r *pyRandom) randomSlow() float64 {
+	a, b := r.uint32()>>5, r.uint32()>>6
 	return (float64(a)*67108864.0 + float64(b)) * (1.0 / 9007199254740992.0)
 }
 
@@ -156,5 +177,5 @@ func (r *pyRandom) randint(a, b int64) int64 {
 // lambd rather than multiplying by a mean because Python does, and the rounding must agree; the
 // logarithm is pyLog, not math.Log, for the same reason.
 func (r *pyRandom) expovariate(lambd float64) float64 {
-	return -pyLog(1.0-r.random()) / lambd
+	return -logWith(r.log, 1.0-r.random()) / lambd
 }

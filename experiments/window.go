@@ -105,8 +105,9 @@ func drawDeliveries(ctx context.Context, s jobStream, maxDelay, delaySeed int64)
 		tmp[next[b]] = e
 		next[b]++
 	}
-	// Fine pass: a counting sort on the low bits of due within each block, back into raw.
-	var count [1<<blockBits + 1]int32
+	// Fine pass: a counting sort on the low bits of due within each block, back into raw. A block
+	// spans at most min(2^blockBits, jobs) iterations, so a short stream clears a short array.
+	count := make([]int32, min(1<<blockBits, n)+1)
 	for b := 0; b+1 < len(blocks); b++ {
 		if err := ctx.Err(); err != nil {
 			return deliveries{}, err
@@ -116,7 +117,7 @@ func drawDeliveries(ctx context.Context, s jobStream, maxDelay, delaySeed int64)
 			copy(raw[lo:hi], tmp[lo:hi])
 			continue
 		}
-		clear(count[:])
+		clear(count)
 		for _, e := range tmp[lo:hi] {
 			count[(e>>32)&(1<<blockBits-1)+1]++
 		}
@@ -237,16 +238,20 @@ func windowExperiment() *Experiment {
 		DefaultWindowParams, Window, windowCost)
 }
 
-// windowRun is the cost of drawing one delay set (about four units a job: the stream, the
-// delays, the counting sort) plus one pass per window. Units are calibrated so that
-// MaxCost is about two seconds of this machine.
-func windowRun(jobs, crashRate float64, windows int) float64 {
-	return jobs*(3+4*crashRate) + jobs*(1+crashRate)*float64(windows)
+// windowRow is the cost of one delay draw and its window passes, in units of about 4 ns (see
+// MaxCost), from measurements on the 2-core machine: per job and window a pass costs up to 8 ns;
+// per redelivery, the draw and the sort about 20 ns, and per window a lookup and an insertion from
+// 30 ns when redeliveries land near their job up to 100 ns when max_delay scatters them over the
+// whole bitmap and the ring evicts ids from all over it.
+func windowRow(jobs, crashRate float64, maxDelay int64, windows int) float64 {
+	w := float64(windows)
+	scatter := min(1, float64(maxDelay)/(1<<20))
+	return jobs*w*2 + jobs*crashRate*(5+w*(8+17*scatter))
 }
 
 func windowCost(p WindowParams) (int64, string) {
-	c := float64(p.Jobs)*3 + windowRun(float64(p.Jobs), p.CrashRate, len(p.Windows))
-	return clampCost(c), "jobs"
+	jobs := float64(p.Jobs)
+	return clampCost(jobs*6 + windowRow(jobs, p.CrashRate, p.MaxDelay, len(p.Windows))), "jobs"
 }
 
 // WindowGridParams sweep window sizes against maximum delays (block 4's "try it yourself").
@@ -316,7 +321,11 @@ func windowGridExperiment() *Experiment {
 }
 
 func windowGridCost(p WindowGridParams) (int64, string) {
-	c := float64(p.Jobs)*3 + float64(len(p.MaxDelays))*windowRun(float64(p.Jobs), p.CrashRate, len(p.Windows))
+	jobs := float64(p.Jobs)
+	c := jobs * 6
+	for _, md := range p.MaxDelays {
+		c += windowRow(jobs, p.CrashRate, md, len(p.Windows))
+	}
 	return clampCost(c), "jobs"
 }
 
