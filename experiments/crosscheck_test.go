@@ -1,0 +1,109 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// literalEscapes is block 4's escapes() transcribed line by line, with its O(jobs x queue) list
+// scans and its O(window) pop(0), to check the fast Window against the document's own algorithm.
+//
+//	def escapes(window, max_delay, seed=17, n=20_000):
+//	    rng, seen, order, applied, q = random.Random(seed), set(), [], {}, []
+//	    def apply(j):
+//	        if j in seen: return
+//	        seen.add(j); order.append(j)
+//	        if len(order) > window: seen.discard(order.pop(0))
+//	        applied[j] = applied.get(j, 0) + 1
+//	    for jid, crashed in stream(n):
+//	        apply(jid)
+//	        if crashed: q.append([jid, rng.randint(1, max_delay)])
+//	        for e in q: e[1] -= 1
+//	        for j, d in [e for e in q if e[1] <= 0]: apply(j)
+//	        q = [e for e in q if e[1] > 0]
+//	    for j, _ in q: apply(j)
+//	    return sum(v - 1 for v in applied.values() if v > 1)
+func literalEscapes(window, maxDelay, delaySeed int64, jobs int64, crashRate float64, seed int64) int64 {
+	stream := newPyRandom(seed)
+	rng := newPyRandom(delaySeed)
+	seen := map[int64]bool{}
+	var order []int64
+	applied := map[int64]int64{}
+	var q [][2]int64
+	apply := func(j int64) {
+		if seen[j] {
+			return
+		}
+		seen[j] = true
+		order = append(order, j)
+		if int64(len(order)) > window {
+			delete(seen, order[0])
+			order = order[1:]
+		}
+		applied[j]++
+	}
+	for jid := int64(0); jid < jobs; jid++ {
+		crashed := stream.random() < crashRate
+		apply(jid)
+		if crashed {
+			q = append(q, [2]int64{jid, rng.randint(1, maxDelay)})
+		}
+		for i := range q {
+			q[i][1]--
+		}
+		var due [][2]int64
+		for _, e := range q {
+			if e[1] <= 0 {
+				due = append(due, e)
+			}
+		}
+		for _, e := range due {
+			apply(e[0])
+		}
+		var keep [][2]int64
+		for _, e := range q {
+			if e[1] > 0 {
+				keep = append(keep, e)
+			}
+		}
+		q = keep
+	}
+	for _, e := range q {
+		apply(e[0])
+	}
+	var sum int64
+	for _, v := range applied {
+		if v > 1 {
+			sum += v - 1
+		}
+	}
+	return sum
+}
+
+func TestWindowMatchesLiteralTranscription(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 2000))
+	cases := []WindowParams{DefaultWindowParams()}
+	for range 25 {
+		p := randomWindowParams(r)
+		p.Jobs = min(p.Jobs, 1500) // the literal version is quadratic
+		if r.IntN(3) == 0 {
+			p.CrashRate = 0.3 + 0.7*r.Float64() // crowded queues: many redeliveries fire together
+		}
+		cases = append(cases, p)
+	}
+	for i, p := range cases {
+		t.Run(fmt.Sprintf("%d/jobs=%d,rate=%.3g,max_delay=%d", i, p.Jobs, p.CrashRate, p.MaxDelay), func(t *testing.T) {
+			res, err := Window(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, pt := range res.Points {
+				if want := literalEscapes(pt.Window, p.MaxDelay, p.DelaySeed, p.Jobs, p.CrashRate, p.Seed); pt.Escaped != want {
+					t.Errorf("window %d: fast %d, literal %d", pt.Window, pt.Escaped, want)
+				}
+			}
+		})
+	}
+}
