@@ -34,12 +34,31 @@ func common(title string) []charts.GlobalOpts {
 	}
 }
 
+// barChart draws grouped bars. Categories with long names (design names, orderings) are drawn as
+// horizontal bars, so every name stays readable on a phone instead of being hidden by overlap.
 func barChart(id, title, alt, xName, yName string, cats []string, series map[string][]int64, order []string) Chart {
 	c := charts.NewBar()
-	c.SetGlobalOptions(append(common(title),
-		charts.WithXAxisOpts(opts.XAxis{Name: xName, NameLocation: "middle", NameGap: 30, AxisLabel: &opts.AxisLabel{Interval: "0", HideOverlap: opts.Bool(true)}}),
-		charts.WithYAxisOpts(opts.YAxis{Name: yName}),
-	)...)
+	horizontal := false
+	for _, cat := range cats {
+		if len(cat) > 12 {
+			horizontal = true
+		}
+	}
+	g := common(title)
+	if horizontal {
+		c.XYReversal()
+		g = append(g,
+			charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: yName, NameLocation: "middle", NameGap: 28}),
+			charts.WithYAxisOpts(opts.YAxis{Type: "category", Inverse: opts.Bool(true), AxisLabel: &opts.AxisLabel{Interval: "0"}}),
+			charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		)
+	} else {
+		g = append(g,
+			charts.WithXAxisOpts(opts.XAxis{Name: xName, NameLocation: "middle", NameGap: 30, AxisLabel: &opts.AxisLabel{Interval: "0", HideOverlap: opts.Bool(true)}}),
+			charts.WithYAxisOpts(opts.YAxis{Name: yName}),
+		)
+	}
+	c.SetGlobalOptions(g...)
 	c.SetXAxis(cats)
 	for _, name := range order {
 		data := make([]opts.BarData, len(series[name]))
@@ -192,7 +211,10 @@ func leaseChart(domID string, r experiments.LeaseResult) Chart {
 	)...)
 	c.SetXAxis(cats)
 	c.AddSeries("no renewal", no, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}))
-	c.AddSeries("renew at t/3", third, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}))
+	// At the document's values this line is flat at zero, on top of the axis: a thick dashed line with
+	// large symbols keeps it visible there.
+	c.AddSeries("renew at t/3", third, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), SymbolSize: 9}),
+		charts.WithLineStyleOpts(opts.LineStyle{Width: 3, Type: "dashed"}))
 	c.AddSeries("renew at 2t", double, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}))
 	c.Validate()
 	return Chart{ID: domID + "-curve", Title: title,

@@ -23,6 +23,7 @@ type Link struct {
 type Site struct {
 	Base     string
 	CSS      string
+	Icon     string
 	Scripts  []string
 	Contents []Link
 }

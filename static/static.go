@@ -6,5 +6,5 @@ import "embed"
 
 // Files is every asset the site serves under /static/.
 //
-//go:embed app.css app.js lib
+//go:embed app.css app.js favicon.svg lib
 var Files embed.FS

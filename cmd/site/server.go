@@ -123,6 +123,7 @@ func (s *server) site(current string) pages.Site {
 	v := pages.Site{
 		Base:    s.cfg.BasePath,
 		CSS:     s.assets.url(s.cfg.BasePath, "app.css"),
+		Icon:    s.assets.url(s.cfg.BasePath, "favicon.svg"),
 		Scripts: []string{s.assets.url(s.cfg.BasePath, "lib/echarts.min.js"), s.assets.url(s.cfg.BasePath, "lib/htmx.min.js"), s.assets.url(s.cfg.BasePath, "app.js")},
 	}
 	for _, p := range bookPages() {
