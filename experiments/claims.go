@@ -196,14 +196,14 @@ func claimWindowed(ctx context.Context, crashed []bool, window, maxDelay, seed i
 	rng := newPyRandom(seed)
 	seen := make([]bool, len(crashed))
 	applied := make([]int32, len(crashed))
-	var order []int
+	order := make([]int32, 0, min(2*len(crashed), int(min(window, 1<<30))+1<<17)) // ids in insertion order; see the compaction below
 	head := 0
 	apply := func(j int) {
 		if seen[j] {
 			return
 		}
 		seen[j] = true
-		order = append(order, j)
+		order = append(order, int32(j))
 		if int64(len(order)-head) > window {
 			seen[order[head]] = false
 			head++

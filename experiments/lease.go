@@ -118,6 +118,21 @@ func Lease(ctx context.Context, p LeaseParams) (LeaseResult, error) {
 			third[i].rng, double[i].rng = newPyRandom(p.LossSeed), newPyRandom(p.LossSeed)
 		}
 	}
+	// Without loss a policy's outcome does not depend on the job (see renewal.lapses), so each
+	// renewal column is 0 or every job, decided once per timeout; with loss every job is walked.
+	walk := p.HeartbeatLoss > 0
+	if !walk {
+		for i := range res.Points {
+			for _, c := range []struct {
+				pl    *renewal
+				count *int64
+			}{{&third[i], &res.Points[i].RenewThird}, {&double[i], &res.Points[i].RenewDouble}} {
+				if lapsed, _ := c.pl.lapses(ctx, 0, 0); lapsed {
+					*c.count = p.Jobs
+				}
+			}
+		}
+	}
 	rng := newPyRandom(p.Seed)
 	fast, slow := 1/p.FastMeanS, 1/p.SlowMeanS // lambd, as Python computes 1 / 2.0
 	for j := int64(0); j < p.Jobs; j++ {
@@ -137,6 +152,9 @@ func Lease(ctx context.Context, p LeaseParams) (LeaseResult, error) {
 			pt := &res.Points[i]
 			if work > pt.TimeoutS {
 				pt.NoRenewal++ // the lease must outlive the job
+			}
+			if !walk {
+				continue
 			}
 			lapsed, err := third[i].lapses(ctx, work, p.HeartbeatLoss)
 			if err != nil {

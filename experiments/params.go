@@ -93,6 +93,7 @@ type FieldError struct {
 // FieldErrors is every refused parameter of one request, in the order of the experiment's fields.
 type FieldErrors []FieldError
 
+// Error lists every refused field in one line, for logs; a page shows each message by its field.
 func (fe FieldErrors) Error() string {
 	parts := make([]string, len(fe))
 	for i, e := range fe {
