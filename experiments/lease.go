@@ -1,8 +1,10 @@
 package experiments
 
 import (
+	"cmp"
 	"context"
 	"math"
+	"slices"
 )
 
 // LeaseParams describe block 6: job durations drawn from Random(Seed), mostly exponential with mean
@@ -246,39 +248,57 @@ type CrashSweepResult struct {
 // CrashSweep runs ack-before-work at each crash rate, with the document's deterministic crash
 // pattern rather than a random stream.
 //
-// Whether job i crashes depends only on its residue (i*7919) % 100000, so the jobs are counted by
-// residue once and each rate then sums the residues below its threshold: the same count as the
-// document's loop per rate, in one pass over the jobs however many rates are asked for.
+// Job i crashes at a rate iff its residue (i*7919) % 100000 is below rate*100000, so a job that
+// crashes at one rate crashes at every higher one. One pass over the jobs finds, for each job, the
+// lowest rate at which it crashes (a binary search over the sorted thresholds); a running sum then
+// gives every rate's count: the document's loop per rate, in one pass however many rates.
 func CrashSweep(ctx context.Context, p CrashSweepParams) (CrashSweepResult, error) {
-	const modulus = 100000
-	byResidue := make([]int64, modulus)
+	// Python compares the int residue with the float rate*100000; a residue is below 2^53, so
+	// converting it to float64 compares exactly as Python does.
+	limits := make([]float64, len(p.CrashRates))
+	for i, rate := range p.CrashRates {
+		limits[i] = rate * 100000
+	}
+	order := make([]int, len(limits)) // rates by threshold, whatever order they were given in
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(limits[a], limits[b]) })
+	sorted := make([]float64, len(order))
+	for k, i := range order {
+		sorted[k] = limits[i]
+	}
+	firstCrash := make([]int64, len(sorted)+1) // jobs whose lowest crashing threshold is sorted[k]
 	for i := int64(0); i < p.Jobs; i++ {
 		if i%ctxEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return CrashSweepResult{}, err
 			}
 		}
-		byResidue[(i*7919)%modulus]++
-	}
-	res := CrashSweepResult{Jobs: p.Jobs}
-	for _, rate := range p.CrashRates {
-		// Python compares the int residue with the float rate*100000; a residue is below 2^53, so
-		// converting it to float64 compares exactly as Python does.
-		limit := rate * modulus
-		var crashed int64
-		for r, jobs := range byResidue {
-			if float64(r) < limit {
-				crashed += jobs
+		r := float64((i * 7919) % 100000)
+		lo, hi := 0, len(sorted) // the first threshold above r
+		for lo < hi {
+			mid := (lo + hi) / 2
+			if sorted[mid] > r {
+				hi = mid
+			} else {
+				lo = mid + 1
 			}
 		}
-		res.Points = append(res.Points, CrashSweepPoint{
-			CrashRate: rate,
+		firstCrash[lo]++ // len(sorted) means it never crashes
+	}
+	res := CrashSweepResult{Jobs: p.Jobs, Points: make([]CrashSweepPoint, len(p.CrashRates))}
+	var crashed int64
+	for k, i := range order {
+		crashed += firstCrash[k]
+		res.Points[i] = CrashSweepPoint{
+			CrashRate: p.CrashRates[i],
 			// Ack first: each crash loses its job and raises nothing, and no path applies a job
 			// twice, so Duplicated and Errors are 0 by construction, which is the finding.
 			Lost: crashed,
 			// Ack last: the same crashes each cause a redelivery and a second application.
 			AckAfterDuplicated: crashed,
-		})
+		}
 	}
 	return res, nil
 }
@@ -289,7 +309,7 @@ func crashSweepExperiment() *Experiment {
 		[]Field{fieldJobs,
 			{Name: "crash_rates", Label: "Crash rates", Help: "Crash rates to sweep (0.05 is 5%).", Kind: KindFloatList, Min: 0, Max: 1}},
 		DefaultCrashSweepParams, CrashSweep, func(p CrashSweepParams) (int64, string) {
-			// one pass over the jobs (about 5 ns each), then 100,000 residues per rate
-			return p.Jobs*2 + int64(len(p.CrashRates))*100_000/2, "jobs"
+			// one pass over the jobs, a residue and a binary search each: about 15 ns at 50 rates
+			return p.Jobs * 4, "jobs"
 		})
 }
