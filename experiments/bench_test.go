@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strings"
 	"testing"
@@ -57,10 +58,13 @@ func BenchmarkExpovariate(b *testing.B) {
 	_ = s
 }
 
+// worstFlag turns on BenchmarkWorstAccepted, which takes about a second per run and would make
+// "go test -bench ." take minutes: go test -run x -bench WorstAccepted -benchtime 1x -worst
+var worstFlag = flag.Bool("worst", false, "run BenchmarkWorstAccepted")
+
 // worstAccepted are runs near MaxCost in the shapes that cost the most per unit: a 50% crash rate
 // (unpredictable branches), redeliveries scattered over the whole stream, many timeouts, and
-// heartbeat walks. BenchmarkWorstAccepted times them (go test -run x -bench WorstAccepted
-// -benchtime 1x); each should end within about two seconds.
+// heartbeat walks. BenchmarkWorstAccepted times them; each should end within about two seconds.
 var worstAccepted = []struct {
 	name  string
 	query map[string][]string
@@ -95,6 +99,9 @@ func ratesList(n int) string {
 }
 
 func BenchmarkWorstAccepted(b *testing.B) {
+	if !*worstFlag {
+		b.Skip("needs -worst")
+	}
 	ctx := context.Background()
 	for _, w := range worstAccepted {
 		e, ok := Lookup(w.name)
