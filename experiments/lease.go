@@ -193,15 +193,14 @@ func leaseExperiment() *Experiment {
 }
 
 // leaseCost counts, in units of about 4 ns (see MaxCost): the duration draws (a random() and an
-// expovariate, about 75 ns a job), a comparison and two closed-form renewal checks per job and
-// timeout (about 15 ns) and, when heartbeats can be lost, every heartbeat the walks will draw
-// (about 20 ns each, plus 30 ns to start each walk). The heartbeat count depends on the durations,
+// expovariate, about 75 ns a job), a comparison per job and timeout and, when heartbeats can be
+// lost, every heartbeat the walks will draw (about 20 ns each, plus 30 ns to start each walk). The heartbeat count depends on the durations,
 // which are not drawn yet, so it is bounded from the means: the sum of n durations is at most
 // n*mean + 8*sqrt(n)*sd except with negligible probability (8 standard deviations; for a single
 // exponential job, e^-9), and a job sends fewer than h/r heartbeats, h <= work + r.
 func leaseCost(p LeaseParams) (int64, string) {
 	n := float64(p.Jobs)
-	c := n*19 + n*float64(len(p.Timeouts))*4
+	c := n*19 + n*float64(len(p.Timeouts))
 	if p.HeartbeatLoss == 0 {
 		return clampCost(c), "jobs"
 	}
