@@ -31,6 +31,8 @@ test: assets check-generate vet setup-browser
 	./bin/site verify
 	./node_modules/.bin/dockerfile-utils lint Dockerfile
 	$(MAKE) fuzz FUZZTIME=5s
+	@if [ -f ../shared/tools/prose-overlap ]; then python3 ../shared/tools/prose-overlap content pages; \
+	else echo "prose-overlap: ../shared/tools not here, skipped"; fi
 
 # Regenerating the templ output must change nothing that is committed.
 check-generate: generate

@@ -78,16 +78,43 @@ func TestNoRawHTML(t *testing.T) {
 	}
 }
 
-// TestEmbeddedBook loads the real prose: every page parses, and every page carries real prose.
+// TestEmbeddedBook loads the real prose: every page parses and carries substantial prose of its
+// own (block pages at least 500 words, the concept page at least 1,500).
 func TestEmbeddedBook(t *testing.T) {
 	b, err := Load(Files)
 	if err != nil {
 		t.Fatal(err)
 	}
+	min := map[string]int{"semantics": 1500, "index": 300, "assembly": 300, "verify": 300, "glossary": 300}
+	for n := 1; n <= 6; n++ {
+		min["blocks/"+string(rune('0'+n))] = 500
+	}
+	for slug, want := range min {
+		p, ok := b.Page(slug)
+		if !ok {
+			t.Errorf("page %s is missing", slug)
+			continue
+		}
+		if p.Words < want {
+			t.Errorf("%s: %d words, want at least %d", slug, p.Words, want)
+		}
+	}
 	for _, slug := range b.Slugs() {
 		p, _ := b.Page(slug)
 		if p.Title == "" || p.Words < 20 {
 			t.Errorf("%s: title %q, %d words", slug, p.Title, p.Words)
+		}
+	}
+	if p, _ := b.Page("predictions"); p == nil || len(p.Sections) != 5 {
+		t.Error("predictions.md must ask exactly five questions")
+	}
+	tl, _ := b.Page("timeline")
+	if tl == nil || len(tl.Sections) < 6 {
+		t.Fatal("timeline.md needs its steps")
+	}
+	for _, s := range tl.Sections {
+		if !strings.HasPrefix(s.Text, "Track: crash") && !strings.HasPrefix(s.Text, "Track: fix") {
+			t.Errorf("timeline step %q has no Track line", s.Title)
 		}
 	}
 }

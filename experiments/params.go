@@ -74,9 +74,9 @@ func (f Field) Range() string {
 	case KindIntList:
 		return fmt.Sprintf("up to %d comma-separated whole numbers, each from %s to %s", MaxListItems, groupInt(f.MinInt), groupInt(f.MaxInt))
 	case KindFloat:
-		return fmt.Sprintf("a number from %s to %s", FormatFloat(f.Min), FormatFloat(f.Max))
+		return fmt.Sprintf("a number from %s to %s", rangeFloat(f.Min), rangeFloat(f.Max))
 	case KindFloatList:
-		return fmt.Sprintf("up to %d comma-separated numbers, each from %s to %s", MaxListItems, FormatFloat(f.Min), FormatFloat(f.Max))
+		return fmt.Sprintf("up to %d comma-separated numbers, each from %s to %s", MaxListItems, rangeFloat(f.Min), rangeFloat(f.Max))
 	}
 	return ""
 }
@@ -418,7 +418,22 @@ func (e *Experiment) Key(p any) string {
 }
 
 // FormatFloat writes a float in the shortest form that parses back to the same value.
-func FormatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+// Plain decimals are used wherever they stay short and exact (1000000000 and 0.000001, not 1e+09
+// and 1e-06): a reader edits these values in a form, and exponents there look like errors.
+func FormatFloat(x float64) string {
+	if a := math.Abs(x); x == 0 || (a >= 1e-7 && a < 1e16) {
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// rangeFloat writes a range bound for people: whole numbers with thousands separators.
+func rangeFloat(x float64) string {
+	if x == math.Trunc(x) && math.Abs(x) < 1e18 {
+		return groupInt(int64(x))
+	}
+	return FormatFloat(x)
+}
 
 // groupInt writes an int with thousands separators, as the documents print counts.
 func groupInt(v int64) string {

@@ -440,3 +440,68 @@ func manyWindows(n int) string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// reading returns the text of the "what the numbers say" block of one experiment on a page.
+func reading(t *testing.T, body, domID string) string {
+	t.Helper()
+	i := strings.Index(body, `id="`+domID+`"`)
+	if i < 0 {
+		t.Fatalf("no %s on the page", domID)
+	}
+	rest := body[i:]
+	j := strings.Index(rest, `<div class="reading">`)
+	k := strings.Index(rest, `</section>`)
+	if j < 0 || (k >= 0 && j > k) {
+		t.Fatalf("no reading in %s", domID)
+	}
+	end := strings.Index(rest[j:], "</div>")
+	return regexp.MustCompile(`<[^>]+>`).ReplaceAllString(rest[j:j+end], " ")
+}
+
+// TestReadingsFollowTheRun changes the parameters on blocks 1, 4 and 6 and checks that the prose
+// under the chart quotes the numbers of the run on screen, not the document's.
+func TestReadingsFollowTheRun(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	api := func(q string, v any) {
+		r := do(t, s, "GET", q, nil)
+		if r.status != 200 {
+			t.Fatalf("%s: %d", q, r.status)
+		}
+		if err := json.Unmarshal([]byte(r.body), v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("block 1", func(t *testing.T) {
+		var got struct{ Result experiments.AssemblyResult }
+		api("/api/experiments/assembly?jobs=50000&crash_rate=0.07&seed=3", &got)
+		page := do(t, s, "GET", "/blocks/1?jobs=50000&crash_rate=0.07&seed=3", nil).body
+		text := reading(t, page, "exp-assembly")
+		lost := got.Result.Rows[0].Lost
+		if lost == 398 || !strings.Contains(text, count(lost)) || !strings.Contains(text, "50,000") {
+			t.Errorf("reading does not quote the run (lost %d):\n%s", lost, text)
+		}
+	})
+	t.Run("block 4", func(t *testing.T) {
+		var got struct{ Result experiments.WindowResult }
+		api("/api/experiments/window?max_delay=7000&windows=500,4000,8000", &got)
+		page := do(t, s, "GET", "/blocks/4?max_delay=7000&windows=500,4000,8000", nil).body
+		text := reading(t, page, "exp-window")
+		first := got.Result.Points[0].Escaped
+		if !strings.Contains(text, count(first)) || !strings.Contains(text, "7,000") || !strings.Contains(text, "8,000") {
+			t.Errorf("reading does not quote the run (escaped %d at 500):\n%s", first, text)
+		}
+		if strings.Contains(text, "380") {
+			t.Errorf("reading quotes the document's 380:\n%s", text)
+		}
+	})
+	t.Run("block 6", func(t *testing.T) {
+		var got struct{ Result experiments.LeaseResult }
+		api("/api/experiments/lease?timeouts=10,20,600&slow_mean_s=90", &got)
+		page := do(t, s, "GET", "/blocks/6?timeouts=10,20,600&slow_mean_s=90", nil).body
+		text := reading(t, page, "exp-lease")
+		first := got.Result.Points[0].NoRenewal
+		if first == 2448 || !strings.Contains(text, count(first)) {
+			t.Errorf("reading does not quote the run (%d doubled at 10 s):\n%s", first, text)
+		}
+	})
+}
