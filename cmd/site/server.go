@@ -219,6 +219,20 @@ func (s *server) handleMetrics() echo.HandlerFunc {
 	return echo.WrapHandler(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
 }
 
+// newHTTPServer sets every timeout, so a slow or idle client cannot hold a connection open: the
+// write timeout leaves room for the longest run the server allows, queue wait included.
+func newHTTPServer(cfg config, h http.Handler) *http.Server {
+	return &http.Server{
+		Addr:              cfg.Addr,
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      cfg.RunTimeout + cfg.QueueWait + 10*time.Second,
+		IdleTimeout:       60 * time.Second,
+		MaxHeaderBytes:    32 << 10,
+	}
+}
+
 // serve starts the HTTP server and stops it gracefully when ctx ends.
 func serve(ctx context.Context, cfg config, stdout interface{ Write([]byte) (int, error) }) error {
 	var handler slog.Handler = slog.NewTextHandler(stdout, nil)
@@ -241,15 +255,7 @@ func serve(ctx context.Context, cfg config, stdout interface{ Write([]byte) (int
 	if err := s.runner.warm(ctx); err != nil {
 		return err
 	}
-	hs := &http.Server{
-		Addr:              cfg.Addr,
-		Handler:           s.echo,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       10 * time.Second,
-		WriteTimeout:      cfg.RunTimeout + cfg.QueueWait + 10*time.Second,
-		IdleTimeout:       60 * time.Second,
-		MaxHeaderBytes:    32 << 10,
-	}
+	hs := newHTTPServer(cfg, s.echo)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.ListenAndServe() }()
 	log.Info("serving", "addr", "http://"+cfg.Addr+cfg.BasePath+"/")

@@ -505,3 +505,17 @@ func TestReadingsFollowTheRun(t *testing.T) {
 		}
 	})
 }
+
+func TestBodyLimitAndTimeouts(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	req := httptest.NewRequest("POST", "/blocks/4", strings.NewReader(strings.Repeat("x", 100<<10)))
+	rec := httptest.NewRecorder()
+	s.echo.ServeHTTP(rec, req)
+	if rec.Code != http.StatusRequestEntityTooLarge {
+		t.Errorf("100 KB body answered %d, want 413", rec.Code)
+	}
+	hs := newHTTPServer(testConfig(), s.echo)
+	if hs.ReadHeaderTimeout == 0 || hs.ReadTimeout == 0 || hs.WriteTimeout <= testConfig().RunTimeout || hs.IdleTimeout == 0 || hs.MaxHeaderBytes == 0 {
+		t.Errorf("server timeouts not all set: %+v", hs)
+	}
+}
