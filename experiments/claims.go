@@ -199,7 +199,7 @@ func Claims(ctx context.Context, p ClaimsParams) (ClaimsResult, error) {
 	}
 	d, renewOK := l.doubles, l.renewOK
 	add("B6", "a short visibility timeout double-executes slow jobs",
-		d[0]*20 > p.Jobs, fmt.Sprintf("%d of %s at a 5 s timeout", d[0], groupInt(p.Jobs)))
+		d[0]*20 > p.Jobs, fmt.Sprintf("%d of %s at a 5 s timeout", d[0], Thousands(p.Jobs)))
 	add("B6", "...and only a timeout far beyond the slowest job reaches zero",
 		d[2] == 0 && d[1] > 0, fmt.Sprintf("%d at 60 s, %d at 300 s", d[1], d[2]))
 	add("B6", "a heartbeat removes the dependency on job duration entirely",

@@ -70,9 +70,9 @@ type Field struct {
 func (f Field) Range() string {
 	switch f.Kind {
 	case KindInt:
-		return fmt.Sprintf("a whole number from %s to %s", groupInt(f.MinInt), groupInt(f.MaxInt))
+		return fmt.Sprintf("a whole number from %s to %s", Thousands(f.MinInt), Thousands(f.MaxInt))
 	case KindIntList:
-		return fmt.Sprintf("up to %d comma-separated whole numbers, each from %s to %s", MaxListItems, groupInt(f.MinInt), groupInt(f.MaxInt))
+		return fmt.Sprintf("up to %d comma-separated whole numbers, each from %s to %s", MaxListItems, Thousands(f.MinInt), Thousands(f.MaxInt))
 	case KindFloat:
 		return fmt.Sprintf("a number from %s to %s", rangeFloat(f.Min), rangeFloat(f.Max))
 	case KindFloatList:
@@ -239,7 +239,7 @@ func (e *Experiment) Parse(raw map[string][]string, allowed ...string) (any, err
 	if c, field := e.cost(p); c > MaxCost {
 		f, _ := e.Field(field)
 		return nil, FieldErrors{{field, fmt.Sprintf("this run would take %s work units, over the limit of %s; lower %s (it accepts %s) or shrink the lists",
-			groupInt(c), groupInt(MaxCost), f.Label, f.Range())}}
+			Thousands(c), Thousands(MaxCost), f.Label, f.Range())}}
 	}
 	return p, nil
 }
@@ -350,7 +350,7 @@ func parseInt(f Field, s string) (int64, string) {
 		v = int64(x)
 	}
 	if v < f.MinInt || v > f.MaxInt {
-		return 0, fmt.Sprintf("%s is out of range; it %s", groupInt(v), bad)
+		return 0, fmt.Sprintf("%s is out of range; it %s", Thousands(v), bad)
 	}
 	return v, ""
 }
@@ -430,13 +430,14 @@ func FormatFloat(x float64) string {
 // rangeFloat writes a range bound for people: whole numbers with thousands separators.
 func rangeFloat(x float64) string {
 	if x == math.Trunc(x) && math.Abs(x) < 1e18 {
-		return groupInt(int64(x))
+		return Thousands(int64(x))
 	}
 	return FormatFloat(x)
 }
 
-// groupInt writes an int with thousands separators, as the documents print counts.
-func groupInt(v int64) string {
+// Thousands writes an integer with thousands separators, as the documents print counts; the
+// pages use it too, so a number reads the same in a table, a reading and an error message.
+func Thousands(v int64) string {
 	s := strconv.FormatInt(v, 10)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")

@@ -73,7 +73,7 @@ func readAssembly(p experiments.StreamParams, r experiments.AssemblyResult) []st
 		return []string{"This run has no jobs, so there is nothing to compare."}
 	}
 	out := []string{fmt.Sprintf("Of %s jobs, %s had their worker die mid-job: %s of the stream, drawn at a crash rate of %s.",
-		sayCount(r.Jobs), sayCount(r.Crashed), sayShare(r.Crashed, r.Jobs), sayPct(p.CrashRate))}
+		count(r.Jobs), count(r.Crashed), sayShare(r.Crashed, r.Jobs), percent(p.CrashRate))}
 	if r.Crashed == 0 {
 		return append(out, "With no crash there is no crash window, so all four designs come out correct and this run "+
 			"cannot tell them apart. That is also why a test suite that never kills a worker passes a broken "+
@@ -99,7 +99,7 @@ func readAssembly(p experiments.StreamParams, r experiments.AssemblyResult) []st
 	}
 	if amo != nil {
 		s := fmt.Sprintf("Acknowledging before the work ran %s jobs exactly once, lost %s (%s) and duplicated %s.",
-			sayCount(amo.ExactlyOnce), sayCount(amo.Lost), sayShare(amo.Lost, r.Jobs), sayCount(amo.Duplicated))
+			count(amo.ExactlyOnce), count(amo.Lost), sayShare(amo.Lost, r.Jobs), count(amo.Duplicated))
 		if amo.Lost == r.Crashed && amo.Lost > 0 {
 			s += " That is one lost job per crash, and the design has nowhere to report any of them: the queue forgot each job the moment it was acknowledged."
 		}
@@ -107,7 +107,7 @@ func readAssembly(p experiments.StreamParams, r experiments.AssemblyResult) []st
 	}
 	if alo != nil {
 		s := fmt.Sprintf("Acknowledging after the work lost %s and ran %s jobs twice (%s).",
-			sayCount(alo.Lost), sayCount(alo.Duplicated), sayShare(alo.Duplicated, r.Jobs))
+			count(alo.Lost), count(alo.Duplicated), sayShare(alo.Duplicated, r.Jobs))
 		if amo != nil && amo.Lost > 0 && alo.Duplicated > 0 {
 			if r.SameSet {
 				s += " The doubled job ids are exactly the ones the first design lost: one crash window, paid for on the other side."
@@ -123,7 +123,7 @@ func readAssembly(p experiments.StreamParams, r experiments.AssemblyResult) []st
 			caught = 0
 		}
 		s := fmt.Sprintf("A dedup key written in its own statement, apart from the effect, still let %s duplicates through (%s). It caught %s of the %s redeliveries",
-			sayCount(loose.Duplicated), sayShare(loose.Duplicated, r.Jobs), sayCount(caught), sayCount(r.Crashed))
+			count(loose.Duplicated), sayShare(loose.Duplicated, r.Jobs), count(caught), count(r.Crashed))
 		if caught == 0 {
 			s += ": none, because the crash that skips the key write is the same crash that causes the redelivery."
 		} else {
@@ -133,11 +133,11 @@ func readAssembly(p experiments.StreamParams, r experiments.AssemblyResult) []st
 	}
 	if tx != nil {
 		out = append(out, fmt.Sprintf("With the key and the effect committed together in one transaction: %s lost, %s duplicated, %s applied exactly once.",
-			sayCount(tx.Lost), sayCount(tx.Duplicated), sayCount(tx.ExactlyOnce)))
+			count(tx.Lost), count(tx.Duplicated), count(tx.ExactlyOnce)))
 	}
 	for _, row := range other {
 		out = append(out, fmt.Sprintf("%s: %s lost, %s exactly once, %s duplicated.",
-			sayCap(row.Design), sayCount(row.Lost), sayCount(row.ExactlyOnce), sayCount(row.Duplicated)))
+			sayCap(row.Design), count(row.Lost), count(row.ExactlyOnce), count(row.Duplicated)))
 	}
 	var correct []string
 	for _, row := range r.Rows {
@@ -165,21 +165,21 @@ func readCrashSweep(p experiments.CrashSweepParams, r experiments.CrashSweepResu
 	var parts []string
 	var lost, dup, errs int64
 	for _, pt := range pts {
-		parts = append(parts, fmt.Sprintf("at %s crashes, %s lost (%s)", sayPct(pt.CrashRate), sayCount(pt.Lost), sayShare(pt.Lost, r.Jobs)))
+		parts = append(parts, fmt.Sprintf("at %s crashes, %s lost (%s)", percent(pt.CrashRate), count(pt.Lost), sayShare(pt.Lost, r.Jobs)))
 		lost += pt.Lost
 		dup += pt.Duplicated
 		errs += pt.Errors
 	}
-	out := []string{fmt.Sprintf("Acknowledging before the work, on %s jobs: %s.", sayCount(r.Jobs), strings.Join(parts, "; "))}
+	out := []string{fmt.Sprintf("Acknowledging before the work, on %s jobs: %s.", count(r.Jobs), strings.Join(parts, "; "))}
 	switch {
 	case lost == 0:
 		out = append(out, "Nothing was lost at any rate tried, because no rate above zero produced a crash. Add a rate such as 0.05 to see the loss.")
 	case errs == 0:
 		out = append(out, fmt.Sprintf("Across every rate, %s jobs vanished, %s were duplicated and %s errors were raised. The loss is silent at every point: no exception, no dead letter, no metric that moves.",
-			sayCount(lost), sayCount(dup), sayCount(errs)))
+			count(lost), count(dup), count(errs)))
 	default:
 		out = append(out, fmt.Sprintf("Across every rate, %s jobs vanished and %s errors were raised. Ack-before-work normally has no one left to raise anything, so errors here point at the simulation, not the design.",
-			sayCount(lost), sayCount(errs)))
+			count(lost), count(errs)))
 	}
 	// Linearity: compare the lowest and highest rates that lost anything.
 	var lo, hi *experiments.CrashSweepPoint
@@ -193,7 +193,7 @@ func readCrashSweep(p experiments.CrashSweepParams, r experiments.CrashSweepResu
 	}
 	if lo != nil && hi != nil && hi.CrashRate > lo.CrashRate {
 		out = append(out, fmt.Sprintf("From %s to %s crashes the rate grows %sx and the loss grows %sx (%s to %s jobs): the loss simply tracks the crash rate.",
-			sayPct(lo.CrashRate), sayPct(hi.CrashRate), sayRatio(hi.CrashRate/lo.CrashRate), sayRatio(float64(hi.Lost)/float64(lo.Lost)), sayCount(lo.Lost), sayCount(hi.Lost)))
+			percent(lo.CrashRate), percent(hi.CrashRate), sayRatio(hi.CrashRate/lo.CrashRate), sayRatio(float64(hi.Lost)/float64(lo.Lost)), count(lo.Lost), count(hi.Lost)))
 	}
 	same := true
 	for _, pt := range pts {
@@ -207,7 +207,7 @@ func readCrashSweep(p experiments.CrashSweepParams, r experiments.CrashSweepResu
 		} else {
 			var d []string
 			for _, pt := range pts {
-				d = append(d, fmt.Sprintf("%s at %s", sayCount(pt.AckAfterDuplicated), sayPct(pt.CrashRate)))
+				d = append(d, fmt.Sprintf("%s at %s", count(pt.AckAfterDuplicated), percent(pt.CrashRate)))
 			}
 			out = append(out, fmt.Sprintf("Moving the ack after the work would duplicate %s instead.", sayList(d)))
 		}
@@ -220,13 +220,13 @@ func readKeys(p experiments.StreamParams, r experiments.KeysResult) []string {
 		return []string{"No dedup keys were compared in this run."}
 	}
 	if r.Crashed == 0 {
-		return []string{fmt.Sprintf("None of the %s jobs crashed, so nothing was redelivered and every key reports 0 duplicates. They look identical, which is the trap: a test that never redelivers cannot tell a working key from a useless one.", sayCount(r.Jobs))}
+		return []string{fmt.Sprintf("None of the %s jobs crashed, so nothing was redelivered and every key reports 0 duplicates. They look identical, which is the trap: a test that never redelivers cannot tell a working key from a useless one.", count(r.Jobs))}
 	}
-	out := []string{fmt.Sprintf("%s of %s jobs crashed after the effect and were delivered a second time.", sayCount(r.Crashed), sayCount(r.Jobs))}
+	out := []string{fmt.Sprintf("%s of %s jobs crashed after the effect and were delivered a second time.", count(r.Crashed), count(r.Jobs))}
 	var parts, good, bad []string
 	for _, row := range r.Rows {
 		parts = append(parts, fmt.Sprintf("keyed on %s, %s duplicates got through (%s of the redeliveries)",
-			row.Key, sayCount(row.Duplicated), sayShare(row.Duplicated, r.Crashed)))
+			row.Key, count(row.Duplicated), sayShare(row.Duplicated, r.Crashed)))
 		if row.Duplicated == 0 {
 			good = append(good, row.Key)
 		}
@@ -251,13 +251,13 @@ func readWindow(p experiments.WindowParams, r experiments.WindowResult) []string
 	pts := slices.Clone(r.Points)
 	slices.SortStableFunc(pts, func(a, b experiments.WindowPoint) int { return cmp.Compare(a.Window, b.Window) })
 	if r.Crashed == 0 {
-		return []string{fmt.Sprintf("None of the %s jobs crashed, so nothing was redelivered and every window shows 0 escapes. This run says nothing about sizing the window; raise crash_rate to give it duplicates to catch.", sayCount(r.Jobs))}
+		return []string{fmt.Sprintf("None of the %s jobs crashed, so nothing was redelivered and every window shows 0 escapes. This run says nothing about sizing the window; raise crash_rate to give it duplicates to catch.", count(r.Jobs))}
 	}
 	out := []string{fmt.Sprintf("%s of %s jobs crashed, and each came back between 1 and %s jobs after the original.",
-		sayCount(r.Crashed), sayCount(r.Jobs), sayCount(r.MaxDelay))}
+		count(r.Crashed), count(r.Jobs), count(r.MaxDelay))}
 	first := pts[0]
 	out = append(out, fmt.Sprintf("The smallest window tried, %s ids, let %s duplicates escape: %s of all jobs, or %s of the redeliveries.",
-		sayCount(first.Window), sayCount(first.Escaped), sayPct(first.EscapeRate), sayShare(first.Escaped, r.Crashed)))
+		count(first.Window), count(first.Escaped), percent(first.EscapeRate), sayShare(first.Escaped, r.Crashed)))
 	zero := -1
 	for i, pt := range pts {
 		if pt.Escaped == 0 {
@@ -268,25 +268,25 @@ func readWindow(p experiments.WindowParams, r experiments.WindowResult) []string
 	if zero < 0 {
 		last := pts[len(pts)-1]
 		out = append(out, fmt.Sprintf("No window tried reaches zero. The largest, %s ids, still let %s escape (%s of all jobs). Redeliveries here can arrive %s jobs late, so the window has to reach %s before the leak stops.",
-			sayCount(last.Window), sayCount(last.Escaped), sayPct(last.EscapeRate), sayCount(r.MaxDelay), sayCount(r.MaxDelay)))
+			count(last.Window), count(last.Escaped), percent(last.EscapeRate), count(r.MaxDelay), count(r.MaxDelay)))
 	} else {
 		w := pts[zero]
-		size := "about " + sayCount(w.StateKB) + " KB"
+		size := "about " + count(w.StateKB) + " KB"
 		if w.StateKB == 0 {
 			size = "under 1 KB"
 		}
-		s := fmt.Sprintf("The smallest window with zero escapes is %s ids (%s of ids), ", sayCount(w.Window), size)
+		s := fmt.Sprintf("The smallest window with zero escapes is %s ids (%s of ids), ", count(w.Window), size)
 		switch {
 		case w.Window == r.MaxDelay:
-			s += fmt.Sprintf("exactly the maximum redelivery delay of %s jobs.", sayCount(r.MaxDelay))
+			s += fmt.Sprintf("exactly the maximum redelivery delay of %s jobs.", count(r.MaxDelay))
 		case w.Window > r.MaxDelay:
-			s += fmt.Sprintf("above the maximum redelivery delay of %s jobs.", sayCount(r.MaxDelay))
+			s += fmt.Sprintf("above the maximum redelivery delay of %s jobs.", count(r.MaxDelay))
 			if zero > 0 {
-				s += fmt.Sprintf(" The next smaller window tried, %s, still leaked %s, so the threshold lies between them.", sayCount(pts[zero-1].Window), sayCount(pts[zero-1].Escaped))
+				s += fmt.Sprintf(" The next smaller window tried, %s, still leaked %s, so the threshold lies between them.", count(pts[zero-1].Window), count(pts[zero-1].Escaped))
 			}
 		default:
 			s += fmt.Sprintf("below the maximum redelivery delay of %s jobs. With %s redeliveries, none happened to arrive late enough to find its key gone; that is luck, not a guarantee. Only a window of %s is safe for every possible delay.",
-				sayCount(r.MaxDelay), sayCount(r.Crashed), sayCount(r.MaxDelay))
+				count(r.MaxDelay), count(r.Crashed), count(r.MaxDelay))
 		}
 		out = append(out, s)
 	}
@@ -294,9 +294,9 @@ func readWindow(p experiments.WindowParams, r experiments.WindowResult) []string
 		if pt.Window*2 == r.MaxDelay {
 			if pt.Escaped > 0 {
 				out = append(out, fmt.Sprintf("At half the maximum delay (%s ids) the window still leaked %s duplicates, an escape rate of %s of all jobs. Sizing to the average delay instead of the worst one ships this leak.",
-					sayCount(pt.Window), sayCount(pt.Escaped), sayPct(pt.EscapeRate)))
+					count(pt.Window), count(pt.Escaped), percent(pt.EscapeRate)))
 			} else {
-				out = append(out, fmt.Sprintf("At half the maximum delay (%s ids) nothing escaped on this run, but a redelivery later than %s jobs would.", sayCount(pt.Window), sayCount(pt.Window)))
+				out = append(out, fmt.Sprintf("At half the maximum delay (%s ids) nothing escaped on this run, but a redelivery later than %s jobs would.", count(pt.Window), count(pt.Window)))
 			}
 			break
 		}
@@ -342,22 +342,22 @@ func readWindowGrid(p experiments.WindowGridParams, r experiments.WindowGridResu
 				lucky++
 			default:
 				odd++
-				oddCells = append(oddCells, fmt.Sprintf("window %s at delay %s (%s escaped)", sayCount(w), sayCount(d), sayCount(e)))
+				oddCells = append(oddCells, fmt.Sprintf("window %s at delay %s (%s escaped)", count(w), count(d), count(e)))
 			}
 			if e == 0 && first < 0 {
 				first = w
 			}
 		}
 		if first >= 0 {
-			rows = append(rows, fmt.Sprintf("delays up to %s reach zero at window %s", sayCount(d), sayCount(first)))
+			rows = append(rows, fmt.Sprintf("delays up to %s reach zero at window %s", count(d), count(first)))
 		} else {
-			rows = append(rows, fmt.Sprintf("delays up to %s never reach zero (the largest window, %s, still leaks %s)", sayCount(d), sayCount(windows[len(windows)-1]), sayCount(lastLeak)))
+			rows = append(rows, fmt.Sprintf("delays up to %s never reach zero (the largest window, %s, still leaks %s)", count(d), count(windows[len(windows)-1]), count(lastLeak)))
 		}
 	}
 	if allZero {
-		return []string{fmt.Sprintf("Every cell of the grid is zero. Either nothing crashed on %s jobs, or every window tried already covers every delay tried; make a delay larger than the largest window to see a leak.", sayCount(r.Jobs))}
+		return []string{fmt.Sprintf("Every cell of the grid is zero. Either nothing crashed on %s jobs, or every window tried already covers every delay tried; make a delay larger than the largest window to see a leak.", count(r.Jobs))}
 	}
-	out := []string{fmt.Sprintf("Row by row, on %s jobs: %s.", sayCount(r.Jobs), strings.Join(rows, "; "))}
+	out := []string{fmt.Sprintf("Row by row, on %s jobs: %s.", count(r.Jobs), strings.Join(rows, "; "))}
 	s := fmt.Sprintf("The rule that a window leaks until it reaches the row's maximum delay, and never after, holds in %d of %d cells.", held, total)
 	if lucky > 0 {
 		s += fmt.Sprintf(" In %d more, a window below the delay happened to catch everything: few enough redeliveries arrived late enough to outrun it, which is luck rather than a bound.", lucky)
@@ -373,23 +373,23 @@ func readOrderings(p experiments.StreamParams, r experiments.OrderingsResult) []
 		return []string{"No orderings were compared in this run."}
 	}
 	if r.Crashed == 0 {
-		return []string{fmt.Sprintf("None of the %s jobs crashed, so every ordering shows 0 lost and 0 duplicated. The orderings only differ inside the crash window, which this run never opened.", sayCount(r.Jobs))}
+		return []string{fmt.Sprintf("None of the %s jobs crashed, so every ordering shows 0 lost and 0 duplicated. The orderings only differ inside the crash window, which this run never opened.", count(r.Jobs))}
 	}
-	out := []string{fmt.Sprintf("%s of %s jobs crashed between the two writes.", sayCount(r.Crashed), sayCount(r.Jobs))}
+	out := []string{fmt.Sprintf("%s of %s jobs crashed between the two writes.", count(r.Crashed), count(r.Jobs))}
 	for _, row := range r.Rows {
 		o := strings.ToLower(row.Order)
 		switch {
 		case strings.HasPrefix(o, "key"):
 			out = append(out, fmt.Sprintf("Writing the key first lost %s jobs and duplicated %s: the crash marks the job as done before it ran, so the redelivery is skipped and the work never happens.",
-				sayCount(row.Lost), sayCount(row.Duplicated)))
+				count(row.Lost), count(row.Duplicated)))
 		case strings.HasPrefix(o, "effect"):
 			out = append(out, fmt.Sprintf("Writing the effect first lost %s and duplicated %s: the crash leaves the effect in place with no key beside it, so the redelivery does it again.",
-				sayCount(row.Lost), sayCount(row.Duplicated)))
+				count(row.Lost), count(row.Duplicated)))
 		case strings.Contains(o, "transaction"):
 			out = append(out, fmt.Sprintf("In one transaction: %s lost, %s duplicated. There is no moment at which one write exists without the other.",
-				sayCount(row.Lost), sayCount(row.Duplicated)))
+				count(row.Lost), count(row.Duplicated)))
 		default:
-			out = append(out, fmt.Sprintf("%s: %s lost, %s duplicated.", sayCap(row.Order), sayCount(row.Lost), sayCount(row.Duplicated)))
+			out = append(out, fmt.Sprintf("%s: %s lost, %s duplicated.", sayCap(row.Order), count(row.Lost), count(row.Duplicated)))
 		}
 	}
 	return out
@@ -402,7 +402,7 @@ func readLease(p experiments.LeaseParams, r experiments.LeaseResult) []string {
 	pts := slices.Clone(r.Points)
 	slices.SortStableFunc(pts, func(a, b experiments.LeasePoint) int { return cmp.Compare(a.TimeoutS, b.TimeoutS) })
 	first, last := pts[0], pts[len(pts)-1]
-	out := []string{fmt.Sprintf("Of %s jobs, the slowest took %s.", sayCount(r.Jobs), saySecs(r.SlowestS))}
+	out := []string{fmt.Sprintf("Of %s jobs, the slowest took %s.", count(r.Jobs), saySecs(r.SlowestS))}
 
 	zero := -1
 	for i, pt := range pts {
@@ -416,11 +416,11 @@ func readLease(p experiments.LeaseParams, r experiments.LeaseResult) []string {
 		out = append(out, fmt.Sprintf("Without renewal, even the shortest timeout tried, %s, ran no job twice: no job outlived it.", saySecs(first.TimeoutS)))
 	case zero > 0:
 		out = append(out, fmt.Sprintf("Without renewal, a %s visibility timeout ran %s jobs twice (%s). The count first reaches zero at %s, the first timeout tried that outlasts every job; but with that timeout a worker that really has died keeps its job hidden for %s before anyone retries it.",
-			saySecs(first.TimeoutS), sayCount(first.NoRenewal), sayShare(first.NoRenewal, r.Jobs), saySecs(pts[zero].TimeoutS), saySecs(pts[zero].TimeoutS)))
+			saySecs(first.TimeoutS), count(first.NoRenewal), sayShare(first.NoRenewal, r.Jobs), saySecs(pts[zero].TimeoutS), saySecs(pts[zero].TimeoutS)))
 	default:
-		s := fmt.Sprintf("Without renewal, a %s visibility timeout ran %s jobs twice (%s)", saySecs(first.TimeoutS), sayCount(first.NoRenewal), sayShare(first.NoRenewal, r.Jobs))
+		s := fmt.Sprintf("Without renewal, a %s visibility timeout ran %s jobs twice (%s)", saySecs(first.TimeoutS), count(first.NoRenewal), sayShare(first.NoRenewal, r.Jobs))
 		if len(pts) > 1 {
-			s += fmt.Sprintf(", and no timeout tried reaches zero: at %s, %s still ran twice", saySecs(last.TimeoutS), sayCount(last.NoRenewal))
+			s += fmt.Sprintf(", and no timeout tried reaches zero: at %s, %s still ran twice", saySecs(last.TimeoutS), count(last.NoRenewal))
 		}
 		s += fmt.Sprintf(". Without a heartbeat the timeout has to outlast the slowest job, %s here.", saySecs(r.SlowestS))
 		out = append(out, s)
@@ -442,16 +442,16 @@ func readLease(p experiments.LeaseParams, r experiments.LeaseResult) []string {
 				saySecs(first.TimeoutS), saySecs(last.TimeoutS)))
 		} else {
 			out = append(out, fmt.Sprintf("Renewing every third of the timeout ran %s jobs twice at %s and %s at %s.",
-				sayCount(first.RenewThird), saySecs(first.TimeoutS), sayCount(last.RenewThird), saySecs(last.TimeoutS)))
+				count(first.RenewThird), saySecs(first.TimeoutS), count(last.RenewThird), saySecs(last.TimeoutS)))
 		}
 	} else {
-		s := fmt.Sprintf("With %s of heartbeats lost, renewing every third of the timeout ran %s jobs twice at %s", sayPct(p.HeartbeatLoss), sayCount(first.RenewThird), saySecs(first.TimeoutS))
+		s := fmt.Sprintf("With %s of heartbeats lost, renewing every third of the timeout ran %s jobs twice at %s", percent(p.HeartbeatLoss), count(first.RenewThird), saySecs(first.TimeoutS))
 		if len(pts) > 1 {
-			s += fmt.Sprintf(" and %s at %s", sayCount(last.RenewThird), saySecs(last.TimeoutS))
+			s += fmt.Sprintf(" and %s at %s", count(last.RenewThird), saySecs(last.TimeoutS))
 		}
-		s += fmt.Sprintf(", against %s", sayCount(first.NoRenewal))
+		s += fmt.Sprintf(", against %s", count(first.NoRenewal))
 		if len(pts) > 1 {
-			s += fmt.Sprintf(" and %s", sayCount(last.NoRenewal))
+			s += fmt.Sprintf(" and %s", count(last.NoRenewal))
 		}
 		s += " with no renewal."
 		if allThirdZero {
@@ -472,10 +472,10 @@ func readLease(p experiments.LeaseParams, r experiments.LeaseResult) []string {
 		}
 	}
 	if allDouble {
-		out = append(out, fmt.Sprintf("Renewing only every twice the timeout is worse than not renewing: all %s jobs ran twice at every timeout, because each lease lapses before its first heartbeat arrives.", sayCount(r.Jobs)))
+		out = append(out, fmt.Sprintf("Renewing only every twice the timeout is worse than not renewing: all %s jobs ran twice at every timeout, because each lease lapses before its first heartbeat arrives.", count(r.Jobs)))
 	} else {
 		out = append(out, fmt.Sprintf("Renewing only every twice the timeout ran %s jobs twice at %s and %s at %s: a heartbeat slower than the lease cannot keep it alive.",
-			sayCount(first.RenewDouble), saySecs(first.TimeoutS), sayCount(last.RenewDouble), saySecs(last.TimeoutS)))
+			count(first.RenewDouble), saySecs(first.TimeoutS), count(last.RenewDouble), saySecs(last.TimeoutS)))
 	}
 	return out
 }
@@ -540,13 +540,13 @@ func readOutbox(p experiments.OutboxParams, r experiments.OutboxResult) []string
 	if r.Events == 0 || len(r.Rows) == 0 {
 		return []string{"No events were produced in this run, so there is nothing to read."}
 	}
-	out := []string{fmt.Sprintf("%s business changes, with a %s chance of a crash at each step.", sayCount(r.Events), sayPct(p.CrashRate))}
+	out := []string{fmt.Sprintf("%s business changes, with a %s chance of a crash at each step.", count(r.Events), percent(p.CrashRate))}
 	var clean []string
 	var obNo, obYes *experiments.OutboxRow
 	for i := range r.Rows {
 		row := &r.Rows[i]
 		out = append(out, fmt.Sprintf("%s, %s: %s lost, %s phantom, %s duplicate applications.",
-			sayCap(row.Design), sayConsumer(row.ConsumerDedup), sayCount(row.Lost), sayCount(row.Phantom), sayCount(row.DuplicateApplications)))
+			sayCap(row.Design), sayConsumer(row.ConsumerDedup), count(row.Lost), count(row.Phantom), count(row.DuplicateApplications)))
 		if row.Lost == 0 && row.Phantom == 0 && row.DuplicateApplications == 0 {
 			clean = append(clean, row.Design+", "+sayConsumer(row.ConsumerDedup))
 		}
@@ -571,7 +571,7 @@ func readOutbox(p experiments.OutboxParams, r experiments.OutboxResult) []string
 	}
 	if obNo != nil && obYes != nil {
 		out = append(out, fmt.Sprintf("The outbox lost %s events and invented %s. Its relay's republishing showed up as %s duplicate applications at a consumer without a key and %s at one with a key: the outbox makes sure the event exists, the key makes sure it lands once.",
-			sayCount(obNo.Lost), sayCount(obNo.Phantom), sayCount(obNo.DuplicateApplications), sayCount(obYes.DuplicateApplications)))
+			count(obNo.Lost), count(obNo.Phantom), count(obNo.DuplicateApplications), count(obYes.DuplicateApplications)))
 	}
 	return out
 }
@@ -583,33 +583,14 @@ func sayConsumer(dedup bool) string {
 	return "consumer without a dedup key"
 }
 
-// sayCount writes a count with thousands separators.
-func sayCount(v int64) string {
-	s := strconv.FormatInt(v, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
 
-// sayPct writes a fraction as a percentage with two decimals.
-func sayPct(f float64) string { return strconv.FormatFloat(f*100, 'f', 2, 64) + "%" }
 
 // sayShare writes n as a percentage of of, two decimals; nothing of nothing is 0.00%.
 func sayShare(n, of int64) string {
 	if of == 0 {
 		return "0.00%"
 	}
-	return sayPct(float64(n) / float64(of))
+	return percent(float64(n) / float64(of))
 }
 
 // saySecs writes a duration in seconds as given, or to one decimal when it was measured.
@@ -634,7 +615,7 @@ func sayApprox(f float64) string {
 	case math.Abs(f) >= 1e15:
 		return strconv.FormatFloat(f, 'g', 3, 64)
 	case math.Abs(f) >= 100:
-		return sayCount(int64(math.Round(f)))
+		return count(int64(math.Round(f)))
 	case f == math.Trunc(f):
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
@@ -646,7 +627,7 @@ func sayProb(f float64) string {
 	if f > 0 && f < 0.001 {
 		return "1 in " + sayApprox(1/f)
 	}
-	return sayPct(f)
+	return percent(f)
 }
 
 // saySpan writes seconds in the largest sensible unit.

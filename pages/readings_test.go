@@ -240,11 +240,11 @@ func TestReading(t *testing.T) {
 
 func TestReadingFormats(t *testing.T) {
 	for _, tc := range []struct{ got, want string }{
-		{sayCount(0), "0"},
-		{sayCount(999), "999"},
-		{sayCount(1000), "1,000"},
-		{sayCount(-1234567), "-1,234,567"},
-		{sayPct(0.0199), "1.99%"},
+		{count(0), "0"},
+		{count(999), "999"},
+		{count(1000), "1,000"},
+		{count(-1234567), "-1,234,567"},
+		{percent(0.0199), "1.99%"},
 		{sayShare(1, 0), "0.00%"},
 		{sayBytes(448e9), "448 GB"},
 		{sayProb(1e-6), "1 in 1,000,000"},

@@ -179,22 +179,7 @@ func gridCell(r experiments.WindowGridResult, d, w int64) int64 {
 }
 
 // count writes an integer with thousands separators.
-func count(v int64) string {
-	s := strconv.FormatInt(v, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func count(v int64) string { return experiments.Thousands(v) }
 
 // percent writes a fraction as a percentage with two decimals, as the documents do.
 func percent(f float64) string { return strconv.FormatFloat(f*100, 'f', 2, 64) + "%" }
