@@ -283,21 +283,17 @@ func parseInto(f Field, raw string, m reflect.Value) string {
 		return fmt.Sprintf("has %d items; it %s", len(items), bad)
 	}
 	if f.Kind == KindIntList {
-		out := make([]int64, 0, len(items))
-		for _, it := range items {
-			v, msg := parseInt(f, strings.TrimSpace(it))
-			if msg != "" {
-				return msg
-			}
-			out = append(out, v)
-		}
-		slices.Sort(out)
-		m.Set(reflect.ValueOf(slices.Compact(out)))
-		return ""
+		return parseList(f, items, parseInt, m)
 	}
-	out := make([]float64, 0, len(items))
+	return parseList(f, items, parseFloat, m)
+}
+
+// parseList parses every item with one, then sorts and drops repeats: a chart's x axis wants its
+// points in order, and running a window twice would only cost time.
+func parseList[T int64 | float64](f Field, items []string, one func(Field, string) (T, string), m reflect.Value) string {
+	out := make([]T, 0, len(items))
 	for _, it := range items {
-		v, msg := parseFloat(f, strings.TrimSpace(it))
+		v, msg := one(f, strings.TrimSpace(it))
 		if msg != "" {
 			return msg
 		}
