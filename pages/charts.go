@@ -168,7 +168,7 @@ func windowChart(domID string, r experiments.WindowResult) Chart {
 	)
 	c.Validate()
 	return Chart{ID: domID + "-curve", Title: title,
-		Alt: fmt.Sprintf("Line of the share of duplicates that escape at each window size, with a marker at the maximum redelivery delay of %s jobs.", count(r.MaxDelay)),
+		Alt:     fmt.Sprintf("Line of the share of duplicates that escape at each window size, with a marker at the maximum redelivery delay of %s jobs.", count(r.MaxDelay)),
 		Options: c.JSON()}
 }
 

@@ -86,10 +86,13 @@ type Run struct {
 	// experiments with a "jobs" parameter can share a URL.
 	Prefix string
 	Raw    map[string]string
-	Params any
-	Result any
-	Errors experiments.FieldErrors
-	Busy   string
+	// Inherited marks values taken from the page's first form; they are not carried as this
+	// experiment's own, so changing the first form again changes them too.
+	Inherited map[string]bool
+	Params    any
+	Result    any
+	Errors    experiments.FieldErrors
+	Busy      string
 }
 
 // NewExperimentView builds the view of run r on the page at pagePath; all runs on the page are
@@ -129,7 +132,7 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) ExperimentV
 		}
 		od := o.Experiment.Format(o.Experiment.Defaults())
 		for _, f := range o.Experiment.Fields {
-			if val, ok := o.Raw[f.Name]; ok && val != od[f.Name] {
+			if val, ok := o.Raw[f.Name]; ok && val != od[f.Name] && !o.Inherited[f.Name] {
 				v.Hidden = append(v.Hidden, Hidden{Name: o.Prefix + f.Name, Value: val})
 			}
 		}

@@ -55,7 +55,11 @@ func (s *server) article(c echo.Context, slug, path string) error {
 		if len(runs) > 0 {
 			prefix = e.Name + "."
 		}
-		runs = append(runs, s.runFromQuery(c, e, prefix, q))
+		var first *experiments.Experiment
+		if len(runs) > 0 {
+			first = runs[0].Experiment
+		}
+		runs = append(runs, s.runFromQuery(c, e, prefix, first, q))
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -103,15 +107,35 @@ func (s *server) article(c echo.Context, slug, path string) error {
 	return render(c, status, pages.Layout(site, page.Title, pages.Article(view)))
 }
 
+// sharedFields are the stream's parameters: typed into a page's first form, they also apply to a
+// later experiment on the page, so that "the same 20,000 jobs" stays true down the page.
+var sharedFields = map[string]bool{"jobs": true, "crash_rate": true, "seed": true, "delay_seed": true}
+
 // runFromQuery reads one experiment's parameters from the page query (under its prefix) and runs
-// it. Unknown keys are ignored on pages: a page URL may carry another experiment's values.
-func (s *server) runFromQuery(c echo.Context, e *experiments.Experiment, prefix string, q url.Values) pages.Run {
+// it. Unknown keys are ignored on pages: a page URL may carry another experiment's values. A later
+// experiment (first != nil) takes a shared stream parameter from the first form when its own form
+// did not set it and the two fields are the same spec (same range, same meaning).
+func (s *server) runFromQuery(c echo.Context, e *experiments.Experiment, prefix string, first *experiments.Experiment, q url.Values) pages.Run {
 	r := pages.Run{Experiment: e, Prefix: prefix, Raw: map[string]string{}}
 	sub := map[string][]string{}
 	for _, f := range e.Fields {
 		if vals, ok := q[prefix+f.Name]; ok {
 			sub[f.Name] = vals
 			r.Raw[f.Name] = vals[0]
+			continue
+		}
+		if first == nil || prefix == "" || !sharedFields[f.Name] {
+			continue
+		}
+		if ff, ok := first.Field(f.Name); ok && ff == f {
+			if vals, ok := q[f.Name]; ok {
+				sub[f.Name] = vals
+				r.Raw[f.Name] = vals[0]
+				if r.Inherited == nil {
+					r.Inherited = map[string]bool{}
+				}
+				r.Inherited[f.Name] = true
+			}
 		}
 	}
 	p, err := e.Parse(sub)
@@ -286,7 +310,6 @@ func (s *server) rateLimit() echo.MiddlewareFunc {
 		},
 	})
 }
-
 
 // onceEach drops repeated experiment markers: an element id must be unique on a page, and a second
 // copy of the same form would only confuse.

@@ -58,4 +58,3 @@ func bookPages() []bookPage {
 }
 
 func lookupExperiment(name string) (*experiments.Experiment, bool) { return experiments.Lookup(name) }
-

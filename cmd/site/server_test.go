@@ -151,9 +151,9 @@ func TestPermalinkMatchesAPI(t *testing.T) {
 	}
 	api := do(t, s, "GET", "/api/experiments/window?"+q, nil)
 	var got struct {
-		Experiment string                     `json:"experiment"`
-		Params     experiments.WindowParams   `json:"params"`
-		Result     experiments.WindowResult   `json:"result"`
+		Experiment string                   `json:"experiment"`
+		Params     experiments.WindowParams `json:"params"`
+		Result     experiments.WindowResult `json:"result"`
 	}
 	if err := json.Unmarshal([]byte(api.body), &got); err != nil {
 		t.Fatal(err)
@@ -517,5 +517,39 @@ func TestBodyLimitAndTimeouts(t *testing.T) {
 	hs := newHTTPServer(testConfig(), s.echo)
 	if hs.ReadHeaderTimeout == 0 || hs.ReadTimeout == 0 || hs.WriteTimeout <= testConfig().RunTimeout || hs.IdleTimeout == 0 || hs.MaxHeaderBytes == 0 {
 		t.Errorf("server timeouts not all set: %+v", hs)
+	}
+}
+
+// TestStreamParamsShared checks that the first form's stream parameters reach a later experiment
+// on the page, that its own form still wins, and that inherited values are not frozen into the
+// first form's hidden inputs.
+func TestStreamParamsShared(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	r := do(t, s, "GET", "/blocks/3?crash_rate=0.1", nil)
+	if r.status != 200 {
+		t.Fatalf("status %d", r.status)
+	}
+	if !strings.Contains(r.body, `name="keys.crash_rate" value="0.1"`) {
+		t.Error("keys did not take the first form's crash rate")
+	}
+	if strings.Contains(r.body, `type="hidden" name="keys.crash_rate"`) {
+		t.Error("an inherited value was frozen into the first form")
+	}
+	var got struct{ Result experiments.KeysResult }
+	api := do(t, s, "GET", "/api/experiments/keys?crash_rate=0.1", nil)
+	if err := json.Unmarshal([]byte(api.body), &got); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.body, ">"+count(got.Result.Rows[1].Duplicated)+"</td>") {
+		t.Errorf("keys table does not show the run at crash_rate=0.1 (%d)", got.Result.Rows[1].Duplicated)
+	}
+	own := do(t, s, "GET", "/blocks/3?crash_rate=0.1&keys.crash_rate=0.3", nil)
+	if !strings.Contains(own.body, `name="keys.crash_rate" value="0.3"`) {
+		t.Error("the experiment's own value must win over the shared one")
+	}
+	// Block 5's outbox has its own crash-rate spec (per step, up to 0.5): nothing is shared.
+	b5 := do(t, s, "GET", "/blocks/5?crash_rate=0.9", nil)
+	if b5.status != 200 || !strings.Contains(b5.body, `name="outbox.crash_rate" value="0.02"`) {
+		t.Errorf("outbox took a crash rate of another spec (status %d)", b5.status)
 	}
 }
