@@ -41,6 +41,7 @@ check-generate: generate
 
 vet:
 	$(GO) vet ./...
+	@test -z "$$(gofmt -l cmd content experiments pages static)" || (gofmt -l cmd content experiments pages static; echo "gofmt: the files above need formatting" && exit 1)
 
 setup-browser:
 	@sh scripts/setup-browser.sh

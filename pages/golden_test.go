@@ -149,3 +149,15 @@ func TestChartsCarrySeries(t *testing.T) {
 		})
 	}
 }
+
+func TestUnits(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{duration(86.4), "86.4 s"}, {duration(8.64e-5), "86.4 µs"}, {duration(0.0864), "86.4 ms"},
+		{duration(0), "never"}, {duration(86400 * 1000), "1,000 days"}, {duration(3600), "60 min"},
+		{bytesSI(448e9), "448 GB"}, {bytesSI(448e3), "448 KB"}, {bytesSI(999.6), "1,000 B"}, {bytesSI(12), "12 B"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}

@@ -219,16 +219,27 @@ func duration(s float64) string {
 	switch {
 	case s <= 0:
 		return "never"
+	case s < 1e-3:
+		return sig3(s*1e6) + " µs"
 	case s < 1:
-		return strconv.FormatFloat(s*1000, 'g', 3, 64) + " ms"
+		return sig3(s*1000) + " ms"
 	case s < 120:
-		return strconv.FormatFloat(s, 'g', 3, 64) + " s"
+		return sig3(s) + " s"
 	case s < 7200:
-		return strconv.FormatFloat(s/60, 'g', 3, 64) + " min"
+		return sig3(s/60) + " min"
 	case s < 172800:
-		return strconv.FormatFloat(s/3600, 'g', 3, 64) + " h"
+		return sig3(s/3600) + " h"
 	}
-	return strconv.FormatFloat(s/86400, 'g', 3, 64) + " days"
+	return sig3(s/86400) + " days"
+}
+
+// sig3 writes three significant digits without an exponent, with separators for large values.
+func sig3(x float64) string {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 3, 64), 64)
+	if v >= 1000 && v < 1e18 {
+		return count(int64(v))
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
 // bytesSI writes a byte count in decimal units, as storage is priced.
@@ -239,5 +250,5 @@ func bytesSI(b float64) string {
 		b /= 1000
 		i++
 	}
-	return strconv.FormatFloat(b, 'f', 1, 64) + " " + units[i]
+	return sig3(b) + " " + units[i]
 }
