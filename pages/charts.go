@@ -48,7 +48,8 @@ func barChart(id, title, alt, xName, yName string, cats []string, series map[str
 	if horizontal {
 		c.XYReversal()
 		g = append(g,
-			charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: yName, NameLocation: "middle", NameGap: 28}),
+			charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: yName, NameLocation: "middle", NameGap: 28, SplitNumber: 3, MinInterval: 1,
+				AxisLabel: &opts.AxisLabel{HideOverlap: opts.Bool(true)}}),
 			charts.WithYAxisOpts(opts.YAxis{Type: "category", Inverse: opts.Bool(true), AxisLabel: &opts.AxisLabel{Interval: "0"}}),
 			charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		)
