@@ -117,6 +117,17 @@
           li.querySelector(".measured-where").textContent = "at your last run";
           li.querySelector(".reveal a").setAttribute("href", m.url);
         }
+        // Put the reader's guess beside the measurement: the gap is the lesson.
+        var guess = saved === null ? NaN : Number(String(saved).replace(/[,_\s]/g, ""));
+        var measured = Number(li.querySelector(".measured").textContent);
+        var verdict = li.querySelector(".verdict");
+        if (!isNaN(guess) && !isNaN(measured)) {
+          var gap = guess - measured;
+          verdict.textContent = gap === 0 ? "You said " + guess + ": exactly right." :
+            "You said " + guess + ": " + Math.abs(gap) + (gap > 0 ? " too high." : " too low.");
+        } else {
+          verdict.textContent = "";
+        }
       });
     }
     form.addEventListener("submit", function (ev) {

@@ -646,6 +646,10 @@ func browserPredictionsPersist(t *testing.T, b *browserSuite) {
 	if rs[0].Q != "q1" || rs[0].Measured != "398" || rs[0].Where != "at the document's values" {
 		t.Errorf("q1 reveals %q %q, want 398 at the document's values", rs[0].Measured, rs[0].Where)
 	}
+	// The guess stands beside the measurement: 400 against 398 is 2 too high.
+	if v := browserEval[string](tb, `document.querySelector('[data-question="q1"] .verdict').textContent`); v != "You said 400: 2 too high." {
+		t.Errorf("q1 verdict %q", v)
+	}
 	for _, prob := range tb.takeProblems() {
 		t.Errorf("predictions: %s", prob)
 	}
