@@ -50,7 +50,7 @@ func TestParsePage(t *testing.T) {
 
 func TestLoadRejectsBadMarkers(t *testing.T) {
 	for name, src := range map[string]string{
-		"unknown marker":   "# T\n\n::: chart window\n",
+		"unknown marker":    "# T\n\n::: chart window\n",
 		"experiment no arg": "# T\n\n::: experiment\n",
 		"unclosed cards":    "# T\n\n::: cards\n### Q\nA\n",
 		"stray end":         "# T\n\n::: end\n",
