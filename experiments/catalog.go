@@ -1,8 +1,13 @@
 package experiments
 
-// All returns every experiment, in the order the notebook teaches them. The list is built on each
-// call; it is small, and building it fresh means no package state can be mutated by a caller.
-func All() []*Experiment {
+import (
+	"slices"
+	"sync"
+)
+
+// catalog builds every experiment once: each definition checks its spec against its struct by
+// reflection, work that must not be repeated on every request that looks an experiment up.
+var catalog = sync.OnceValue(func() []*Experiment {
 	return []*Experiment{
 		assemblyExperiment(),
 		crashSweepExperiment(),
@@ -15,11 +20,15 @@ func All() []*Experiment {
 		scaleExperiment(),
 		outboxExperiment(),
 	}
-}
+})
+
+// All returns every experiment, in the order the notebook teaches them. The experiments are shared
+// and must be treated as read-only; the slice is the caller's own.
+func All() []*Experiment { return slices.Clone(catalog()) }
 
 // Lookup returns the named experiment.
 func Lookup(name string) (*Experiment, bool) {
-	for _, e := range All() {
+	for _, e := range catalog() {
 		if e.Name == name {
 			return e, true
 		}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"github.com/labstack/echo/v4"
-
-	"effectivelyonce/experiments"
 )
 
 // routes lists every URL the site answers. GET routes answer HEAD too.
@@ -56,5 +54,3 @@ func bookPages() []bookPage {
 		{"glossary", "/glossary", "Glossary"},
 	}
 }
-
-func lookupExperiment(name string) (*experiments.Experiment, bool) { return experiments.Lookup(name) }

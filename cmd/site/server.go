@@ -103,7 +103,7 @@ func (s *server) checkBook() error {
 		for _, part := range page.Parts {
 			switch part.Marker {
 			case "experiment":
-				if _, ok := lookupExperiment(part.Arg); !ok {
+				if _, ok := experiments.Lookup(part.Arg); !ok {
 					return fmt.Errorf("content %s: no experiment %q", p.slug, part.Arg)
 				}
 			case "source":
