@@ -1011,30 +1011,16 @@ func sayProb(f float64) string {
 	return percent(f)
 }
 
-// saySpan writes seconds in the largest sensible unit: the table's µs and ms below a second, words
-// above a minute.
+// saySpan writes seconds in the table's unit: the short unit below two minutes, words above.
 func saySpan(s float64) string {
-	switch {
-	case math.IsInf(s, 0) || math.IsNaN(s) || s <= 0:
+	if math.IsInf(s, 0) || math.IsNaN(s) || s <= 0 {
 		return "never"
-	case s < 1e-3:
-		return sig3(s*1e6) + " µs"
-	case s < 1:
-		return sig3(s*1000) + " ms"
-	case s < 120:
-		return sayApprox(s) + " s"
-	case s < 7200:
-		return pluralF(roundSig3(s/60), "minute", "minutes")
-	case s < 2*86400:
-		return pluralF(roundSig3(s/3600), "hour", "hours")
 	}
-	return pluralF(roundSig3(s/86400), "day", "days")
-}
-
-// roundSig3 rounds to three significant digits, so that a unit's plural is chosen on the number shown.
-func roundSig3(f float64) float64 {
-	v, _ := strconv.ParseFloat(strconv.FormatFloat(f, 'g', 3, 64), 64)
-	return v
+	v, u := spanIn(s)
+	if u.seconds < 60 {
+		return sig3(v) + " " + u.short
+	}
+	return pluralF(roundSig3(v), u.one, u.many)
 }
 
 // plural writes a count with its noun in the right number: "1 job", "0 jobs", "1,000 jobs". The

@@ -2,6 +2,7 @@ package pages
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -214,28 +215,53 @@ func approx(f float64) string {
 	return strconv.FormatFloat(f, 'g', 4, 64)
 }
 
+// timeUnit is one unit a span of seconds can be written in.
+type timeUnit struct {
+	below     float64 // spans shorter than this many seconds use this unit
+	seconds   float64
+	short     string
+	one, many string
+}
+
+var timeUnits = []timeUnit{
+	{1e-3, 1e-6, "µs", "microsecond", "microseconds"},
+	{1, 1e-3, "ms", "millisecond", "milliseconds"},
+	{120, 1, "s", "second", "seconds"},
+	{7200, 60, "min", "minute", "minutes"},
+	{172800, 3600, "h", "hour", "hours"},
+	{math.Inf(1), 86400, "days", "day", "days"},
+}
+
+// spanIn picks the largest sensible unit for s seconds; tables and readings both use it, so a
+// duration is written in the same unit in the table and in the prose beside it.
+func spanIn(s float64) (float64, timeUnit) {
+	for _, u := range timeUnits {
+		if s < u.below {
+			return s / u.seconds, u
+		}
+	}
+	u := timeUnits[len(timeUnits)-1]
+	return s / u.seconds, u
+}
+
 // duration writes seconds as the largest sensible unit.
 func duration(s float64) string {
-	switch {
-	case s <= 0:
+	if s <= 0 || math.IsNaN(s) {
 		return "never"
-	case s < 1e-3:
-		return sig3(s*1e6) + " µs"
-	case s < 1:
-		return sig3(s*1000) + " ms"
-	case s < 120:
-		return sig3(s) + " s"
-	case s < 7200:
-		return sig3(s/60) + " min"
-	case s < 172800:
-		return sig3(s/3600) + " h"
 	}
-	return sig3(s/86400) + " days"
+	v, u := spanIn(s)
+	return sig3(v) + " " + u.short
+}
+
+// roundSig3 rounds to three significant digits.
+func roundSig3(f float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(f, 'g', 3, 64), 64)
+	return v
 }
 
 // sig3 writes three significant digits without an exponent, with separators for large values.
 func sig3(x float64) string {
-	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 3, 64), 64)
+	v := roundSig3(x)
 	if v >= 1000 && v < 1e18 {
 		return count(int64(v))
 	}

@@ -120,12 +120,6 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) ExperimentV
 			Range: f.Range(), Value: val, Error: r.Errors.For(f.Name), List: f.IsList(),
 		})
 	}
-	// Errors for names the spec does not have (a cost limit names a real field, so this is rare).
-	for _, fe := range r.Errors {
-		if _, ok := e.Field(fe.Field); !ok && len(v.Fields) > 0 {
-			v.Fields[0].Error = strings.TrimSpace(v.Fields[0].Error + " " + fe.Field + ": " + fe.Message)
-		}
-	}
 	for _, o := range all {
 		if o.Experiment.Name == e.Name {
 			continue
