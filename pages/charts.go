@@ -36,7 +36,7 @@ func common(title string) []charts.GlobalOpts {
 
 // barChart draws grouped bars. Categories with long names (design names, orderings) are drawn as
 // horizontal bars, so every name stays readable on a phone instead of being hidden by overlap.
-func barChart(id, title, alt, xName, yName string, cats []string, series map[string][]int64, order []string) Chart {
+func barChart(id, title, alt, xName, yName string, cats []string, series []barSeries) Chart {
 	c := charts.NewBar()
 	horizontal := false
 	for _, cat := range cats {
@@ -61,15 +61,43 @@ func barChart(id, title, alt, xName, yName string, cats []string, series map[str
 	}
 	c.SetGlobalOptions(g...)
 	c.SetXAxis(cats)
-	for _, name := range order {
-		data := make([]opts.BarData, len(series[name]))
-		for i, v := range series[name] {
+	for _, ser := range series {
+		data := make([]opts.BarData, len(ser.values))
+		for i, v := range ser.values {
 			data[i] = opts.BarData{Value: v}
 		}
-		c.AddSeries(name, data)
+		c.AddSeries(ser.name, data)
 	}
 	c.Validate()
 	return Chart{ID: id, Title: title, Alt: alt, Options: c.JSON()}
+}
+
+// barSeries is one named series of a bar chart.
+type barSeries struct {
+	name   string
+	values []int64
+}
+
+// column reads one series' value from a result row.
+type column[T any] struct {
+	name  string
+	value func(T) int64
+}
+
+// rowBars lays result rows out as bar categories (one per row) and one series per column.
+func rowBars[T any](rows []T, label func(T) string, cols ...column[T]) ([]string, []barSeries) {
+	cats := make([]string, len(rows))
+	series := make([]barSeries, len(cols))
+	for i, c := range cols {
+		series[i].name = c.name
+	}
+	for r, row := range rows {
+		cats[r] = label(row)
+		for i, c := range cols {
+			series[i].values = append(series[i].values, c.value(row))
+		}
+	}
+	return cats, series
 }
 
 // Charts draws an experiment's result; domID prefixes chart ids so two experiments on one page never
@@ -77,67 +105,44 @@ func barChart(id, title, alt, xName, yName string, cats []string, series map[str
 func Charts(domID string, params, result any) []Chart {
 	switch r := result.(type) {
 	case experiments.AssemblyResult:
-		var cats []string
-		lost, dup := []int64{}, []int64{}
-		for _, row := range r.Rows {
-			cats = append(cats, row.Design)
-			lost = append(lost, row.Lost)
-			dup = append(dup, row.Duplicated)
-		}
+		cats, series := rowBars(r.Rows, func(x experiments.AssemblyRow) string { return x.Design },
+			column[experiments.AssemblyRow]{"lost", func(x experiments.AssemblyRow) int64 { return x.Lost }},
+			column[experiments.AssemblyRow]{"duplicated", func(x experiments.AssemblyRow) int64 { return x.Duplicated }})
 		return []Chart{barChart(domID+"-bars", "Lost and duplicated jobs per design",
 			"Grouped bars of lost and duplicated jobs for each of the four designs; the table below holds the numbers.",
-			"", "jobs", cats, map[string][]int64{"lost": lost, "duplicated": dup}, []string{"lost", "duplicated"})}
+			"", "jobs", cats, series)}
 	case experiments.CrashSweepResult:
-		var cats []string
-		lost, dup, errs := []int64{}, []int64{}, []int64{}
-		for _, p := range r.Points {
-			cats = append(cats, rate(p.CrashRate))
-			lost = append(lost, p.Lost)
-			dup = append(dup, p.Duplicated)
-			errs = append(errs, p.Errors)
-		}
+		cats, series := rowBars(r.Points, func(x experiments.CrashSweepPoint) string { return rate(x.CrashRate) },
+			column[experiments.CrashSweepPoint]{"lost", func(x experiments.CrashSweepPoint) int64 { return x.Lost }},
+			column[experiments.CrashSweepPoint]{"duplicated", func(x experiments.CrashSweepPoint) int64 { return x.Duplicated }},
+			column[experiments.CrashSweepPoint]{"errors raised", func(x experiments.CrashSweepPoint) int64 { return x.Errors }})
 		return []Chart{barChart(domID+"-bars", "Ack before work: lost, duplicated, errors",
 			"Bars of jobs lost per crash rate, beside duplicated jobs and errors raised, both zero.",
-			"crash rate", "jobs", cats, map[string][]int64{"lost": lost, "duplicated": dup, "errors raised": errs},
-			[]string{"lost", "duplicated", "errors raised"})}
+			"crash rate", "jobs", cats, series)}
 	case experiments.KeysResult:
-		var cats []string
-		dup := []int64{}
-		for _, row := range r.Rows {
-			cats = append(cats, row.Key)
-			dup = append(dup, row.Duplicated)
-		}
+		cats, series := rowBars(r.Rows, func(x experiments.KeyRow) string { return x.Key },
+			column[experiments.KeyRow]{"duplicates", func(x experiments.KeyRow) int64 { return x.Duplicated }})
 		return []Chart{barChart(domID+"-bars", "Duplicates that get through, per dedup key",
-			"Bars of duplicates per choice of dedup key.", "dedup key", "duplicates", cats,
-			map[string][]int64{"duplicates": dup}, []string{"duplicates"})}
+			"Bars of duplicates per choice of dedup key.", "dedup key", "duplicates", cats, series)}
 	case experiments.OrderingsResult:
-		var cats []string
-		lost, dup := []int64{}, []int64{}
-		for _, row := range r.Rows {
-			cats = append(cats, row.Order)
-			lost = append(lost, row.Lost)
-			dup = append(dup, row.Duplicated)
-		}
+		cats, series := rowBars(r.Rows, func(x experiments.OrderingRow) string { return x.Order },
+			column[experiments.OrderingRow]{"lost", func(x experiments.OrderingRow) int64 { return x.Lost }},
+			column[experiments.OrderingRow]{"duplicated", func(x experiments.OrderingRow) int64 { return x.Duplicated }})
 		return []Chart{barChart(domID+"-bars", "Lost and duplicated, per write order",
-			"Grouped bars of lost and duplicated jobs for each ordering of key and effect.", "", "jobs", cats,
-			map[string][]int64{"lost": lost, "duplicated": dup}, []string{"lost", "duplicated"})}
+			"Grouped bars of lost and duplicated jobs for each ordering of key and effect.", "", "jobs", cats, series)}
 	case experiments.OutboxResult:
-		var cats []string
-		lost, ph, dup := []int64{}, []int64{}, []int64{}
-		for _, row := range r.Rows {
-			c := "no dedup"
-			if row.ConsumerDedup {
-				c = "dedup"
+		cats, series := rowBars(r.Rows, func(x experiments.OutboxRow) string {
+			if x.ConsumerDedup {
+				return x.Design + " / dedup"
 			}
-			cats = append(cats, row.Design+" / "+c)
-			lost = append(lost, row.Lost)
-			ph = append(ph, row.Phantom)
-			dup = append(dup, row.DuplicateApplications)
-		}
+			return x.Design + " / no dedup"
+		},
+			column[experiments.OutboxRow]{"lost", func(x experiments.OutboxRow) int64 { return x.Lost }},
+			column[experiments.OutboxRow]{"phantom", func(x experiments.OutboxRow) int64 { return x.Phantom }},
+			column[experiments.OutboxRow]{"duplicate applications", func(x experiments.OutboxRow) int64 { return x.DuplicateApplications }})
 		return []Chart{barChart(domID+"-bars", "Lost, phantom and duplicated events",
 			"Grouped bars of lost events, phantom events and duplicate applications for each producer design and consumer.",
-			"", "events", cats, map[string][]int64{"lost": lost, "phantom": ph, "duplicate applications": dup},
-			[]string{"lost", "phantom", "duplicate applications"})}
+			"", "events", cats, series)}
 	case experiments.WindowResult:
 		return []Chart{windowChart(domID, r)}
 	case experiments.WindowGridResult:
@@ -176,22 +181,20 @@ func windowChart(domID string, r experiments.WindowResult) Chart {
 // gridChart groups bars by maximum delay, one bar per window: the bars vanish exactly where the
 // window reaches the delay. (A heatmap would need echarts' full build, three times the bytes.)
 func gridChart(domID string, r experiments.WindowGridResult) Chart {
-	var cats []string
-	for _, d := range r.MaxDelays {
-		cats = append(cats, count(d))
+	cats := make([]string, len(r.MaxDelays))
+	for i, d := range r.MaxDelays {
+		cats[i] = count(d)
 	}
-	series := map[string][]int64{}
-	var order []string
-	for _, w := range r.Windows {
-		name := "window " + count(w)
-		order = append(order, name)
-		for _, d := range r.MaxDelays {
-			series[name] = append(series[name], gridCell(r, d, w))
+	series := make([]barSeries, len(r.Windows))
+	for wi, w := range r.Windows {
+		series[wi].name = "window " + count(w)
+		for di := range r.MaxDelays {
+			series[wi].values = append(series[wi].values, gridCell(r, di, wi))
 		}
 	}
 	c := barChart(domID+"-grid", "Escaped duplicates: window against max delay",
 		"Grouped bars of escaped duplicates for each maximum redelivery delay, one bar per window size; zero wherever the window reaches the delay.",
-		"max redelivery delay (jobs)", "duplicates escaped", cats, series, order)
+		"max redelivery delay (jobs)", "duplicates escaped", cats, series)
 	return c
 }
 

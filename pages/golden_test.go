@@ -129,7 +129,7 @@ func TestChartsCarrySeries(t *testing.T) {
 		{"window", windowRun().Result, []string{"escape rate"}},
 		{"lease", experiments.LeaseResult{Points: []experiments.LeasePoint{{TimeoutS: 5, NoRenewal: 2448, RenewDouble: 20000}}}, []string{"no renewal", "renew at t/3", "renew at 2t"}},
 		{"assembly", experiments.AssemblyResult{Rows: []experiments.AssemblyRow{{Design: "at-most-once", Lost: 398}}}, []string{"lost", "duplicated"}},
-		{"grid", experiments.WindowGridResult{Windows: []int64{500}, MaxDelays: []int64{200, 1000}, Cells: []experiments.GridCell{{MaxDelay: 1000, Window: 500, Escaped: 198}}}, []string{"window 500"}},
+		{"grid", experiments.WindowGridResult{Windows: []int64{500}, MaxDelays: []int64{200, 1000}, Cells: []experiments.GridCell{{MaxDelay: 200, Window: 500}, {MaxDelay: 1000, Window: 500, Escaped: 198}}}, []string{"window 500"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cs := Charts("exp-x", nil, tc.result)

@@ -116,10 +116,10 @@ func Tables(result any) []Table {
 			t.Head = append(t.Head, "window "+count(w))
 			t.Numeric = append(t.Numeric, true)
 		}
-		for _, d := range r.MaxDelays {
+		for di, d := range r.MaxDelays {
 			row := []string{count(d)}
-			for _, w := range r.Windows {
-				row = append(row, count(gridCell(r, d, w)))
+			for wi := range r.Windows {
+				row = append(row, count(gridCell(r, di, wi)))
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -170,13 +170,11 @@ func Tables(result any) []Table {
 	return nil
 }
 
-func gridCell(r experiments.WindowGridResult, d, w int64) int64 {
-	for _, c := range r.Cells {
-		if c.MaxDelay == d && c.Window == w {
-			return c.Escaped
-		}
-	}
-	return 0
+// gridCell is the cell at row di (max delay) and column wi (window). Cells are laid out row by
+// row, so this is an index, not a search: a 50 by 50 grid would otherwise cost millions of
+// comparisons per render.
+func gridCell(r experiments.WindowGridResult, di, wi int) int64 {
+	return r.Cells[di*len(r.Windows)+wi].Escaped
 }
 
 // count writes an integer with thousands separators.
