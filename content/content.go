@@ -52,8 +52,9 @@ type Section struct {
 	ID    string
 	Title string
 	HTML  string
-	// Text is the body as written, before rendering; the timeline reads its Track line from it.
-	Text string
+	// Attrs are "Key: value" lines that open the section's body (a key and a one-word value
+	// each); they tag the section as data (the timeline's "Track: fix") and are not rendered.
+	Attrs map[string]string
 }
 
 // Page is one rendered markdown file.
@@ -88,7 +89,10 @@ func (b *Book) Slugs() []string {
 	return out
 }
 
-var markerRE = regexp.MustCompile(`^::: ([a-z][a-z-]*)(?: +(\S.*))?$`)
+var (
+	markerRE = regexp.MustCompile(`^::: ([a-z][a-z-]*)(?: +(\S.*))?$`)
+	attrRE   = regexp.MustCompile(`^([A-Z][a-z]+): ([a-z][a-z-]*)$`)
+)
 
 // Load renders every markdown file of fsys. A malformed marker is an error, so a typo in the prose
 // stops the server at start-up instead of silently dropping a chart.
@@ -275,8 +279,20 @@ func sections(md goldmark.Markdown, lines []string) ([]Section, error) {
 		if cur == nil {
 			return nil
 		}
-		cur.Text = strings.TrimSpace(strings.Join(body, "\n"))
-		h, err := render(md, cur.Text, newIDs())
+		text := strings.TrimSpace(strings.Join(body, "\n"))
+		for {
+			line, rest, _ := strings.Cut(text, "\n")
+			m := attrRE.FindStringSubmatch(strings.TrimSpace(line))
+			if m == nil {
+				break
+			}
+			if cur.Attrs == nil {
+				cur.Attrs = map[string]string{}
+			}
+			cur.Attrs[strings.ToLower(m[1])] = m[2]
+			text = strings.TrimSpace(rest)
+		}
+		h, err := render(md, text, newIDs())
 		if err != nil {
 			return err
 		}

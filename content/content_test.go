@@ -113,8 +113,11 @@ func TestEmbeddedBook(t *testing.T) {
 		t.Fatal("timeline.md needs its steps")
 	}
 	for _, s := range tl.Sections {
-		if !strings.HasPrefix(s.Text, "Track: crash") && !strings.HasPrefix(s.Text, "Track: fix") {
+		if tr := s.Attrs["track"]; tr != "crash" && tr != "fix" {
 			t.Errorf("timeline step %q has no Track line", s.Title)
+		}
+		if strings.Contains(s.HTML, "Track:") {
+			t.Errorf("timeline step %q renders its Track line", s.Title)
 		}
 	}
 }

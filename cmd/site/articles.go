@@ -199,7 +199,7 @@ func (s *server) timeline(site pages.Site, path string, q url.Values) pages.Time
 	v.Current = cur
 	for i, sec := range page.Sections {
 		track := "crash"
-		if strings.Contains(strings.ToLower(firstLine(sec.Text)), "track: fix") {
+		if sec.Attrs["track"] == "fix" {
 			track = "fix"
 		}
 		link := url.Values{}
@@ -210,31 +210,11 @@ func (s *server) timeline(site pages.Site, path string, q url.Values) pages.Time
 		}
 		link.Set("step", strconv.Itoa(i+1))
 		v.Steps = append(v.Steps, pages.Step{
-			N: i + 1, ID: sec.ID, Title: sec.Title, HTML: stripTrack(sec.HTML), Track: track,
+			N: i + 1, ID: sec.ID, Title: sec.Title, HTML: sec.HTML, Track: track,
 			URL: site.URL(path) + "?" + link.Encode() + "#timeline", Active: i+1 == cur, Past: i+1 <= cur,
 		})
 	}
 	return v
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return line
-}
-
-// stripTrack removes the "Track: ..." line the writer uses to tag a step, from the rendered HTML.
-func stripTrack(h string) string {
-	for _, track := range []string{"crash", "fix"} {
-		for _, t := range []string{"<p>Track: " + track + "</p>\n", "<p>Track: " + track + "<br>\n", "<p>Track: " + track + "<br />\n", "<p>Track: " + track + "\n"} {
-			if rest, ok := strings.CutPrefix(h, t); ok {
-				if strings.HasSuffix(t, "</p>\n") {
-					return rest
-				}
-				return "<p>" + rest
-			}
-		}
-	}
-	return h
 }
 
 // quiz builds the five prediction questions with the measured values at the document's defaults.
