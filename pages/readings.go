@@ -215,7 +215,7 @@ func readCrashSweep(p experiments.CrashSweepParams, r experiments.CrashSweepResu
 		expect := pt.CrashRate * float64(r.Jobs)
 		if expect < enough {
 			coarseRates = append(coarseRates, percent(pt.CrashRate))
-			coarseExpect = append(coarseExpect, sayApprox(expect))
+			coarseExpect = append(coarseExpect, approx(expect))
 			continue
 		}
 		fine = append(fine, pt)
@@ -831,7 +831,7 @@ func readScale(p experiments.ScaleParams, r experiments.ScaleResult) []string {
 	}
 	if r.RetryPeakMultiplier > 1 {
 		out = append(out, fmt.Sprintf("A naive retry policy of %sx puts %sx the normal load on a downstream at the moment it is already failing; backoff, a retry budget and a dead-letter queue are part of correctness, not polish.",
-			sayApprox(p.RetryMultiplier), sayApprox(r.RetryPeakMultiplier)))
+			approx(p.RetryMultiplier), approx(r.RetryPeakMultiplier)))
 	}
 	return out
 }
@@ -987,26 +987,10 @@ func sayRatio(f float64) string {
 	return strings.TrimSuffix(strconv.FormatFloat(f, 'f', 1, 64), ".0")
 }
 
-// sayApprox writes a float for prose: whole with separators when large, three significant digits
-// when small, scientific when beyond what separators make readable.
-func sayApprox(f float64) string {
-	switch {
-	case math.IsInf(f, 0) || math.IsNaN(f):
-		return "unbounded"
-	case math.Abs(f) >= 1e15:
-		return strconv.FormatFloat(f, 'g', 3, 64)
-	case math.Abs(f) >= 100:
-		return count(int64(math.Round(f)))
-	case f == math.Trunc(f):
-		return strconv.FormatFloat(f, 'f', -1, 64)
-	}
-	return strconv.FormatFloat(f, 'g', 3, 64)
-}
-
 // sayProb writes a small probability as "1 in N" and a larger one as a percentage.
 func sayProb(f float64) string {
 	if f > 0 && f < 0.001 {
-		return "1 in " + sayApprox(1/f)
+		return "1 in " + approx(1/f)
 	}
 	return percent(f)
 }
@@ -1032,12 +1016,12 @@ func plural(n int64, one, many string) string {
 	return count(n) + " " + many
 }
 
-// pluralF is plural for an estimate, written as sayApprox writes it.
+// pluralF is plural for an estimate, written as approx writes it.
 func pluralF(f float64, one, many string) string {
 	if f == 1 {
 		return "1 " + one
 	}
-	return sayApprox(f) + " " + many
+	return approx(f) + " " + many
 }
 
 // verb picks a verb's number for a count.

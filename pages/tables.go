@@ -202,15 +202,20 @@ func passFail(b bool) string {
 	return "FAIL"
 }
 
-// approx writes a large float readably: whole numbers with separators, others to 3 significant digits.
+// approx writes a float for a reader, in tables and prose alike: whole with separators when large, three significant digits
+// when small, scientific when beyond what separators make readable.
 func approx(f float64) string {
-	if f == float64(int64(f)) && f < 1e15 && f > -1e15 {
-		return count(int64(f))
-	}
-	if f >= 1e15 {
+	switch {
+	case math.IsInf(f, 0) || math.IsNaN(f):
+		return "unbounded"
+	case math.Abs(f) >= 1e15:
 		return strconv.FormatFloat(f, 'g', 3, 64)
+	case math.Abs(f) >= 100:
+		return count(int64(math.Round(f)))
+	case f == math.Trunc(f):
+		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
-	return strconv.FormatFloat(f, 'g', 4, 64)
+	return strconv.FormatFloat(f, 'g', 3, 64)
 }
 
 // timeUnit is one unit a span of seconds can be written in.
