@@ -177,7 +177,8 @@ func (s *server) handleError(err error, c echo.Context) {
 		return
 	}
 	title := http.StatusText(status)
-	if err := render(c, status, pages.Layout(s.site(""), title, pages.ErrorPage(status, title, msg, s.site("").URL("/")))); err != nil {
+	site := s.site("")
+	if err := render(c, status, pages.Layout(site, title, pages.ErrorPage(status, title, msg, site.URL("/")))); err != nil {
 		c.String(status, msg)
 	}
 }
