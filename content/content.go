@@ -33,6 +33,18 @@ type Part struct {
 	Cards  []Card
 }
 
+// The markers a page may hold, each on a line of its own as "::: name [arg]". Code that places
+// an interactive part compares a Part's Marker with these, never with a string of its own.
+const (
+	MarkerExperiment  = "experiment"  // an experiment's form and result; arg: the experiment's name
+	MarkerSource      = "source"      // functions of the experiments package; arg: their names
+	MarkerTimeline    = "timeline"    // the crash-window walk-through
+	MarkerPredictions = "predictions" // the five questions to answer before reading
+	MarkerContents    = "contents"    // the table of contents
+	MarkerCards       = "cards"       // opens a run of question cards, closed by MarkerEnd
+	MarkerEnd         = "end"
+)
+
 // Card is a question whose answer a reader reveals on demand.
 type Card struct {
 	ID       string
@@ -221,15 +233,15 @@ func parsePage(md goldmark.Markdown, slug, src string) (*Page, error) {
 		}
 		name, arg := m[1], strings.TrimSpace(m[2])
 		switch name {
-		case "cards":
+		case MarkerCards:
 			if cards != nil {
 				return nil, fmt.Errorf("line %d: ::: cards inside ::: cards", n+2)
 			}
 			if err := flush(); err != nil {
 				return nil, err
 			}
-			cards = &Part{Marker: "cards"}
-		case "end":
+			cards = &Part{Marker: MarkerCards}
+		case MarkerEnd:
 			if cards == nil {
 				return nil, fmt.Errorf("line %d: ::: end without ::: cards", n+2)
 			}
@@ -238,12 +250,12 @@ func parsePage(md goldmark.Markdown, slug, src string) (*Page, error) {
 			}
 			page.Parts = append(page.Parts, *cards)
 			cards = nil
-		case "experiment", "source":
+		case MarkerExperiment, MarkerSource:
 			if arg == "" {
 				return nil, fmt.Errorf("line %d: ::: %s needs a name", n+2, name)
 			}
 			fallthrough
-		case "timeline", "predictions", "contents":
+		case MarkerTimeline, MarkerPredictions, MarkerContents:
 			if cards != nil {
 				return nil, fmt.Errorf("line %d: ::: %s inside ::: cards", n+2, name)
 			}

@@ -85,18 +85,22 @@ func TestEmbeddedBook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	min := map[string]int{"semantics": 1500, "index": 300, "assembly": 300, "verify": 300, "glossary": 300}
-	for n := 1; n <= 6; n++ {
-		min["blocks/"+string(rune('0'+n))] = 500
-	}
-	for slug, want := range min {
-		p, ok := b.Page(slug)
+	min := map[string]int{"semantics": 1500}
+	for _, e := range Contents() {
+		want := min[e.Slug]
+		if want == 0 {
+			want = 300
+		}
+		if e.Block() > 0 {
+			want = 500
+		}
+		p, ok := b.Page(e.Slug)
 		if !ok {
-			t.Errorf("page %s is missing", slug)
+			t.Errorf("page %s is missing", e.Slug)
 			continue
 		}
 		if p.Words < want {
-			t.Errorf("%s: %d words, want at least %d", slug, p.Words, want)
+			t.Errorf("%s: %d words, want at least %d", e.Slug, p.Words, want)
 		}
 	}
 	for _, slug := range b.Slugs() {
@@ -119,5 +123,37 @@ func TestEmbeddedBook(t *testing.T) {
 		if strings.Contains(s.HTML, "Track:") {
 			t.Errorf("timeline step %q renders its Track line", s.Title)
 		}
+	}
+}
+
+// TestContents checks the table of pages: unique slugs and paths, blocks numbered 1 to Blocks()
+// in order, and a markdown file for every entry.
+func TestContents(t *testing.T) {
+	b, err := Load(Files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slugs, paths := map[string]bool{}, map[string]bool{}
+	next := 1
+	for _, e := range Contents() {
+		if slugs[e.Slug] || paths[e.Path] {
+			t.Errorf("entry %+v repeats a slug or a path", e)
+		}
+		slugs[e.Slug], paths[e.Path] = true, true
+		if !strings.HasPrefix(e.Path, "/") || e.Nav == "" {
+			t.Errorf("entry %+v needs a rooted path and a contents title", e)
+		}
+		if _, ok := b.Page(e.Slug); !ok {
+			t.Errorf("entry %s has no markdown file", e.Slug)
+		}
+		if n := e.Block(); n > 0 {
+			if n != next {
+				t.Errorf("block %d comes where block %d should", n, next)
+			}
+			next++
+		}
+	}
+	if Blocks() != 6 || next != 7 {
+		t.Errorf("Blocks() = %d, want the six blocks of the document", Blocks())
 	}
 }

@@ -295,14 +295,14 @@ func Article(v ArticleView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-			case "experiment":
+			case content.MarkerExperiment:
 				if run, ok := v.Runs[part.Arg]; ok {
 					templ_7745c5c3_Err = Experiment(run).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 				}
-			case "source":
+			case content.MarkerSource:
 				for _, name := range strings.Fields(part.Arg) {
 					if src, ok := v.Code[name]; ok {
 						templ_7745c5c3_Err = SourceBlock(src).Render(ctx, templ_7745c5c3_Buffer)
@@ -311,22 +311,22 @@ func Article(v ArticleView) templ.Component {
 						}
 					}
 				}
-			case "cards":
+			case content.MarkerCards:
 				templ_7745c5c3_Err = Cards(part.Cards).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-			case "timeline":
+			case content.MarkerTimeline:
 				templ_7745c5c3_Err = Timeline(v.Steps).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-			case "predictions":
+			case content.MarkerPredictions:
 				templ_7745c5c3_Err = Predictions(v.Quiz).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-			case "contents":
+			case content.MarkerContents:
 				templ_7745c5c3_Err = Contents(v.Site.Contents).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -603,7 +603,7 @@ func Cards(cards []content.Card) templ.Component {
 }
 
 // ErrorPage is shown for 404s and server errors, with a way back.
-func ErrorPage(status int, title, msg, home string) templ.Component {
+func ErrorPage(title, msg, home string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

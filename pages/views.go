@@ -3,12 +3,23 @@
 package pages
 
 import (
+	"encoding/json"
 	"net/url"
 	"strings"
 
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
 )
+
+// DOMIDPrefix starts the element id of every experiment's block; an htmx rerun names the block it
+// wants back by that id, so the server reads the experiment's name from it.
+const DOMIDPrefix = "exp-"
+
+// DOMID is the element id of the named experiment's block.
+func DOMID(experiment string) string { return DOMIDPrefix + experiment }
+
+// TimelineID is the element id of the crash-window timeline; its steps are swapped in by htmx.
+const TimelineID = "timeline"
 
 // Link is a titled URL.
 type Link struct {
@@ -97,11 +108,11 @@ type Run struct {
 
 // NewExperimentView builds the view of run r on the page at pagePath; all runs on the page are
 // needed so the form can carry the others' values and the permalink can hold the whole page.
-func NewExperimentView(site Site, pagePath string, r Run, all []Run) ExperimentView {
+func NewExperimentView(site Site, pagePath string, r Run, all []Run) (ExperimentView, error) {
 	e := r.Experiment
 	v := ExperimentView{
 		Name: e.Name, Title: e.Title, Summary: e.Summary,
-		DOMID:   "exp-" + e.Name,
+		DOMID:   DOMID(e.Name),
 		Action:  site.URL(pagePath),
 		Invalid: len(r.Errors) > 0,
 		Busy:    r.Busy,
@@ -158,26 +169,44 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) ExperimentV
 	api.Set("format", "csv")
 	v.CSVURL = site.URL("/api/experiments/"+e.Name) + "?" + api.Encode()
 	if r.Result != nil {
-		v.Charts = Charts(v.DOMID, r.Params, r.Result)
-		v.Tables = Tables(r.Result)
-		v.Reading = Reading(e.Name, r.Params, r.Result)
+		pr, err := PresenterOf(e)
+		if err != nil {
+			return v, err
+		}
+		if v.Charts, err = pr.Charts(v.DOMID, r.Params, r.Result); err != nil {
+			return v, err
+		}
+		if v.Tables, err = pr.Tables(r.Params, r.Result); err != nil {
+			return v, err
+		}
+		if v.Reading, err = pr.Reading(r.Params, r.Result); err != nil {
+			return v, err
+		}
+		m, err := pr.Measures(r.Params, r.Result)
+		if err != nil {
+			return v, err
+		}
+		if len(m) > 0 {
+			b, err := json.Marshal(m)
+			if err != nil {
+				return v, err
+			}
+			v.Measures = string(b)
+		}
 	}
-	return v
+	return v, nil
 }
 
 // ArticleView is a prose page with its interactive parts resolved.
 type ArticleView struct {
 	Site  Site
 	Page  *content.Page
-	Path  string
 	Prev  *Link
 	Next  *Link
 	Runs  map[string]ExperimentView
 	Code  map[string]Source
 	Steps TimelineView
 	Quiz  []Question
-	// Glossary carries the glossary's entries when the page is the glossary.
-	Status int
 }
 
 // Source is a function of the experiments package, highlighted.
@@ -191,7 +220,6 @@ type Source struct {
 type TimelineView struct {
 	Steps   []Step
 	Current int
-	Path    string
 }
 
 // Step is one moment of the crash window.

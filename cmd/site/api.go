@@ -65,13 +65,13 @@ func (s *server) handleExperiment() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		e, ok := experiments.Lookup(c.Param("name"))
 		if !ok {
-			return c.JSON(http.StatusNotFound, map[string]any{"errors": []experiments.FieldError{{Field: "name", Message: "no experiment of this name; GET /api/experiments lists them"}}})
+			return c.JSON(http.StatusNotFound, apiError("name", "no experiment of this name; GET /api/experiments lists them"))
 		}
 		q := c.QueryParams()
 		format := "json"
 		if v, ok := q["format"]; ok {
 			if len(v) != 1 || (v[0] != "json" && v[0] != "csv") {
-				return c.JSON(http.StatusBadRequest, map[string]any{"errors": []experiments.FieldError{{Field: "format", Message: "must be json or csv, given once"}}})
+				return c.JSON(http.StatusBadRequest, apiError("format", "must be json or csv, given once"))
 			}
 			format = v[0]
 		}
@@ -80,7 +80,7 @@ func (s *server) handleExperiment() echo.HandlerFunc {
 			var fe experiments.FieldErrors
 			if errors.As(err, &fe) {
 				s.metrics.rejected.WithLabelValues("invalid").Inc()
-				return c.JSON(http.StatusBadRequest, map[string]any{"errors": fe})
+				return c.JSON(http.StatusBadRequest, apiErrors{Errors: fe})
 			}
 			return err
 		}
@@ -90,16 +90,40 @@ func (s *server) handleExperiment() echo.HandlerFunc {
 		}
 		if format == "csv" {
 			c.Response().Header().Set("Content-Disposition", `inline; filename="`+e.Name+`.csv"`)
-			return c.Blob(http.StatusOK, "text/csv; charset=utf-8", []byte(csvOf(res)))
+			csv, err := csvOf(e, p, res)
+			if err != nil {
+				return err
+			}
+			return c.Blob(http.StatusOK, "text/csv; charset=utf-8", []byte(csv))
 		}
 		return c.JSON(http.StatusOK, map[string]any{"experiment": e.Name, "params": p, "result": res})
 	}
 }
 
-func csvOf(res any) string {
+// csvOf writes a run's tables as CSV, for the API and the command line alike.
+func csvOf(e *experiments.Experiment, params, result any) (string, error) {
+	pr, err := pages.PresenterOf(e)
+	if err != nil {
+		return "", err
+	}
+	tables, err := pr.Tables(params, result)
+	if err != nil {
+		return "", err
+	}
 	var parts []string
-	for _, t := range pages.Tables(res) {
+	for _, t := range tables {
 		parts = append(parts, t.CSV())
 	}
-	return strings.Join(parts, "\r\n")
+	return strings.Join(parts, "\r\n"), nil
+}
+
+// apiErrors is the body of every refused API request, whatever refused it: one entry per field,
+// with an empty field name when the fault is not one parameter's.
+type apiErrors struct {
+	Errors experiments.FieldErrors `json:"errors"`
+}
+
+// apiError is an apiErrors of one message.
+func apiError(field, msg string) apiErrors {
+	return apiErrors{Errors: experiments.FieldErrors{{Field: field, Message: msg}}}
 }

@@ -1,121 +1,128 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
-	"golang.org/x/time/rate"
 
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
 	"effectivelyonce/pages"
 )
 
-// handleArticle handles "GET /", "GET /semantics", "GET /assembly", "GET /verify" and
-// "GET /glossary": a prose page with its experiments run on the query's parameters.
-func (s *server) handleArticle(slug, path string) echo.HandlerFunc {
-	return func(c echo.Context) error { return s.article(c, slug, path) }
-}
-
-// handleBlock handles "GET /blocks/:n".
-func (s *server) handleBlock() echo.HandlerFunc {
+// handleArticle handles "GET <path>" for every page of content.Contents(): the page's prose with
+// its experiments run on the query's parameters. An htmx request for one experiment's block, or
+// for a step of the timeline, gets that fragment alone and costs only its own work.
+func (s *server) handleArticle(entry content.Entry) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		n, err := strconv.Atoi(c.Param("n"))
-		if err != nil || n < 1 || n > 6 || c.Param("n") != strconv.Itoa(n) {
-			return &httpError{Status: http.StatusNotFound, Msg: "there are six blocks, numbered 1 to 6"}
+		page, ok := s.book.Page(entry.Slug)
+		if !ok {
+			return &httpError{Status: http.StatusNotFound, Msg: "no such page"}
 		}
-		return s.article(c, "blocks/"+strconv.Itoa(n), "/blocks/"+strconv.Itoa(n))
+		req := c.Request()
+		ctx := req.Context()
+		q := c.QueryParams()
+		hx := htmxOf(req)
+		site := s.site(entry.Path)
+
+		if hx.Target == pages.TimelineID && hasMarker(page, content.MarkerTimeline) {
+			return render(c, http.StatusOK, pages.Timeline(s.timeline(site, entry.Path, q)))
+		}
+		only := ""
+		if name, ok := hx.experiment(); ok && slices.Contains(experimentsOn(page), name) {
+			only = name
+		}
+		runs := s.pageRuns(ctx, page, q, only)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		status := http.StatusOK
+		views := map[string]pages.ExperimentView{}
+		for _, r := range runs {
+			if only != "" && r.Experiment.Name != only {
+				continue
+			}
+			v, err := pages.NewExperimentView(site, entry.Path, r, runs)
+			if err != nil {
+				return err
+			}
+			views[r.Experiment.Name] = v
+			if len(r.Errors) > 0 {
+				status = http.StatusUnprocessableEntity
+			} else if r.Busy != "" && status == http.StatusOK {
+				status = http.StatusServiceUnavailable
+			}
+		}
+		if status == http.StatusServiceUnavailable {
+			c.Response().Header().Set("Retry-After", "5")
+		}
+		if only != "" {
+			return render(c, status, pages.Experiment(views[only]))
+		}
+
+		view := pages.ArticleView{Site: site, Page: onceEach(page), Runs: views, Code: s.sources}
+		view.Prev, view.Next = neighbours(site, entry.Path)
+		if hasMarker(page, content.MarkerTimeline) {
+			view.Steps = s.timeline(site, entry.Path, q)
+		}
+		if hasMarker(page, content.MarkerPredictions) {
+			view.Quiz = s.quiz(ctx, site)
+		}
+		return render(c, status, pages.Layout(site, page.Title, pages.Article(view)))
 	}
 }
 
-func (s *server) article(c echo.Context, slug, path string) error {
-	page, ok := s.book.Page(slug)
-	if !ok {
-		return &httpError{Status: http.StatusNotFound, Msg: "no such page"}
-	}
-	q := c.QueryParams()
-	ctx := c.Request().Context()
-	site := s.site(path)
-
-	var runs []pages.Run
-	seen := map[string]bool{}
+// experimentsOn lists the experiments a page shows, each once, in the order they appear.
+func experimentsOn(page *content.Page) []string {
+	var names []string
 	for _, part := range page.Parts {
-		if part.Marker != "experiment" || seen[part.Arg] {
-			continue
+		if part.Marker == content.MarkerExperiment && !slices.Contains(names, part.Arg) {
+			names = append(names, part.Arg)
 		}
-		seen[part.Arg] = true
-		e, _ := experiments.Lookup(part.Arg)
+	}
+	return names
+}
+
+// hasMarker reports whether the page holds the named interactive part.
+func hasMarker(page *content.Page, marker string) bool {
+	for _, part := range page.Parts {
+		if part.Marker == marker {
+			return true
+		}
+	}
+	return false
+}
+
+// pageRuns reads every experiment's parameters from the page query and runs them; when only names
+// one experiment, the others are read (their values ride along in its form) but not run.
+func (s *server) pageRuns(ctx context.Context, page *content.Page, q url.Values, only string) []pages.Run {
+	var runs []pages.Run
+	for _, name := range experimentsOn(page) {
+		e, _ := experiments.Lookup(name) // checkBook made sure it exists
 		prefix := ""
-		if len(runs) > 0 {
-			prefix = e.Name + "."
-		}
 		var first *experiments.Experiment
 		if len(runs) > 0 {
-			first = runs[0].Experiment
+			prefix, first = e.Name+".", runs[0].Experiment
 		}
-		runs = append(runs, s.runFromQuery(c, e, prefix, first, q))
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	status := http.StatusOK
-	views := map[string]pages.ExperimentView{}
-	for _, r := range runs {
-		v := pages.NewExperimentView(site, path, r, runs)
-		v.Measures = measuresJSON(r)
-		views[r.Experiment.Name] = v
-		if len(r.Errors) > 0 {
-			status = http.StatusUnprocessableEntity
-		} else if r.Busy != "" && status == http.StatusOK {
-			status = http.StatusServiceUnavailable
+		r, sub := readRun(e, prefix, first, q)
+		if only == "" || only == e.Name {
+			s.runOne(ctx, &r, sub)
 		}
+		runs = append(runs, r)
 	}
-	if status == http.StatusServiceUnavailable {
-		c.Response().Header().Set("Retry-After", "5")
-	}
-
-	// An htmx rerun asks for one experiment's block only.
-	if c.Request().Header.Get("HX-Request") == "true" {
-		target := c.Request().Header.Get("HX-Target")
-		if name, ok := strings.CutPrefix(target, "exp-"); ok {
-			if v, ok := views[name]; ok {
-				return render(c, status, pages.Experiment(v))
-			}
-		}
-	}
-
-	view := pages.ArticleView{Site: site, Page: onceEach(page), Path: path, Runs: views, Code: s.sources}
-	prev, next := neighbours(site, path)
-	view.Prev, view.Next = prev, next
-	for _, part := range page.Parts {
-		switch part.Marker {
-		case "timeline":
-			view.Steps = s.timeline(site, path, q)
-			if c.Request().Header.Get("HX-Request") == "true" && c.Request().Header.Get("HX-Target") == "timeline" {
-				return render(c, status, pages.Timeline(view.Steps))
-			}
-		case "predictions":
-			view.Quiz = s.quiz(c, site)
-		}
-	}
-	return render(c, status, pages.Layout(site, page.Title, pages.Article(view)))
+	return runs
 }
 
-// sharedFields are the stream's parameters: typed into a page's first form, they also apply to a
-// later experiment on the page, so that "the same 20,000 jobs" stays true down the page.
-var sharedFields = map[string]bool{"jobs": true, "crash_rate": true, "seed": true, "delay_seed": true}
-
-// runFromQuery reads one experiment's parameters from the page query (under its prefix) and runs
-// it. Unknown keys are ignored on pages: a page URL may carry another experiment's values. A later
-// experiment (first != nil) takes a shared stream parameter from the first form when its own form
-// did not set it and the two fields are the same spec (same range, same meaning).
-func (s *server) runFromQuery(c echo.Context, e *experiments.Experiment, prefix string, first *experiments.Experiment, q url.Values) pages.Run {
+// readRun reads one experiment's parameters from the page query, under its prefix. Unknown keys
+// are ignored on pages: a page URL may carry another experiment's values. A later experiment
+// (first != nil) takes a shared stream parameter (Field.Shared) from the first form when its own
+// form did not set it and the two fields are the same spec (same range, same meaning).
+func readRun(e *experiments.Experiment, prefix string, first *experiments.Experiment, q url.Values) (pages.Run, map[string][]string) {
 	r := pages.Run{Experiment: e, Prefix: prefix, Raw: map[string]string{}}
 	sub := map[string][]string{}
 	for _, f := range e.Fields {
@@ -124,7 +131,7 @@ func (s *server) runFromQuery(c echo.Context, e *experiments.Experiment, prefix 
 			r.Raw[f.Name] = vals[0]
 			continue
 		}
-		if first == nil || prefix == "" || !sharedFields[f.Name] {
+		if first == nil || prefix == "" || !f.Shared {
 			continue
 		}
 		if ff, ok := first.Field(f.Name); ok && ff == f {
@@ -138,19 +145,26 @@ func (s *server) runFromQuery(c echo.Context, e *experiments.Experiment, prefix 
 			}
 		}
 	}
+	return r, sub
+}
+
+// runOne parses the values read for r and runs the experiment, filling in its params and result,
+// or its field errors, or why it could not run now.
+func (s *server) runOne(ctx context.Context, r *pages.Run, sub map[string][]string) {
+	e := r.Experiment
 	p, err := e.Parse(sub)
 	if err != nil {
 		var fe experiments.FieldErrors
 		if errors.As(err, &fe) {
 			s.metrics.rejected.WithLabelValues("invalid").Inc()
 			r.Errors = fe
-			return r
+			return
 		}
 		r.Busy = "the parameters could not be read"
-		return r
+		return
 	}
 	r.Params = p
-	res, err := s.runner.run(c.Request().Context(), e, p)
+	res, err := s.runner.run(ctx, e, p)
 	if err != nil {
 		var he *httpError
 		if errors.As(err, &he) {
@@ -159,25 +173,24 @@ func (s *server) runFromQuery(c echo.Context, e *experiments.Experiment, prefix 
 			r.Busy = "the run failed; try again"
 			s.log.Error("experiment run", "experiment", e.Name, "err", err)
 		}
-		return r
+		return
 	}
 	r.Result = res
-	return r
 }
 
 // neighbours returns the previous and next pages in reading order.
 func neighbours(site pages.Site, path string) (*pages.Link, *pages.Link) {
-	all := bookPages()
+	all := content.Contents()
 	for i, p := range all {
-		if p.path != path {
+		if p.Path != path {
 			continue
 		}
 		var prev, next *pages.Link
 		if i > 0 {
-			prev = &pages.Link{Title: all[i-1].nav, URL: site.URL(all[i-1].path)}
+			prev = &pages.Link{Title: all[i-1].Nav, URL: site.URL(all[i-1].Path)}
 		}
 		if i+1 < len(all) {
-			next = &pages.Link{Title: all[i+1].nav, URL: site.URL(all[i+1].path)}
+			next = &pages.Link{Title: all[i+1].Nav, URL: site.URL(all[i+1].Path)}
 		}
 		return prev, next
 	}
@@ -218,12 +231,12 @@ func (s *server) timeline(site pages.Site, path string, q url.Values) pages.Time
 }
 
 // quiz builds the five prediction questions with the measured values at the document's defaults.
-func (s *server) quiz(c echo.Context, site pages.Site) []pages.Question {
+func (s *server) quiz(ctx context.Context, site pages.Site) []pages.Question {
 	page, _ := s.book.Page("predictions")
 	if page == nil {
 		return nil
 	}
-	measured := s.defaultMeasures(c)
+	measured := s.defaultMeasures(ctx)
 	var qs []pages.Question
 	for i, sec := range page.Sections {
 		if i >= len(pages.QuestionSpecs) {
@@ -232,63 +245,38 @@ func (s *server) quiz(c echo.Context, site pages.Site) []pages.Question {
 		spec := pages.QuestionSpecs[i]
 		qs = append(qs, pages.Question{
 			N: i + 1, ID: spec.ID, Title: sec.Title, HTML: sec.HTML, Unit: spec.Unit,
-			AnswerAt: site.URL(spec.Page) + "#exp-" + spec.Experiment, Measured: measured[spec.ID],
+			AnswerAt: site.URL(spec.Page) + "#" + pages.DOMID(spec.Experiment), Measured: measured[spec.ID],
 		})
 	}
 	return qs
 }
 
-func (s *server) defaultMeasures(c echo.Context) map[string]string {
+// defaultMeasures runs the experiments that answer the questions at their defaults (cached).
+func (s *server) defaultMeasures(ctx context.Context) map[string]string {
 	out := map[string]string{}
 	for _, spec := range pages.QuestionSpecs {
 		e, ok := experiments.Lookup(spec.Experiment)
 		if !ok {
 			continue
 		}
-		res, err := s.runner.run(c.Request().Context(), e, e.Defaults())
+		pr, err := pages.PresenterOf(e)
 		if err != nil {
 			continue
 		}
-		if v, ok := pages.Measures(e.Name, res)[spec.ID]; ok {
+		p := e.Defaults()
+		res, err := s.runner.run(ctx, e, p)
+		if err != nil {
+			continue
+		}
+		m, err := pr.Measures(p, res)
+		if err != nil {
+			continue
+		}
+		if v, ok := m[spec.ID]; ok {
 			out[spec.ID] = strconv.FormatInt(v, 10)
 		}
 	}
 	return out
-}
-
-func measuresJSON(r pages.Run) string {
-	if r.Result == nil {
-		return ""
-	}
-	m := pages.Measures(r.Experiment.Name, r.Result)
-	if len(m) == 0 {
-		return ""
-	}
-	b, _ := json.Marshal(m)
-	return string(b)
-}
-
-// rateLimit limits experiment runs per client. Plain page views at the document's values come
-// from the cache and are not limited.
-func (s *server) rateLimit() echo.MiddlewareFunc {
-	store := middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-		Rate: rate.Limit(s.cfg.RatePerSec), Burst: s.cfg.RateBurst,
-	})
-	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
-		Skipper: func(c echo.Context) bool { return len(c.QueryParams()) == 0 },
-		Store:   store,
-		IdentifierExtractor: func(c echo.Context) (string, error) {
-			return c.RealIP(), nil
-		},
-		ErrorHandler: func(c echo.Context, err error) error {
-			return &httpError{Status: http.StatusForbidden, Msg: "could not tell who is asking", Err: err}
-		},
-		DenyHandler: func(c echo.Context, id string, err error) error {
-			s.metrics.rejected.WithLabelValues("rate_limited").Inc()
-			c.Response().Header().Set("Retry-After", "2")
-			return &httpError{Status: http.StatusTooManyRequests, Msg: "too many runs from your address in a short time; wait a moment and run again"}
-		},
-	})
 }
 
 // onceEach drops repeated experiment markers: an element id must be unique on a page, and a second
@@ -298,7 +286,7 @@ func onceEach(page *content.Page) *content.Page {
 	out := *page
 	out.Parts = nil
 	for _, part := range page.Parts {
-		if part.Marker == "experiment" {
+		if part.Marker == content.MarkerExperiment {
 			if seen[part.Arg] {
 				continue
 			}

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"path"
 	"strings"
+
+	"github.com/labstack/echo/v4"
 )
 
 // assets serves the embedded static files under content-hashed URLs, so they can be cached for a
@@ -97,4 +99,14 @@ func (a *assets) serve(w http.ResponseWriter, r *http.Request, hash, name string
 		w.Write(body)
 	}
 	return true
+}
+
+// handleStatic handles "GET /static/:hash/*".
+func (s *server) handleStatic() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if !s.assets.serve(c.Response(), c.Request(), c.Param("hash"), c.Param("*")) {
+			return &httpError{Status: http.StatusNotFound, Msg: "no such file"}
+		}
+		return nil
+	}
 }

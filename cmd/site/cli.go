@@ -69,10 +69,22 @@ func cliRun(ctx context.Context, args []string, stdout io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{"experiment": e.Name, "params": p, "result": res})
 	case "csv":
-		_, err := io.WriteString(stdout, csvOf(res))
+		csv, err := csvOf(e, p, res)
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(stdout, csv)
 		return err
 	}
-	for _, t := range pages.Tables(res) {
+	pr, err := pages.PresenterOf(e)
+	if err != nil {
+		return err
+	}
+	tables, err := pr.Tables(p, res)
+	if err != nil {
+		return err
+	}
+	for _, t := range tables {
 		if _, err := io.WriteString(stdout, t.Text()+"\n"); err != nil {
 			return err
 		}
@@ -114,20 +126,13 @@ func cliVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	for _, c := range r.Claims {
 		label := c.ID + "  " + c.Text
-		fmt.Fprintf(stdout, "  [%s] %-*s  %s\n", passFail(c.Holds), w, label, c.Detail)
+		fmt.Fprintf(stdout, "  [%s] %-*s  %s\n", pages.PassFail(c.Holds), w, label, c.Detail)
 	}
 	fmt.Fprintf(stdout, "  %d/%d claims verified\n", r.Passed, r.Total)
 	if r.Passed != r.Total {
 		return errSilent
 	}
 	return nil
-}
-
-func passFail(ok bool) string {
-	if ok {
-		return "PASS"
-	}
-	return "FAIL"
 }
 
 // cliList implements "site list".

@@ -18,16 +18,6 @@ func (s *server) handleHealth() echo.HandlerFunc {
 	}
 }
 
-// handleStatic handles "GET /static/:hash/*".
-func (s *server) handleStatic() echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if !s.assets.serve(c.Response(), c.Request(), c.Param("hash"), c.Param("*")) {
-			return &httpError{Status: http.StatusNotFound, Msg: "no such file"}
-		}
-		return nil
-	}
-}
-
 // healthcheck asks a running server for /healthz; the container image has no shell or curl, so the
 // binary checks itself.
 func healthcheck(ctx context.Context, cfg config) error {

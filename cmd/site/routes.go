@@ -1,10 +1,16 @@
 package main
 
 import (
+	"fmt"
+	"net/http"
+
 	"github.com/labstack/echo/v4"
+
+	"effectivelyonce/content"
 )
 
-// routes lists every URL the site answers. GET routes answer HEAD too.
+// routes lists every URL the site answers. GET routes answer HEAD too. Every page of the notebook
+// is one entry of content.Contents(), served at its own path.
 func (s *server) routes() {
 	g := s.echo.Group(s.cfg.BasePath)
 	get := func(path string, h echo.HandlerFunc, mw ...echo.MiddlewareFunc) {
@@ -13,12 +19,10 @@ func (s *server) routes() {
 	}
 	limit := s.rateLimit()
 
-	get("/", s.handleArticle("index", "/"), limit)
-	get("/semantics", s.handleArticle("semantics", "/semantics"), limit)
-	get("/blocks/:n", s.handleBlock(), limit)
-	get("/assembly", s.handleArticle("assembly", "/assembly"), limit)
-	get("/verify", s.handleArticle("verify", "/verify"), limit)
-	get("/glossary", s.handleArticle("glossary", "/glossary"))
+	for _, e := range content.Contents() {
+		get(e.Path, s.handleArticle(e), limit)
+	}
+	get("/blocks/:n", s.handleNoBlock())
 
 	get("/api/experiments", s.handleExperimentList())
 	get("/api/experiments/:name", s.handleExperiment(), limit)
@@ -31,26 +35,11 @@ func (s *server) routes() {
 	}
 }
 
-// bookPage is one page of the notebook in reading order.
-type bookPage struct {
-	slug string // content file, without .md
-	path string // URL path, without the base path
-	nav  string // short title for the contents
-}
-
-// bookPages is the reading order; previous/next links and the contents follow it.
-func bookPages() []bookPage {
-	return []bookPage{
-		{"index", "/", "Start here"},
-		{"semantics", "/semantics", "The three semantics"},
-		{"blocks/1", "/blocks/1", "1 · Ack before work"},
-		{"blocks/2", "/blocks/2", "2 · Ack after work"},
-		{"blocks/3", "/blocks/3", "3 · Dedup at the sink"},
-		{"blocks/4", "/blocks/4", "4 · The bounded window"},
-		{"blocks/5", "/blocks/5", "5 · The dual write"},
-		{"blocks/6", "/blocks/6", "6 · The lease"},
-		{"assembly", "/assembly", "The assembly"},
-		{"verify", "/verify", "Verify the claims"},
-		{"glossary", "/glossary", "Glossary"},
+// handleNoBlock handles "GET /blocks/:n" for any n that is not a block of the contents (the blocks
+// themselves have routes of their own, which echo prefers), with a 404 that says which exist.
+func (s *server) handleNoBlock() echo.HandlerFunc {
+	msg := fmt.Sprintf("there are %d blocks, numbered 1 to %d", content.Blocks(), content.Blocks())
+	return func(c echo.Context) error {
+		return &httpError{Status: http.StatusNotFound, Msg: msg}
 	}
 }

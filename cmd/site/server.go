@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"effectivelyonce/content"
@@ -63,6 +63,9 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets) (*se
 	}
 	m := newMetrics()
 	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, runner: newRunner(cfg, m)}
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "site_result_cache_bytes", Help: "Estimated size of the cached experiment results.",
+	}, func() float64 { return float64(s.runner.cache.bytes()) }))
 	if err := s.checkBook(); err != nil {
 		return nil, err
 	}
@@ -95,21 +98,25 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets) (*se
 
 // checkBook fails start-up when a page names an experiment or a source that does not exist.
 func (s *server) checkBook() error {
-	for _, p := range bookPages() {
-		page, ok := s.book.Page(p.slug)
+	for _, p := range content.Contents() {
+		page, ok := s.book.Page(p.Slug)
 		if !ok {
-			return fmt.Errorf("content: page %s is missing", p.slug)
+			return fmt.Errorf("content: page %s is missing", p.Slug)
 		}
 		for _, part := range page.Parts {
 			switch part.Marker {
-			case "experiment":
-				if _, ok := experiments.Lookup(part.Arg); !ok {
-					return fmt.Errorf("content %s: no experiment %q", p.slug, part.Arg)
+			case content.MarkerExperiment:
+				e, ok := experiments.Lookup(part.Arg)
+				if !ok {
+					return fmt.Errorf("content %s: no experiment %q", p.Slug, part.Arg)
 				}
-			case "source":
+				if _, err := pages.PresenterOf(e); err != nil {
+					return fmt.Errorf("content %s: %w", p.Slug, err)
+				}
+			case content.MarkerSource:
 				for _, name := range strings.Fields(part.Arg) {
 					if _, ok := s.sources[name]; !ok {
-						return fmt.Errorf("content %s: no function %q in experiments", p.slug, name)
+						return fmt.Errorf("content %s: no function %q in experiments", p.Slug, name)
 					}
 				}
 			}
@@ -126,9 +133,8 @@ func (s *server) site(current string) pages.Site {
 		Icon:    s.assets.url(s.cfg.BasePath, "favicon.svg"),
 		Scripts: []string{s.assets.url(s.cfg.BasePath, "lib/echarts.min.js"), s.assets.url(s.cfg.BasePath, "lib/htmx.min.js"), s.assets.url(s.cfg.BasePath, "app.js")},
 	}
-	for _, p := range bookPages() {
-		title := p.nav
-		v.Contents = append(v.Contents, pages.Link{Title: title, URL: v.URL(p.path), Current: p.path == current})
+	for _, p := range content.Contents() {
+		v.Contents = append(v.Contents, pages.Link{Title: p.Nav, URL: v.URL(p.Path), Current: p.Path == current})
 	}
 	return v
 }
@@ -173,46 +179,13 @@ func (s *server) handleError(err error, c echo.Context) {
 		c.Response().Header().Set("Retry-After", "5")
 	}
 	if strings.HasPrefix(c.Request().URL.Path, s.cfg.BasePath+"/api/") {
-		c.JSON(status, map[string]any{"errors": []map[string]string{{"field": "", "message": msg}}})
+		c.JSON(status, apiError("", msg))
 		return
 	}
 	title := http.StatusText(status)
 	site := s.site("")
-	if err := render(c, status, pages.Layout(site, title, pages.ErrorPage(status, title, msg, site.URL("/")))); err != nil {
+	if err := render(c, status, pages.Layout(site, title, pages.ErrorPage(title, msg, site.URL("/")))); err != nil {
 		c.String(status, msg)
-	}
-}
-
-func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		h := c.Response().Header()
-		h.Set("Content-Security-Policy", csp)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
-		h.Set("Cross-Origin-Opener-Policy", "same-origin")
-		return next(c)
-	}
-}
-
-// requestLog logs every request once with slog, and counts it for /metrics by route.
-func (s *server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		start := time.Now()
-		err := next(c)
-		if err != nil {
-			c.Error(err)
-		}
-		status := c.Response().Status
-		route := c.Path()
-		if route == "" {
-			route = "unmatched"
-		}
-		s.metrics.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
-		s.log.Info("request", "method", c.Request().Method, "path", c.Request().URL.Path, "status", status,
-			"bytes", c.Response().Size, "ms", float64(time.Since(start).Microseconds())/1000, "ip", c.RealIP())
-		return nil
 	}
 }
 

@@ -1,0 +1,50 @@
+package content
+
+import "strings"
+
+// Entry is one page of the notebook in the table of contents: the markdown file that holds its
+// prose, the URL it is served at (below the site's base path) and its short title in the contents.
+type Entry struct {
+	Slug string
+	Path string
+	Nav  string
+}
+
+// Block returns the block number of a block page ("blocks/4" is 4), or 0 for any other page.
+func (e Entry) Block() int {
+	n, ok := strings.CutPrefix(e.Slug, "blocks/")
+	if !ok || len(n) != 1 || n[0] < '1' || n[0] > '9' {
+		return 0
+	}
+	return int(n[0] - '0')
+}
+
+// Contents is the notebook's pages in reading order. It is the one table of pages: the routes, the
+// contents, previous/next links, the number of blocks and every test's list of pages come from it,
+// so a new page is one line here and one markdown file.
+func Contents() []Entry {
+	return []Entry{
+		{"index", "/", "Start here"},
+		{"semantics", "/semantics", "The three semantics"},
+		{"blocks/1", "/blocks/1", "1 · Ack before work"},
+		{"blocks/2", "/blocks/2", "2 · Ack after work"},
+		{"blocks/3", "/blocks/3", "3 · Dedup at the sink"},
+		{"blocks/4", "/blocks/4", "4 · The bounded window"},
+		{"blocks/5", "/blocks/5", "5 · The dual write"},
+		{"blocks/6", "/blocks/6", "6 · The lease"},
+		{"assembly", "/assembly", "The assembly"},
+		{"verify", "/verify", "Verify the claims"},
+		{"glossary", "/glossary", "Glossary"},
+	}
+}
+
+// Blocks is the number of block pages in the contents.
+func Blocks() int {
+	n := 0
+	for _, e := range Contents() {
+		if e.Block() > 0 {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,149 @@
+package pages
+
+import (
+	"effectivelyonce/experiments"
+	"fmt"
+	"strings"
+)
+
+// assemblyShows presents the four designs on one stream (blocks 1 to 3 and the assembly).
+var assemblyShows = shows[experiments.StreamParams, experiments.AssemblyResult]{
+	charts:   assemblyCharts,
+	tables:   assemblyTables,
+	reading:  readAssembly,
+	measures: assemblyMeasures,
+}
+
+func assemblyCharts(domID string, _ experiments.StreamParams, r experiments.AssemblyResult) []Chart {
+	cats, series := rowBars(r.Rows, func(x experiments.AssemblyRow) string { return string(x.Design) },
+		column[experiments.AssemblyRow]{"lost", func(x experiments.AssemblyRow) int64 { return x.Lost }},
+		column[experiments.AssemblyRow]{"duplicated", func(x experiments.AssemblyRow) int64 { return x.Duplicated }})
+	return []Chart{barChart(domID+"-bars", "Lost and duplicated jobs per design",
+		"Grouped bars of lost and duplicated jobs for each of the four designs; the table below holds the numbers.",
+		"", "jobs", cats, series)}
+}
+
+func assemblyTables(_ experiments.StreamParams, r experiments.AssemblyResult) []Table {
+	t := Table{Caption: fmt.Sprintf("Four designs, %s jobs, %s crashed", count(r.Jobs), count(r.Crashed)),
+		Head: []string{"design", "lost", "exactly once", "duplicated", "correct"}, Numeric: []bool{false, true, true, true, false}}
+	for _, row := range r.Rows {
+		t.Rows = append(t.Rows, []string{string(row.Design), count(row.Lost), count(row.ExactlyOnce), count(row.Duplicated), yesNo(row.Correct)})
+	}
+	return []Table{t}
+}
+
+// assemblyMeasures answers questions 1 to 3: jobs lost acking first, jobs doubled acking last, and
+// how many redeliveries a key written apart from the effect caught.
+func assemblyMeasures(_ experiments.StreamParams, r experiments.AssemblyResult) map[string]int64 {
+	out := map[string]int64{}
+	for _, row := range r.Rows {
+		switch row.Design {
+		case "at-most-once":
+			out["q1"] = row.Lost
+		case "at-least-once":
+			out["q2"] = row.Duplicated
+		case "dedup-non-transactional":
+			out["q3"] = max(r.Crashed-row.Duplicated, 0)
+		}
+	}
+	return out
+}
+
+func readAssembly(p experiments.StreamParams, r experiments.AssemblyResult) []string {
+	if r.Jobs == 0 || len(r.Rows) == 0 {
+		return []string{"This run has no jobs, so there is nothing to compare."}
+	}
+	if r.Crashed == 0 {
+		return []string{fmt.Sprintf("%s, at a crash rate of %s.", sayNoneCrashed(r.Jobs), percent(p.CrashRate)), "With no crash there is no crash window, so all four designs come out correct and this run " +
+			"cannot tell them apart. That is also why a test suite that never kills a worker passes a broken " +
+			"dedup. " + noCrashAdvice(p.CrashRate, r.Jobs, "see the rows separate")}
+	}
+	out := []string{fmt.Sprintf("%s mid-job, drawn at a crash rate of %s: %s of the stream.",
+		sayCrashed(r.Crashed, r.Jobs, "had its worker die", "had their worker die"), percent(p.CrashRate), sayShare(r.Crashed, r.Jobs))}
+	var amo, alo, loose, tx *experiments.AssemblyRow
+	var other []experiments.AssemblyRow
+	for i := range r.Rows {
+		row := &r.Rows[i]
+		d := strings.ToLower(row.Design)
+		switch {
+		case strings.Contains(d, "most"):
+			amo = row
+		case strings.Contains(d, "least"):
+			alo = row
+		case strings.Contains(d, "non"):
+			loose = row
+		case strings.Contains(d, "transaction"):
+			tx = row
+		default:
+			other = append(other, *row)
+		}
+	}
+	if amo != nil {
+		s := fmt.Sprintf("Acknowledging before the work ran %s exactly once, lost %s (%s) and duplicated %s.",
+			plural(amo.ExactlyOnce, "job", "jobs"), count(amo.Lost), sayShare(amo.Lost, r.Jobs), count(amo.Duplicated))
+		if amo.Lost == r.Crashed && amo.Lost > 0 {
+			s += " That is one lost job per crash, and the design has nowhere to report any of them: the queue forgot each job the moment it was acknowledged."
+		}
+		out = append(out, s)
+	}
+	if alo != nil {
+		s := fmt.Sprintf("Acknowledging after the work lost %s and ran %s twice (%s).",
+			count(alo.Lost), plural(alo.Duplicated, "job", "jobs"), sayShare(alo.Duplicated, r.Jobs))
+		if amo != nil && amo.Lost > 0 && alo.Duplicated > 0 {
+			if r.SameSet {
+				s += " The doubled job ids are exactly the ones the first design lost: one crash window, paid for on the other side."
+			} else {
+				s += " The doubled job ids are not the same set the first design lost, which would mean the two designs saw different crashes; the stream deserves a look."
+			}
+		}
+		out = append(out, s)
+	}
+	if loose != nil {
+		caught := max(r.Crashed-loose.Duplicated, 0)
+		s := fmt.Sprintf("A dedup key written in its own statement, apart from the effect, still let %s through (%s). It caught %s of %s",
+			plural(loose.Duplicated, "duplicate", "duplicates"), sayShare(loose.Duplicated, r.Jobs), count(caught), sayThe(r.Crashed, "redelivery", "redeliveries"))
+		if caught == 0 {
+			s += ": none, because the crash that skips the key write is the same crash that causes the redelivery."
+		} else {
+			s += "."
+		}
+		out = append(out, s)
+	}
+	if tx != nil {
+		out = append(out, fmt.Sprintf("With the key and the effect committed together in one transaction: %s lost, %s duplicated, %s applied exactly once.",
+			count(tx.Lost), count(tx.Duplicated), count(tx.ExactlyOnce)))
+	}
+	for _, row := range other {
+		out = append(out, fmt.Sprintf("%s: %s lost, %s exactly once, %s duplicated.",
+			sayCap(row.Design), count(row.Lost), count(row.ExactlyOnce), count(row.Duplicated)))
+	}
+	var correct []string
+	for _, row := range r.Rows {
+		if row.Correct {
+			correct = append(correct, row.Design)
+		}
+	}
+	switch len(correct) {
+	case 0:
+		out = append(out, "No design was correct on this run: every row lost or doubled something.")
+	case 1:
+		out = append(out, fmt.Sprintf("Only one row is correct, losing nothing and doubling nothing: %s.", correct[0]))
+	default:
+		out = append(out, fmt.Sprintf("Correct on this run, losing nothing and doubling nothing: %s.", sayList(correct)))
+	}
+	return out
+}
+
+// noCrashAdvice says how to get a crash into a run that had none: a rate of zero cannot crash
+// anything, and a positive rate on a short stream may simply expect less than one crash.
+func noCrashAdvice(rate float64, jobs int64, goal string) string {
+	if rate <= 0 {
+		return "Set crash_rate above zero to " + goal + "."
+	}
+	expect := rate * float64(jobs)
+	if expect < 3 {
+		return fmt.Sprintf("The crash rate is above zero, but %s too few: at %s the stream expects only %s. Raise jobs or crash_rate to %s.",
+			plural(jobs, "job is", "jobs are"), percent(rate), pluralF(expect, "crash", "crashes"), goal)
+	}
+	return fmt.Sprintf("This stream expected about %s and drew none; try another seed to %s.", pluralF(expect, "crash", "crashes"), goal)
+}

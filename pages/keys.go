@@ -1,0 +1,61 @@
+package pages
+
+import (
+	"effectivelyonce/experiments"
+	"fmt"
+	"strings"
+)
+
+// keysShows presents block 3's three choices of dedup key.
+var keysShows = shows[experiments.StreamParams, experiments.KeysResult]{
+	charts:  keysCharts,
+	tables:  keysTables,
+	reading: readKeys,
+}
+
+func keysCharts(domID string, _ experiments.StreamParams, r experiments.KeysResult) []Chart {
+	cats, series := rowBars(r.Rows, func(x experiments.KeyRow) string { return string(x.Key) },
+		column[experiments.KeyRow]{"duplicates", func(x experiments.KeyRow) int64 { return x.Duplicated }})
+	return []Chart{barChart(domID+"-bars", "Duplicates that get through, per dedup key",
+		"Bars of duplicates per choice of dedup key.", "dedup key", "duplicates", cats, series)}
+}
+
+func keysTables(_ experiments.StreamParams, r experiments.KeysResult) []Table {
+	t := Table{Caption: fmt.Sprintf("Dedup keys, %s jobs, %s redelivered", count(r.Jobs), count(r.Crashed)),
+		Head: []string{"dedup key", "duplicates"}, Numeric: []bool{false, true}}
+	for _, row := range r.Rows {
+		t.Rows = append(t.Rows, []string{string(row.Key), count(row.Duplicated)})
+	}
+	return []Table{t}
+}
+
+func readKeys(p experiments.StreamParams, r experiments.KeysResult) []string {
+	if len(r.Rows) == 0 {
+		return []string{"No dedup keys were compared in this run."}
+	}
+	if r.Crashed == 0 {
+		return []string{fmt.Sprintf("%s, so nothing was redelivered and every key reports 0 duplicates. They look identical, which is the trap: a test that never redelivers cannot tell a working key from a useless one. %s",
+			sayNoneCrashed(r.Jobs), noCrashAdvice(p.CrashRate, r.Jobs, "tell the keys apart"))}
+	}
+	out := []string{fmt.Sprintf("%s after the effect and %s delivered a second time.",
+		sayCrashed(r.Crashed, r.Jobs, "crashed", "crashed"), verb(r.Crashed, "was", "were"))}
+	var parts, good, bad []string
+	for _, row := range r.Rows {
+		parts = append(parts, fmt.Sprintf("keyed on %s, %s got through (%s of the redeliveries)",
+			row.Key, plural(row.Duplicated, "duplicate", "duplicates"), sayShare(row.Duplicated, r.Crashed)))
+		if row.Duplicated == 0 {
+			good = append(good, row.Key)
+		}
+		if row.Duplicated >= r.Crashed {
+			bad = append(bad, row.Key)
+		}
+	}
+	out = append(out, sayCap(strings.Join(parts, "; "))+".")
+	if len(good) > 0 && len(bad) > 0 {
+		out = append(out, fmt.Sprintf("Only %s stopped every redelivery. %s stopped none: a key that changes between attempts never matches the first attempt, so it is dedup in name only.",
+			sayList(good), sayCap(sayList(bad))))
+	} else if len(good) == 0 {
+		out = append(out, "No key stopped every redelivery on this run.")
+	}
+	return out
+}

@@ -1,0 +1,193 @@
+package pages
+
+import (
+	"cmp"
+	"effectivelyonce/experiments"
+	"fmt"
+	"slices"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+)
+
+// leaseShows presents block 6's visibility timeouts with and without renewal.
+var leaseShows = shows[experiments.LeaseParams, experiments.LeaseResult]{
+	charts: func(domID string, _ experiments.LeaseParams, r experiments.LeaseResult) []Chart {
+		return []Chart{leaseChart(domID, r)}
+	},
+	tables:   leaseTables,
+	reading:  readLease,
+	measures: leaseMeasures,
+}
+
+func leaseTables(_ experiments.LeaseParams, r experiments.LeaseResult) []Table {
+	t := Table{Caption: fmt.Sprintf("Jobs executed twice, of %s", count(r.Jobs)),
+		Head: []string{"visibility timeout", "no renewal", "renew at t/3", "renew at 2t"}, Numeric: []bool{true, true, true, true}}
+	for _, p := range r.Points {
+		t.Rows = append(t.Rows, []string{seconds(p.TimeoutS), count(p.NoRenewal), count(p.RenewThird), count(p.RenewDouble)})
+	}
+	return []Table{t}
+}
+
+// leaseMeasures answers question 5: jobs run twice at a 5 s timeout without renewal.
+func leaseMeasures(_ experiments.LeaseParams, r experiments.LeaseResult) map[string]int64 {
+	out := map[string]int64{}
+	for _, p := range r.Points {
+		if p.TimeoutS == 5 {
+			out["q5"] = p.NoRenewal
+		}
+	}
+	return out
+}
+
+func readLease(p experiments.LeaseParams, r experiments.LeaseResult) []string {
+	if len(r.Points) == 0 || r.Jobs == 0 {
+		return []string{"No timeouts or no jobs were given, so there is nothing to read."}
+	}
+	pts := slices.Clone(r.Points)
+	slices.SortStableFunc(pts, func(a, b experiments.LeasePoint) int { return cmp.Compare(a.TimeoutS, b.TimeoutS) })
+	first, last := pts[0], pts[len(pts)-1]
+	one := len(pts) == 1
+	// atTimeouts names the timeouts a whole column was measured at.
+	atTimeouts := fmt.Sprintf("at every timeout from %s to %s", saySecs(first.TimeoutS), saySecs(last.TimeoutS))
+	if one {
+		atTimeouts = "at the only timeout tried, " + saySecs(first.TimeoutS)
+	}
+	var out []string
+	if r.Jobs == 1 {
+		out = append(out, fmt.Sprintf("The one job took %s.", saySecs(r.SlowestS)))
+	} else {
+		out = append(out, fmt.Sprintf("Of %s, the slowest took %s.", plural(r.Jobs, "job", "jobs"), saySecs(r.SlowestS)))
+	}
+
+	zero := -1
+	for i, pt := range pts {
+		if pt.NoRenewal == 0 {
+			zero = i
+			break
+		}
+	}
+	switch {
+	case zero == 0 && one:
+		out = append(out, fmt.Sprintf("Without renewal, the only timeout tried, %s, ran no job twice: no job outlived it.", saySecs(first.TimeoutS)))
+	case zero == 0:
+		out = append(out, fmt.Sprintf("Without renewal, even the shortest timeout tried, %s, ran no job twice: no job outlived it.", saySecs(first.TimeoutS)))
+	case zero > 0:
+		out = append(out, fmt.Sprintf("Without renewal, a %s visibility timeout ran %s twice (%s). The count first reaches zero at %s, the first timeout tried that outlasts every job; but with that timeout a worker that really has died keeps its job hidden for %s before anyone retries it.",
+			saySecs(first.TimeoutS), plural(first.NoRenewal, "job", "jobs"), sayShare(first.NoRenewal, r.Jobs), saySecs(pts[zero].TimeoutS), saySecs(pts[zero].TimeoutS)))
+	default:
+		s := fmt.Sprintf("Without renewal, a %s visibility timeout ran %s twice (%s)", saySecs(first.TimeoutS), plural(first.NoRenewal, "job", "jobs"), sayShare(first.NoRenewal, r.Jobs))
+		if !one {
+			s += fmt.Sprintf(", and no timeout tried reaches zero: at %s, %s still ran twice", saySecs(last.TimeoutS), count(last.NoRenewal))
+		}
+		s += fmt.Sprintf(". Without a heartbeat the timeout has to outlast the slowest job, %s here.", saySecs(r.SlowestS))
+		out = append(out, s)
+	}
+
+	// The model's rule, which both renewal columns follow from (see experiments/lease.go).
+	rule := "In this model a worker reports completion on a heartbeat tick, so every job holds its lease for at least one renewal interval, however short the job."
+	ruleSaid := false
+	allThirdZero := true
+	thirdNotWorse := true
+	for _, pt := range pts {
+		if pt.RenewThird != 0 {
+			allThirdZero = false
+		}
+		if pt.RenewThird > pt.NoRenewal {
+			thirdNotWorse = false
+		}
+	}
+	if p.HeartbeatLoss == 0 {
+		if allThirdZero {
+			out = append(out, fmt.Sprintf("%s Renewing every third of the timeout, each heartbeat arrives while the lease still runs, so no lease lapses: 0 jobs ran twice %s. With a heartbeat, the timeout only has to outlast the gap between renewals, not the job.",
+				rule, atTimeouts))
+			ruleSaid = true
+		} else {
+			s := fmt.Sprintf("Renewing every third of the timeout ran %s twice at %s", plural(first.RenewThird, "job", "jobs"), saySecs(first.TimeoutS))
+			if !one {
+				s += fmt.Sprintf(" and %s at %s", count(last.RenewThird), saySecs(last.TimeoutS))
+			}
+			out = append(out, s+", although no heartbeat was lost.")
+		}
+	} else {
+		s := fmt.Sprintf("With %s of heartbeats lost, renewing every third of the timeout ran %s twice at %s", percent(p.HeartbeatLoss), plural(first.RenewThird, "job", "jobs"), saySecs(first.TimeoutS))
+		if !one {
+			s += fmt.Sprintf(" and %s at %s", count(last.RenewThird), saySecs(last.TimeoutS))
+		}
+		s += fmt.Sprintf(", against %s", count(first.NoRenewal))
+		if !one {
+			s += fmt.Sprintf(" and %s", count(last.NoRenewal))
+		}
+		s += " with no renewal."
+		if allThirdZero {
+			s += " No lease lapsed: a lapse needs three heartbeats in a row to go missing, spanning the whole timeout, and no job drew such a run."
+		} else {
+			s += " One or two lost heartbeats in a row are survivable; three, spanning the whole timeout, are not, and a long job sends more heartbeats, so it has more chances to meet such a run. That is why a worker whose renewal fails should stop, and why the dedup key is still needed."
+		}
+		if !thirdNotWorse {
+			s += " At some timeouts renewal did worse than no renewal at all."
+		}
+		out = append(out, s)
+	}
+
+	allDouble := true
+	for _, pt := range pts {
+		if pt.RenewDouble != r.Jobs {
+			allDouble = false
+		}
+	}
+	if allDouble {
+		s := fmt.Sprintf("Renewing only once every two timeouts is worse than not renewing: %s ran twice %s. The lease ends at the timeout, the first heartbeat is due only at twice that, and by the rule above every job holds its lease until at least that first tick, so every lease lapses, whatever the job's length.",
+			sayAllJobs(r.Jobs), atTimeouts)
+		if !ruleSaid {
+			s = rule + " " + s
+		}
+		out = append(out, s)
+	} else {
+		s := fmt.Sprintf("Renewing only once every two timeouts ran %s twice at %s", plural(first.RenewDouble, "job", "jobs"), saySecs(first.TimeoutS))
+		if !one {
+			s += fmt.Sprintf(" and %s at %s", count(last.RenewDouble), saySecs(last.TimeoutS))
+		}
+		out = append(out, s+": a heartbeat slower than the lease cannot keep it alive.")
+	}
+	return out
+}
+
+// sayAllJobs is "the one job", "both jobs" or "all 20,000 jobs".
+func sayAllJobs(n int64) string {
+	switch n {
+	case 1:
+		return "the one job"
+	case 2:
+		return "both jobs"
+	}
+	return "all " + count(n) + " jobs"
+}
+
+func leaseChart(domID string, r experiments.LeaseResult) Chart {
+	c := charts.NewLine()
+	title := "Double executions versus visibility timeout"
+	var cats []string
+	no, third, double := []opts.LineData{}, []opts.LineData{}, []opts.LineData{}
+	for _, p := range r.Points {
+		cats = append(cats, seconds(p.TimeoutS))
+		no = append(no, opts.LineData{Value: p.NoRenewal})
+		third = append(third, opts.LineData{Value: p.RenewThird})
+		double = append(double, opts.LineData{Value: p.RenewDouble})
+	}
+	c.SetGlobalOptions(append(common(title),
+		charts.WithXAxisOpts(opts.XAxis{Name: "visibility timeout", NameLocation: "middle", NameGap: 30}),
+		charts.WithYAxisOpts(opts.YAxis{Name: "jobs run twice", Min: 0}),
+	)...)
+	c.SetXAxis(cats)
+	c.AddSeries("no renewal", no, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}))
+	// At the document's values this line is flat at zero, on top of the axis: a thick dashed line with
+	// large symbols keeps it visible there.
+	c.AddSeries("renew at t/3", third, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), SymbolSize: 9}),
+		charts.WithLineStyleOpts(opts.LineStyle{Width: 3, Type: "dashed"}))
+	c.AddSeries("renew at 2t", double, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}))
+	c.Validate()
+	return Chart{ID: domID + "-curve", Title: title,
+		Alt:     "Lines of jobs executed twice at each visibility timeout with no renewal, renewal at a third of the timeout, and renewal at twice the timeout.",
+		Options: c.JSON()}
+}

@@ -1,0 +1,129 @@
+package pages
+
+import (
+	"fmt"
+	"sync"
+
+	"effectivelyonce/experiments"
+)
+
+// Presenter shows the runs of one experiment: its charts, its tables (which are also the CSV and the
+// command line's output), the reading written from the numbers, and the values that answer the
+// prediction questions. Each experiment has exactly one, listed in presenters below, the way
+// experiments/catalog.go lists the experiments themselves; a test fails when one is missing.
+type Presenter struct {
+	// Experiment is the name of the experiment this presenter shows.
+	Experiment string
+
+	charts   func(domID string, params, result any) ([]Chart, error)
+	tables   func(params, result any) ([]Table, error)
+	reading  func(params, result any) ([]string, error)
+	measures func(params, result any) (map[string]int64, error)
+}
+
+// shows is one experiment's presenter as it is written: typed on the experiment's own Params and
+// Result, so that the assertions from any happen in one place (present) and nowhere else.
+type shows[P, R any] struct {
+	// charts may be nil for a result a table says best (the verifier, the scale figures).
+	charts  func(domID string, p P, r R) []Chart
+	tables  func(p P, r R) []Table
+	reading func(p P, r R) []string
+	// measures may be nil: most experiments answer no prediction question.
+	measures func(p P, r R) map[string]int64
+}
+
+// present wraps typed parts as a Presenter.
+func present[P, R any](name string, s shows[P, R]) *Presenter {
+	pair := func(params, result any) (P, R, error) {
+		p, okP := params.(P)
+		r, okR := result.(R)
+		if !okP || !okR {
+			return p, r, fmt.Errorf("presenter %q: given %T and %T, wants %T and %T", name, params, result, p, r)
+		}
+		return p, r, nil
+	}
+	return &Presenter{
+		Experiment: name,
+		charts: func(domID string, params, result any) ([]Chart, error) {
+			p, r, err := pair(params, result)
+			if err != nil || s.charts == nil {
+				return nil, err
+			}
+			return s.charts(domID, p, r), nil
+		},
+		tables: func(params, result any) ([]Table, error) {
+			p, r, err := pair(params, result)
+			if err != nil {
+				return nil, err
+			}
+			return s.tables(p, r), nil
+		},
+		reading: func(params, result any) ([]string, error) {
+			p, r, err := pair(params, result)
+			if err != nil {
+				return nil, err
+			}
+			return s.reading(p, r), nil
+		},
+		measures: func(params, result any) (map[string]int64, error) {
+			p, r, err := pair(params, result)
+			if err != nil || s.measures == nil {
+				return nil, err
+			}
+			return s.measures(p, r), nil
+		},
+	}
+}
+
+// presenters is every experiment's presenter, built once.
+var presenters = sync.OnceValue(func() map[string]*Presenter {
+	all := []*Presenter{
+		present("assembly", assemblyShows),
+		present("crash-sweep", crashSweepShows),
+		present("keys", keysShows),
+		present("window", windowShows),
+		present("window-grid", windowGridShows),
+		present("orderings", orderingsShows),
+		present("lease", leaseShows),
+		present("claims", claimsShows),
+		present("scale", scaleShows),
+		present("outbox", outboxShows),
+	}
+	m := make(map[string]*Presenter, len(all))
+	for _, p := range all {
+		m[p.Experiment] = p
+	}
+	return m
+})
+
+// PresenterFor returns the presenter of the named experiment.
+func PresenterFor(name string) (*Presenter, bool) {
+	p, ok := presenters()[name]
+	return p, ok
+}
+
+// PresenterOf returns the presenter of e, or an error naming the experiment that has none.
+func PresenterOf(e *experiments.Experiment) (*Presenter, error) {
+	if p, ok := PresenterFor(e.Name); ok {
+		return p, nil
+	}
+	return nil, fmt.Errorf("experiment %q has no presenter in pages", e.Name)
+}
+
+// Charts draws a run; domID prefixes the chart ids so two experiments on one page never collide.
+func (p *Presenter) Charts(domID string, params, result any) ([]Chart, error) {
+	return p.charts(domID, params, result)
+}
+
+// Tables lays a run out as tables.
+func (p *Presenter) Tables(params, result any) ([]Table, error) { return p.tables(params, result) }
+
+// Reading writes the "what the numbers say" paragraphs for a run. It is generated from the result
+// actually computed, never from the documents' published numbers, so that the prose beside a chart
+// stays true when the reader changes the parameters.
+func (p *Presenter) Reading(params, result any) ([]string, error) { return p.reading(params, result) }
+
+// Measures extracts the values of a run that answer prediction questions, keyed by question id.
+func (p *Presenter) Measures(params, result any) (map[string]int64, error) {
+	return p.measures(params, result)
+}

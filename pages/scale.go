@@ -1,0 +1,52 @@
+package pages
+
+import (
+	"effectivelyonce/experiments"
+	"fmt"
+)
+
+// scaleShows presents the concept page's arithmetic at scale: a table of five quantities.
+var scaleShows = shows[experiments.ScaleParams, experiments.ScaleResult]{
+	tables:  scaleTables,
+	reading: readScale,
+}
+
+func scaleTables(_ experiments.ScaleParams, r experiments.ScaleResult) []Table {
+	t := Table{Caption: "Duplicates at scale", Head: []string{"quantity", "value"}, Numeric: []bool{false, true}}
+	t.Rows = [][]string{
+		{"duplicates a day", approx(r.DuplicatesPerDay)},
+		{"one duplicate every", duration(r.SecondsBetweenDuplicates)},
+		{"dedup keys held", approx(r.DedupKeys)},
+		{"dedup store", bytesSI(r.DedupStoreBytes)},
+		{"load on a failing downstream", approx(r.RetryPeakMultiplier) + "x"},
+	}
+	return []Table{t}
+}
+
+func readScale(p experiments.ScaleParams, r experiments.ScaleResult) []string {
+	s := fmt.Sprintf("At %s a day, with a %s chance per message that the consumer dies inside the crash window, expect about %s a day",
+		pluralF(p.MessagesPerDay, "message", "messages"), sayProb(p.CrashWindowP), pluralF(r.DuplicatesPerDay, "duplicate", "duplicates"))
+	switch {
+	case r.DuplicatesPerDay <= 0:
+		s += ": none, because the chance is zero. No real consumer gets there; deploys, OOM kills and rebalances all land in the window sooner or later."
+	case r.DuplicatesPerDay < 1:
+		s += fmt.Sprintf(", which is one every %s.", saySpan(r.SecondsBetweenDuplicates))
+	default:
+		s += fmt.Sprintf(", or one every %s.", saySpan(r.SecondsBetweenDuplicates))
+	}
+	out := []string{s}
+	if r.DuplicatesPerDay > 0 {
+		out = append(out, "Without an idempotent consumer each of those is a corrupted effect, such as a second charge; with one, each is a skipped no-op. The delivery layer is identical in both cases.")
+	}
+	if p.ReplayDays <= 0 {
+		out = append(out, "A replay window of 0 days keeps no dedup keys at all. That is no dedup: every redelivery would find nothing to match and be applied again.")
+	} else {
+		out = append(out, fmt.Sprintf("Keeping dedup keys for %s means holding about %s; at %s a key that is about %s.",
+			pluralF(p.ReplayDays, "day", "days"), pluralF(r.DedupKeys, "key", "keys"), pluralF(p.BytesPerKey, "byte", "bytes"), bytesSI(r.DedupStoreBytes)))
+	}
+	if r.RetryPeakMultiplier > 1 {
+		out = append(out, fmt.Sprintf("A naive retry policy of %sx puts %sx the normal load on a downstream at the moment it is already failing; backoff, a retry budget and a dead-letter queue are part of correctness, not polish.",
+			approx(p.RetryMultiplier), approx(r.RetryPeakMultiplier)))
+	}
+	return out
+}
