@@ -105,7 +105,7 @@ func rowBars[T any](rows []T, label func(T) string, cols ...column[T]) ([]string
 func Charts(domID string, params, result any) []Chart {
 	switch r := result.(type) {
 	case experiments.AssemblyResult:
-		cats, series := rowBars(r.Rows, func(x experiments.AssemblyRow) string { return x.Design },
+		cats, series := rowBars(r.Rows, func(x experiments.AssemblyRow) string { return string(x.Design) },
 			column[experiments.AssemblyRow]{"lost", func(x experiments.AssemblyRow) int64 { return x.Lost }},
 			column[experiments.AssemblyRow]{"duplicated", func(x experiments.AssemblyRow) int64 { return x.Duplicated }})
 		return []Chart{barChart(domID+"-bars", "Lost and duplicated jobs per design",
@@ -120,12 +120,12 @@ func Charts(domID string, params, result any) []Chart {
 			"Bars of jobs lost per crash rate, beside duplicated jobs and errors raised, both zero.",
 			"crash rate", "jobs", cats, series)}
 	case experiments.KeysResult:
-		cats, series := rowBars(r.Rows, func(x experiments.KeyRow) string { return x.Key },
+		cats, series := rowBars(r.Rows, func(x experiments.KeyRow) string { return string(x.Key) },
 			column[experiments.KeyRow]{"duplicates", func(x experiments.KeyRow) int64 { return x.Duplicated }})
 		return []Chart{barChart(domID+"-bars", "Duplicates that get through, per dedup key",
 			"Bars of duplicates per choice of dedup key.", "dedup key", "duplicates", cats, series)}
 	case experiments.OrderingsResult:
-		cats, series := rowBars(r.Rows, func(x experiments.OrderingRow) string { return x.Order },
+		cats, series := rowBars(r.Rows, func(x experiments.OrderingRow) string { return string(x.Order) },
 			column[experiments.OrderingRow]{"lost", func(x experiments.OrderingRow) int64 { return x.Lost }},
 			column[experiments.OrderingRow]{"duplicated", func(x experiments.OrderingRow) int64 { return x.Duplicated }})
 		return []Chart{barChart(domID+"-bars", "Lost and duplicated, per write order",
@@ -133,9 +133,9 @@ func Charts(domID string, params, result any) []Chart {
 	case experiments.OutboxResult:
 		cats, series := rowBars(r.Rows, func(x experiments.OutboxRow) string {
 			if x.ConsumerDedup {
-				return x.Design + " / dedup"
+				return string(x.Design) + " / dedup"
 			}
-			return x.Design + " / no dedup"
+			return string(x.Design) + " / no dedup"
 		},
 			column[experiments.OutboxRow]{"lost", func(x experiments.OutboxRow) int64 { return x.Lost }},
 			column[experiments.OutboxRow]{"phantom", func(x experiments.OutboxRow) int64 { return x.Phantom }},

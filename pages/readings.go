@@ -83,7 +83,7 @@ func readAssembly(p experiments.StreamParams, r experiments.AssemblyResult) []st
 	var other []experiments.AssemblyRow
 	for i := range r.Rows {
 		row := &r.Rows[i]
-		d := strings.ToLower(row.Design)
+		d := strings.ToLower(string(row.Design))
 		switch {
 		case strings.Contains(d, "most"):
 			amo = row
@@ -134,12 +134,12 @@ func readAssembly(p experiments.StreamParams, r experiments.AssemblyResult) []st
 	}
 	for _, row := range other {
 		out = append(out, fmt.Sprintf("%s: %s lost, %s exactly once, %s duplicated.",
-			sayCap(row.Design), count(row.Lost), count(row.ExactlyOnce), count(row.Duplicated)))
+			sayCap(string(row.Design)), count(row.Lost), count(row.ExactlyOnce), count(row.Duplicated)))
 	}
 	var correct []string
 	for _, row := range r.Rows {
 		if row.Correct {
-			correct = append(correct, row.Design)
+			correct = append(correct, string(row.Design))
 		}
 	}
 	switch len(correct) {
@@ -284,10 +284,10 @@ func readKeys(p experiments.StreamParams, r experiments.KeysResult) []string {
 		parts = append(parts, fmt.Sprintf("keyed on %s, %s got through (%s of the redeliveries)",
 			row.Key, plural(row.Duplicated, "duplicate", "duplicates"), sayShare(row.Duplicated, r.Crashed)))
 		if row.Duplicated == 0 {
-			good = append(good, row.Key)
+			good = append(good, string(row.Key))
 		}
 		if row.Duplicated >= r.Crashed {
-			bad = append(bad, row.Key)
+			bad = append(bad, string(row.Key))
 		}
 	}
 	out = append(out, sayCap(strings.Join(parts, "; "))+".")
@@ -495,7 +495,7 @@ func readOrderings(p experiments.StreamParams, r experiments.OrderingsResult) []
 	}
 	out := []string{fmt.Sprintf("%s between the two writes.", sayCrashed(r.Crashed, r.Jobs, "crashed", "crashed"))}
 	for _, row := range r.Rows {
-		o := strings.ToLower(row.Order)
+		o := strings.ToLower(string(row.Order))
 		switch {
 		case strings.HasPrefix(o, "key"):
 			out = append(out, fmt.Sprintf("Writing the key first lost %s and duplicated %s: the crash marks the job as done before it ran, so the redelivery is skipped and the work never happens.",
@@ -507,7 +507,7 @@ func readOrderings(p experiments.StreamParams, r experiments.OrderingsResult) []
 			out = append(out, fmt.Sprintf("In one transaction: %s lost, %s duplicated. There is no moment at which one write exists without the other.",
 				count(row.Lost), count(row.Duplicated)))
 		default:
-			out = append(out, fmt.Sprintf("%s: %s lost, %s duplicated.", sayCap(row.Order), count(row.Lost), count(row.Duplicated)))
+			out = append(out, fmt.Sprintf("%s: %s lost, %s duplicated.", sayCap(string(row.Order)), count(row.Lost), count(row.Duplicated)))
 		}
 	}
 	return out
@@ -861,11 +861,11 @@ func readOutbox(p experiments.OutboxParams, r experiments.OutboxResult) []string
 	designs := map[string]*pair{}
 	for i := range r.Rows {
 		row := &r.Rows[i]
-		d := designs[row.Design]
+		d := designs[string(row.Design)]
 		if d == nil {
 			d = &pair{}
-			designs[row.Design] = d
-			order = append(order, row.Design)
+			designs[string(row.Design)] = d
+			order = append(order, string(row.Design))
 		}
 		if row.ConsumerDedup {
 			d.yes = row

@@ -84,7 +84,7 @@ func Tables(result any) []Table {
 		t := Table{Caption: fmt.Sprintf("Four designs, %s jobs, %s crashed", count(r.Jobs), count(r.Crashed)),
 			Head: []string{"design", "lost", "exactly once", "duplicated", "correct"}, Numeric: []bool{false, true, true, true, false}}
 		for _, row := range r.Rows {
-			t.Rows = append(t.Rows, []string{row.Design, count(row.Lost), count(row.ExactlyOnce), count(row.Duplicated), yesNo(row.Correct)})
+			t.Rows = append(t.Rows, []string{string(row.Design), count(row.Lost), count(row.ExactlyOnce), count(row.Duplicated), yesNo(row.Correct)})
 		}
 		return []Table{t}
 	case experiments.CrashSweepResult:
@@ -99,7 +99,7 @@ func Tables(result any) []Table {
 		t := Table{Caption: fmt.Sprintf("Dedup keys, %s jobs, %s redelivered", count(r.Jobs), count(r.Crashed)),
 			Head: []string{"dedup key", "duplicates"}, Numeric: []bool{false, true}}
 		for _, row := range r.Rows {
-			t.Rows = append(t.Rows, []string{row.Key, count(row.Duplicated)})
+			t.Rows = append(t.Rows, []string{string(row.Key), count(row.Duplicated)})
 		}
 		return []Table{t}
 	case experiments.WindowResult:
@@ -128,7 +128,7 @@ func Tables(result any) []Table {
 		t := Table{Caption: fmt.Sprintf("Dedup key and effect, %s jobs", count(r.Jobs)),
 			Head: []string{"order", "lost", "duplicated"}, Numeric: []bool{false, true, true}}
 		for _, row := range r.Rows {
-			t.Rows = append(t.Rows, []string{row.Order, count(row.Lost), count(row.Duplicated)})
+			t.Rows = append(t.Rows, []string{string(row.Order), count(row.Lost), count(row.Duplicated)})
 		}
 		return []Table{t}
 	case experiments.LeaseResult:
@@ -163,7 +163,7 @@ func Tables(result any) []Table {
 			if row.ConsumerDedup {
 				c = "dedup key"
 			}
-			t.Rows = append(t.Rows, []string{row.Design, c, count(row.Lost), count(row.Phantom), count(row.DuplicateApplications)})
+			t.Rows = append(t.Rows, []string{string(row.Design), c, count(row.Lost), count(row.Phantom), count(row.DuplicateApplications)})
 		}
 		return []Table{t}
 	}
