@@ -40,6 +40,7 @@ check-generate: generate
 	@test -z "$$(git ls-files --others --exclude-standard -- '*_templ.go')" || (echo "uncommitted generated files" && exit 1)
 
 vet:
+	$(GO) mod tidy -diff || (echo "go mod tidy would change go.mod or go.sum: run go mod tidy and commit" && exit 1)
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l cmd content experiments pages static)" || (gofmt -l cmd content experiments pages static; echo "gofmt: the files above need formatting" && exit 1)
 

@@ -336,7 +336,8 @@ func render(md goldmark.Markdown, src string, ids *headingIDs) (string, error) {
 	if err := md.Renderer().Render(&buf, []byte(src), doc); err != nil {
 		return "", err
 	}
-	return buf.String(), nil
+	// A code block scrolls sideways on a narrow screen; tabindex lets a keyboard reach and scroll it.
+	return strings.ReplaceAll(buf.String(), "<pre>", `<pre tabindex="0">`), nil
 }
 
 func countWords(s string) int {

@@ -37,13 +37,14 @@ func Lookup(name string) (*Experiment, bool) {
 }
 
 // The fields several experiments share: one definition each, so a range is the same everywhere.
+// The stream's four are marked Shared: a page's first form sets them for the experiments below it.
 var (
 	fieldJobs = Field{Name: "jobs", Label: "Jobs", Help: "How many jobs the stream holds; job i is numbered i.",
-		Kind: KindInt, MinInt: 1, MaxInt: 10_000_000}
+		Kind: KindInt, MinInt: 1, MaxInt: 10_000_000, Shared: true}
 	fieldCrashRate = Field{Name: "crash_rate", Label: "Crash rate", Help: "Chance that the worker holding a job dies mid-job (0.02 is 2%).",
-		Kind: KindFloat, Min: 0, Max: 1}
+		Kind: KindFloat, Min: 0, Max: 1, Shared: true}
 	fieldSeed = Field{Name: "seed", Label: "Stream seed", Help: "Seed of the job stream; 13 reproduces the document.",
-		Kind: KindInt, MinInt: 0, MaxInt: 1<<63 - 1}
+		Kind: KindInt, MinInt: 0, MaxInt: 1<<63 - 1, Shared: true}
 	fieldDelaySeed = Field{Name: "delay_seed", Label: "Delay seed", Help: "Seed of the redelivery delays; 17 reproduces the document.",
-		Kind: KindInt, MinInt: 0, MaxInt: 1<<63 - 1}
+		Kind: KindInt, MinInt: 0, MaxInt: 1<<63 - 1, Shared: true}
 )

@@ -19,16 +19,16 @@ func TestGoldenAssembly(t *testing.T) {
 		t.Errorf("jobs, crashed = %d, %d; document: 20,000, 398", res.Jobs, res.Crashed)
 	}
 	want := []AssemblyRow{
-		{"at-most-once", 398, 19602, 0, false},
-		{"at-least-once", 0, 19602, 398, false},
-		{"dedup-non-transactional", 0, 19602, 398, false},
-		{"dedup-transactional", 0, 20000, 0, true},
+		{DesignAtMostOnce, 398, 19602, 0, false},
+		{DesignAtLeastOnce, 0, 19602, 398, false},
+		{DesignDedupNonTransactional, 0, 19602, 398, false},
+		{DesignDedupTransactional, 0, 20000, 0, true},
 	}
 	if len(res.Rows) != len(want) {
 		t.Fatalf("got %d rows, want %d", len(res.Rows), len(want))
 	}
 	for i, w := range want {
-		t.Run(w.Design, func(t *testing.T) {
+		t.Run(string(w.Design), func(t *testing.T) {
 			if res.Rows[i] != w {
 				t.Errorf("got %+v, document %+v", res.Rows[i], w)
 			}
@@ -44,7 +44,7 @@ func TestGoldenKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []KeyRow{{"job-id", 0}, {"job-id+attempt", 398}, {"uuid-per-attempt", 398}}
+	want := []KeyRow{{KeyJobID, 0}, {KeyJobIDAttempt, 398}, {KeyUUIDPerAttempt, 398}}
 	if !reflect.DeepEqual(res.Rows, want) {
 		t.Errorf("got %+v, document %+v", res.Rows, want)
 	}
@@ -55,7 +55,7 @@ func TestGoldenOrderings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []OrderingRow{{"key-then-effect", 398, 0}, {"effect-then-key", 0, 398}, {"one-transaction", 0, 0}}
+	want := []OrderingRow{{OrderKeyThenEffect, 398, 0}, {OrderEffectThenKey, 0, 398}, {OrderOneTransaction, 0, 0}}
 	if !reflect.DeepEqual(res.Rows, want) {
 		t.Errorf("got %+v, document %+v", res.Rows, want)
 	}
@@ -214,12 +214,12 @@ func TestGoldenOutbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []OutboxRow{
-		{"dual-write-db-first", false, 381, 0, 0},
-		{"dual-write-db-first", true, 381, 0, 0},
-		{"dual-write-publish-first", false, 0, 381, 0},
-		{"dual-write-publish-first", true, 0, 381, 0},
-		{"outbox", false, 0, 0, 400},
-		{"outbox", true, 0, 0, 0},
+		{DualWriteDBFirst, false, 381, 0, 0},
+		{DualWriteDBFirst, true, 381, 0, 0},
+		{DualWritePublishFirst, false, 0, 381, 0},
+		{DualWritePublishFirst, true, 0, 381, 0},
+		{TransactionalOutbox, false, 0, 0, 400},
+		{TransactionalOutbox, true, 0, 0, 0},
 	}
 	if !reflect.DeepEqual(res.Rows, want) {
 		t.Errorf("got  %+v\nwant %+v", res.Rows, want)

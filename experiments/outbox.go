@@ -17,10 +17,27 @@ func DefaultOutboxParams() OutboxParams {
 	return OutboxParams{Events: 20_000, CrashRate: 0.02, Seed: 13}
 }
 
+// OutboxDesign names how a producer gets a row change and its event out: two separate writes in
+// either order, or one transaction that a relay publishes from.
+type OutboxDesign string
+
+// The producer designs, in the order Outbox reports them.
+const (
+	DualWriteDBFirst      OutboxDesign = "dual-write-db-first"      // commit, then publish
+	DualWritePublishFirst OutboxDesign = "dual-write-publish-first" // publish, then commit
+	TransactionalOutbox   OutboxDesign = "outbox"                   // row and outbox row in one commit, then a relay
+)
+
+// OutboxDesigns returns the producer designs in the order Outbox reports them; the slice is the
+// caller's own.
+func OutboxDesigns() []OutboxDesign {
+	return []OutboxDesign{DualWriteDBFirst, DualWritePublishFirst, TransactionalOutbox}
+}
+
 // OutboxRow is one producer design with one consumer.
 type OutboxRow struct {
-	Design        string `json:"design"`
-	ConsumerDedup bool   `json:"consumer_dedup"`
+	Design        OutboxDesign `json:"design"`
+	ConsumerDedup bool         `json:"consumer_dedup"`
 	// Lost counts committed rows whose event was never published.
 	Lost int64 `json:"lost"`
 	// Phantom counts events published for a row that never committed.
@@ -35,10 +52,8 @@ type OutboxResult struct {
 	Rows   []OutboxRow `json:"rows"`
 }
 
-// The producer designs, in the order the rows come out; produce takes the index, because a string
+// The producer designs as indexes into OutboxDesigns(): produce takes the index, because a string
 // compare per event and row would cost more than the rest of the simulation.
-var outboxDesigns = [...]string{"dual-write-db-first", "dual-write-publish-first", "outbox"}
-
 const (
 	designDBFirst = iota
 	designPublishFirst
@@ -126,7 +141,7 @@ func Outbox(ctx context.Context, p OutboxParams) (OutboxResult, error) {
 		consumer
 	}
 	var rows []*row
-	for d, name := range outboxDesigns {
+	for d, name := range OutboxDesigns() {
 		for _, dedup := range []bool{false, true} {
 			r := &row{design: d, OutboxRow: OutboxRow{Design: name, ConsumerDedup: dedup}, consumer: consumer{dedup: dedup}}
 			if dedup {

@@ -64,6 +64,11 @@ type Field struct {
 	// MinInt and MaxInt bound an int (or every item of an int list), inclusive.
 	MinInt int64 `json:"-"`
 	MaxInt int64 `json:"-"`
+	// Shared marks one of the job stream's parameters (jobs, crash_rate, seed, delay_seed): a
+	// page's later experiment inherits a shared field from the page's first form, so that every
+	// experiment on the page replays the same stream unless the reader says otherwise. It is set
+	// only on the one definition of each in catalog.go, so two fields that compare equal agree on it.
+	Shared bool `json:"shared,omitempty"`
 }
 
 // Range says in words which values the field accepts; every error message for the field ends with it.

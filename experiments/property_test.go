@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -39,23 +38,23 @@ func TestPropertyAssembly(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rows := map[string]AssemblyRow{}
+			rows := map[Design]AssemblyRow{}
 			for _, row := range res.Rows {
 				rows[row.Design] = row
 				if row.Lost+row.ExactlyOnce+row.Duplicated != p.Jobs {
 					t.Errorf("%s: %d+%d+%d != %d jobs", row.Design, row.Lost, row.ExactlyOnce, row.Duplicated, p.Jobs)
 				}
 			}
-			if r := rows["at-most-once"]; r.Lost != res.Crashed || r.Duplicated != 0 {
+			if r := rows[DesignAtMostOnce]; r.Lost != res.Crashed || r.Duplicated != 0 {
 				t.Errorf("at-most-once lost %d, dup %d; want lost == crashed == %d, dup 0", r.Lost, r.Duplicated, res.Crashed)
 			}
-			if r := rows["at-least-once"]; r.Duplicated != res.Crashed || r.Lost != 0 {
+			if r := rows[DesignAtLeastOnce]; r.Duplicated != res.Crashed || r.Lost != 0 {
 				t.Errorf("at-least-once dup %d, lost %d; want dup == crashed == %d, lost 0", r.Duplicated, r.Lost, res.Crashed)
 			}
-			if r := rows["dedup-non-transactional"]; r.Duplicated != res.Crashed || r.Lost != 0 {
+			if r := rows[DesignDedupNonTransactional]; r.Duplicated != res.Crashed || r.Lost != 0 {
 				t.Errorf("dedup-non-transactional dup %d, lost %d; want dup == crashed == %d", r.Duplicated, r.Lost, res.Crashed)
 			}
-			if r := rows["dedup-transactional"]; r.Lost != 0 || r.Duplicated != 0 || !r.Correct {
+			if r := rows[DesignDedupTransactional]; r.Lost != 0 || r.Duplicated != 0 || !r.Correct {
 				t.Errorf("dedup-transactional %+v; want 0 lost, 0 duplicated, correct", r)
 			}
 			if !res.SameSet {
@@ -74,7 +73,7 @@ func TestPropertyKeysAndOrderings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []KeyRow{{"job-id", 0}, {"job-id+attempt", keys.Crashed}, {"uuid-per-attempt", keys.Crashed}}
+			want := []KeyRow{{KeyJobID, 0}, {KeyJobIDAttempt, keys.Crashed}, {KeyUUIDPerAttempt, keys.Crashed}}
 			if !slices.Equal(keys.Rows, want) {
 				t.Errorf("keys %+v, want %+v", keys.Rows, want)
 			}
@@ -82,7 +81,7 @@ func TestPropertyKeysAndOrderings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantO := []OrderingRow{{"key-then-effect", ord.Crashed, 0}, {"effect-then-key", 0, ord.Crashed}, {"one-transaction", 0, 0}}
+			wantO := []OrderingRow{{OrderKeyThenEffect, ord.Crashed, 0}, {OrderEffectThenKey, 0, ord.Crashed}, {OrderOneTransaction, 0, 0}}
 			if !slices.Equal(ord.Rows, wantO) {
 				t.Errorf("orderings %+v, want %+v", ord.Rows, wantO)
 			}
@@ -169,13 +168,13 @@ func TestPropertyOutbox(t *testing.T) {
 				t.Fatalf("%d rows, want 6", len(res.Rows))
 			}
 			for _, row := range res.Rows {
-				if row.Design == "outbox" && (row.Lost != 0 || row.Phantom != 0) {
+				if row.Design == TransactionalOutbox && (row.Lost != 0 || row.Phantom != 0) {
 					t.Errorf("outbox lost %d and made %d phantoms; it must do neither", row.Lost, row.Phantom)
 				}
 				if row.ConsumerDedup && row.DuplicateApplications != 0 {
 					t.Errorf("%s with consumer dedup applied %d duplicates", row.Design, row.DuplicateApplications)
 				}
-				if strings.HasPrefix(row.Design, "dual-write") && row.DuplicateApplications != 0 {
+				if (row.Design == DualWriteDBFirst || row.Design == DualWritePublishFirst) && row.DuplicateApplications != 0 {
 					t.Errorf("%s has no relay, yet %d duplicates", row.Design, row.DuplicateApplications)
 				}
 			}

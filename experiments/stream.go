@@ -71,9 +71,28 @@ func (s sink) stats() (lost, once, dup int64) {
 	return lost, once, dup
 }
 
+// Design names one of the assembly's four places for the ack and the dedup key. It is a string so
+// that the JSON carries the name itself, and a type so that a misspelt name fails to compile
+// instead of silently matching no row.
+type Design string
+
+// The assembly's designs, in the order Assembly reports them.
+const (
+	DesignAtMostOnce            Design = "at-most-once"            // ack, then work
+	DesignAtLeastOnce           Design = "at-least-once"           // work, then ack
+	DesignDedupNonTransactional Design = "dedup-non-transactional" // key and effect written apart
+	DesignDedupTransactional    Design = "dedup-transactional"     // key and effect committed together
+)
+
+// Designs returns the assembly's designs in the order Assembly reports them; the slice is the
+// caller's own.
+func Designs() []Design {
+	return []Design{DesignAtMostOnce, DesignAtLeastOnce, DesignDedupNonTransactional, DesignDedupTransactional}
+}
+
 // AssemblyRow is one design's outcome over the stream.
 type AssemblyRow struct {
-	Design      string `json:"design"`
+	Design      Design `json:"design"`
 	Lost        int64  `json:"lost"`
 	ExactlyOnce int64  `json:"exactly_once"`
 	Duplicated  int64  `json:"duplicated"`
@@ -90,14 +109,6 @@ type AssemblyResult struct {
 	SameSet bool `json:"same_set"`
 }
 
-// The assembly's designs, in the document's order.
-const (
-	designAtMostOnce  = "at-most-once"
-	designAtLeastOnce = "at-least-once"
-	designDedupNonTx  = "dedup-non-transactional"
-	designDedupTx     = "dedup-transactional"
-)
-
 // Assembly runs at-most-once, at-least-once, non-transactional dedup and transactional dedup over
 // the same stream (blocks 1, 2, 3 and 5, and the document's assembly).
 func Assembly(ctx context.Context, p StreamParams) (AssemblyResult, error) {
@@ -106,8 +117,8 @@ func Assembly(ctx context.Context, p StreamParams) (AssemblyResult, error) {
 		return AssemblyResult{}, err
 	}
 	res := AssemblyResult{Jobs: p.Jobs, Crashed: s.count}
-	sinks := make(map[string]sink, 4)
-	for kind, design := range []string{designAtMostOnce, designAtLeastOnce, designDedupNonTx, designDedupTx} {
+	sinks := make(map[Design]sink, 4)
+	for kind, design := range Designs() {
 		out := make(sink, p.Jobs)
 		var seen []bool
 		if kind >= 2 {
@@ -127,7 +138,7 @@ func Assembly(ctx context.Context, p StreamParams) (AssemblyResult, error) {
 					return AssemblyResult{}, err
 				}
 			}
-			switch kind { // the design's index: a string compare per job would cost more than the job
+			switch kind { // the design's index in Designs(): a string compare per job would cost more than the job
 			case 0: // at-most-once
 				// ack first: a crash loses the job, and nothing records that it did
 				if !crashed {
@@ -159,7 +170,7 @@ func Assembly(ctx context.Context, p StreamParams) (AssemblyResult, error) {
 	}
 	// Compare the two sets job by job rather than trusting that both equal the crash set: that
 	// they do is the finding, so it has to be measured.
-	amo, alo := sinks[designAtMostOnce], sinks[designAtLeastOnce]
+	amo, alo := sinks[DesignAtMostOnce], sinks[DesignAtLeastOnce]
 	res.SameSet = true
 	for j := range amo {
 		if (amo[j] == 0) != (alo[j] > 1) {
@@ -176,10 +187,24 @@ func assemblyExperiment() *Experiment {
 		streamFields, DefaultStreamParams, Assembly, streamCost)
 }
 
+// KeyKind names what a dedup key is built from. Only a key that stays the same across a job's
+// attempts can recognise a redelivery; the other two differ on every attempt by construction.
+type KeyKind string
+
+// The dedup keys Keys compares, in the order it reports them.
+const (
+	KeyJobID          KeyKind = "job-id"           // the same on every attempt
+	KeyJobIDAttempt   KeyKind = "job-id+attempt"   // changes with each attempt
+	KeyUUIDPerAttempt KeyKind = "uuid-per-attempt" // fresh on each attempt
+)
+
+// KeyKinds returns the dedup keys in the order Keys reports them; the slice is the caller's own.
+func KeyKinds() []KeyKind { return []KeyKind{KeyJobID, KeyJobIDAttempt, KeyUUIDPerAttempt} }
+
 // KeyRow is how many duplicates one choice of dedup key lets through.
 type KeyRow struct {
-	Key        string `json:"key"`
-	Duplicated int64  `json:"duplicated"`
+	Key        KeyKind `json:"key"`
+	Duplicated int64   `json:"duplicated"`
 }
 
 // KeysResult compares dedup keys: job-id, job-id+attempt, uuid-per-attempt (block 3).
@@ -197,16 +222,16 @@ func Keys(ctx context.Context, p StreamParams) (KeysResult, error) {
 	}
 	res := KeysResult{Jobs: p.Jobs, Crashed: s.count}
 	type keyFn struct {
-		name  string
+		name  KeyKind
 		space int64 // how many distinct keys the function can produce on this stream
 		key   func(jid, attempt int, next *int) int
 	}
 	keys := []keyFn{
-		{"job-id", p.Jobs, func(j, _ int, _ *int) int { return j }},
-		{"job-id+attempt", 2 * p.Jobs, func(j, a int, _ *int) int { return 2*j + a }},
+		{KeyJobID, p.Jobs, func(j, _ int, _ *int) int { return j }},
+		{KeyJobIDAttempt, 2 * p.Jobs, func(j, a int, _ *int) int { return 2*j + a }},
 		// A uuid4 minted per attempt never repeats, so a counter that never repeats has the same
 		// effect on a dedup set; no real randomness is needed to show that it catches nothing.
-		{"uuid-per-attempt", p.Jobs + s.count, func(_, _ int, next *int) int { *next++; return *next - 1 }},
+		{KeyUUIDPerAttempt, p.Jobs + s.count, func(_, _ int, next *int) int { *next++; return *next - 1 }},
 	}
 	for _, k := range keys {
 		out := make(sink, p.Jobs)
@@ -243,11 +268,25 @@ func keysExperiment() *Experiment {
 		streamFields, DefaultStreamParams, Keys, streamCost)
 }
 
+// Order names when the dedup key is written relative to the effect: the crash between the two
+// writes is what separates the orders, so the name says which write it finds done.
+type Order string
+
+// The orderings Orderings compares, in the order it reports them.
+const (
+	OrderKeyThenEffect  Order = "key-then-effect" // a crash between marks a job done that never ran
+	OrderEffectThenKey  Order = "effect-then-key" // a crash between lets the redelivery run it again
+	OrderOneTransaction Order = "one-transaction" // both writes or neither
+)
+
+// Orders returns the orderings in the order Orderings reports them; the slice is the caller's own.
+func Orders() []Order { return []Order{OrderKeyThenEffect, OrderEffectThenKey, OrderOneTransaction} }
+
 // OrderingRow is the outcome of one ordering of the dedup write and the effect.
 type OrderingRow struct {
-	Order      string `json:"order"`
-	Lost       int64  `json:"lost"`
-	Duplicated int64  `json:"duplicated"`
+	Order      Order `json:"order"`
+	Lost       int64 `json:"lost"`
+	Duplicated int64 `json:"duplicated"`
 }
 
 // OrderingsResult compares key-then-effect, effect-then-key and one-transaction (block 5).
@@ -264,7 +303,7 @@ func Orderings(ctx context.Context, p StreamParams) (OrderingsResult, error) {
 		return OrderingsResult{}, err
 	}
 	res := OrderingsResult{Jobs: p.Jobs, Crashed: s.count}
-	for kind, order := range []string{"key-then-effect", "effect-then-key", "one-transaction"} {
+	for kind, order := range Orders() {
 		out := make(sink, p.Jobs)
 		dedup := make([]bool, p.Jobs)
 		for j, crashed := range s.crashed {

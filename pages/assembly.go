@@ -3,7 +3,6 @@ package pages
 import (
 	"effectivelyonce/experiments"
 	"fmt"
-	"strings"
 )
 
 // assemblyShows presents the four designs on one stream (blocks 1 to 3 and the assembly).
@@ -38,11 +37,11 @@ func assemblyMeasures(_ experiments.StreamParams, r experiments.AssemblyResult) 
 	out := map[string]int64{}
 	for _, row := range r.Rows {
 		switch row.Design {
-		case "at-most-once":
+		case experiments.DesignAtMostOnce:
 			out["q1"] = row.Lost
-		case "at-least-once":
+		case experiments.DesignAtLeastOnce:
 			out["q2"] = row.Duplicated
-		case "dedup-non-transactional":
+		case experiments.DesignDedupNonTransactional:
 			out["q3"] = max(r.Crashed-row.Duplicated, 0)
 		}
 	}
@@ -64,15 +63,14 @@ func readAssembly(p experiments.StreamParams, r experiments.AssemblyResult) []st
 	var other []experiments.AssemblyRow
 	for i := range r.Rows {
 		row := &r.Rows[i]
-		d := strings.ToLower(row.Design)
-		switch {
-		case strings.Contains(d, "most"):
+		switch row.Design {
+		case experiments.DesignAtMostOnce:
 			amo = row
-		case strings.Contains(d, "least"):
+		case experiments.DesignAtLeastOnce:
 			alo = row
-		case strings.Contains(d, "non"):
+		case experiments.DesignDedupNonTransactional:
 			loose = row
-		case strings.Contains(d, "transaction"):
+		case experiments.DesignDedupTransactional:
 			tx = row
 		default:
 			other = append(other, *row)
@@ -115,12 +113,12 @@ func readAssembly(p experiments.StreamParams, r experiments.AssemblyResult) []st
 	}
 	for _, row := range other {
 		out = append(out, fmt.Sprintf("%s: %s lost, %s exactly once, %s duplicated.",
-			sayCap(row.Design), count(row.Lost), count(row.ExactlyOnce), count(row.Duplicated)))
+			sayCap(string(row.Design)), count(row.Lost), count(row.ExactlyOnce), count(row.Duplicated)))
 	}
 	var correct []string
 	for _, row := range r.Rows {
 		if row.Correct {
-			correct = append(correct, row.Design)
+			correct = append(correct, string(row.Design))
 		}
 	}
 	switch len(correct) {

@@ -6,10 +6,12 @@ package pages
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
+import (
+	"strconv"
 
-import "strconv"
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
+)
 
 // Experiment is one experiment block: a GET form (so the URL is the permalink), and the result:
 // the reading, every chart with its data table, or the reasons the run was refused.

@@ -60,7 +60,11 @@ func windowRun() Run {
 
 func TestExperimentGolden(t *testing.T) {
 	r := windowRun()
-	html := golden(t, "experiment-window", Experiment(NewExperimentView(testSite(), "/blocks/4", r, []Run{r})))
+	v, err := NewExperimentView(testSite(), "/blocks/4", r, []Run{r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := golden(t, "experiment-window", Experiment(v))
 	for _, want := range []string{
 		`action="/nb/blocks/4#exp-window"`, `hx-get="/nb/blocks/4"`, `value="1000"`,
 		`data-chart="exp-window-curve-options"`, `<script id="exp-window-curve-options" type="application/json">`,
@@ -76,7 +80,11 @@ func TestExperimentInvalidGolden(t *testing.T) {
 	e, _ := experiments.Lookup("window")
 	_, err := e.Parse(map[string][]string{"max_delay": {"-5"}, "jobs": {"<b>x</b>"}})
 	r := Run{Experiment: e, Raw: map[string]string{"max_delay": "-5", "jobs": "<b>x</b>"}, Errors: err.(experiments.FieldErrors)}
-	html := golden(t, "experiment-invalid", Experiment(NewExperimentView(testSite(), "/blocks/4", r, []Run{r})))
+	v, err := NewExperimentView(testSite(), "/blocks/4", r, []Run{r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := golden(t, "experiment-invalid", Experiment(v))
 	if strings.Contains(html, "<b>x</b>") {
 		t.Error("reader input reflected unescaped")
 	}
@@ -102,8 +110,8 @@ func TestTimelineAndCardsGolden(t *testing.T) {
 }
 
 func TestTablesAndCSV(t *testing.T) {
-	tabs := Tables(experiments.AssemblyResult{Jobs: 20000, Crashed: 398, Rows: []experiments.AssemblyRow{
-		{Design: "at-most-once", Lost: 398, ExactlyOnce: 19602}, {Design: "dedup-transactional", ExactlyOnce: 20000, Correct: true}}})
+	tabs := assemblyTables(experiments.DefaultStreamParams(), experiments.AssemblyResult{Jobs: 20000, Crashed: 398, Rows: []experiments.AssemblyRow{
+		{Design: experiments.DesignAtMostOnce, Lost: 398, ExactlyOnce: 19602}, {Design: experiments.DesignDedupTransactional, ExactlyOnce: 20000, Correct: true}}})
 	if len(tabs) != 1 {
 		t.Fatal(len(tabs))
 	}
@@ -115,24 +123,26 @@ func TestTablesAndCSV(t *testing.T) {
 	if txt := tabs[0].Text(); !strings.Contains(txt, "at-most-once          398        19,602") {
 		t.Errorf("text table:\n%s", txt)
 	}
-	if Tables(42) != nil {
-		t.Error("unknown result must give no table")
-	}
 }
 
 func TestChartsCarrySeries(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
+		params any
 		result any
 		series []string
 	}{
-		{"window", windowRun().Result, []string{"escape rate"}},
-		{"lease", experiments.LeaseResult{Points: []experiments.LeasePoint{{TimeoutS: 5, NoRenewal: 2448, RenewDouble: 20000}}}, []string{"no renewal", "renew at t/3", "renew at 2t"}},
-		{"assembly", experiments.AssemblyResult{Rows: []experiments.AssemblyRow{{Design: "at-most-once", Lost: 398}}}, []string{"lost", "duplicated"}},
-		{"grid", experiments.WindowGridResult{Windows: []int64{500}, MaxDelays: []int64{200, 1000}, Cells: []experiments.GridCell{{MaxDelay: 200, Window: 500}, {MaxDelay: 1000, Window: 500, Escaped: 198}}}, []string{"window 500"}},
+		{"window", windowRun().Params, windowRun().Result, []string{"escape rate"}},
+		{"lease", experiments.DefaultLeaseParams(), experiments.LeaseResult{Points: []experiments.LeasePoint{{TimeoutS: 5, NoRenewal: 2448, RenewDouble: 20000}}}, []string{"no renewal", "renew at t/3", "renew at 2t"}},
+		{"assembly", experiments.DefaultStreamParams(), experiments.AssemblyResult{Rows: []experiments.AssemblyRow{{Design: experiments.DesignAtMostOnce, Lost: 398}}}, []string{"lost", "duplicated"}},
+		{"window-grid", experiments.DefaultWindowGridParams(), experiments.WindowGridResult{Windows: []int64{500}, MaxDelays: []int64{200, 1000}, Cells: []experiments.GridCell{{MaxDelay: 200, Window: 500}, {MaxDelay: 1000, Window: 500, Escaped: 198}}}, []string{"window 500"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cs := Charts("exp-x", nil, tc.result)
+			pr, _ := PresenterFor(tc.name)
+			cs, err := pr.Charts("exp-x", tc.params, tc.result)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if len(cs) != 1 {
 				t.Fatalf("%d charts", len(cs))
 			}

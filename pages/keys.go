@@ -44,10 +44,10 @@ func readKeys(p experiments.StreamParams, r experiments.KeysResult) []string {
 		parts = append(parts, fmt.Sprintf("keyed on %s, %s got through (%s of the redeliveries)",
 			row.Key, plural(row.Duplicated, "duplicate", "duplicates"), sayShare(row.Duplicated, r.Crashed)))
 		if row.Duplicated == 0 {
-			good = append(good, row.Key)
+			good = append(good, string(row.Key))
 		}
 		if row.Duplicated >= r.Crashed {
-			bad = append(bad, row.Key)
+			bad = append(bad, string(row.Key))
 		}
 	}
 	out = append(out, sayCap(strings.Join(parts, "; "))+".")

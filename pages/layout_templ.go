@@ -6,13 +6,12 @@ package pages
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
-
 import (
+	"effectivelyonce/content"
 	"strings"
 
-	"effectivelyonce/content"
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
 )
 
 // htmxConfig lets htmx swap the 422 (form with errors) and 503 (busy) answers into place, and keeps

@@ -3,7 +3,6 @@ package pages
 import (
 	"effectivelyonce/experiments"
 	"fmt"
-	"strings"
 )
 
 // orderingsShows presents block 5's three orders of key and effect.
@@ -40,19 +39,18 @@ func readOrderings(p experiments.StreamParams, r experiments.OrderingsResult) []
 	}
 	out := []string{fmt.Sprintf("%s between the two writes.", sayCrashed(r.Crashed, r.Jobs, "crashed", "crashed"))}
 	for _, row := range r.Rows {
-		o := strings.ToLower(row.Order)
-		switch {
-		case strings.HasPrefix(o, "key"):
+		switch row.Order {
+		case experiments.OrderKeyThenEffect:
 			out = append(out, fmt.Sprintf("Writing the key first lost %s and duplicated %s: the crash marks the job as done before it ran, so the redelivery is skipped and the work never happens.",
 				plural(row.Lost, "job", "jobs"), count(row.Duplicated)))
-		case strings.HasPrefix(o, "effect"):
+		case experiments.OrderEffectThenKey:
 			out = append(out, fmt.Sprintf("Writing the effect first lost %s and duplicated %s: the crash leaves the effect in place with no key beside it, so the redelivery does it again.",
 				count(row.Lost), count(row.Duplicated)))
-		case strings.Contains(o, "transaction"):
+		case experiments.OrderOneTransaction:
 			out = append(out, fmt.Sprintf("In one transaction: %s lost, %s duplicated. There is no moment at which one write exists without the other.",
 				count(row.Lost), count(row.Duplicated)))
 		default:
-			out = append(out, fmt.Sprintf("%s: %s lost, %s duplicated.", sayCap(row.Order), count(row.Lost), count(row.Duplicated)))
+			out = append(out, fmt.Sprintf("%s: %s lost, %s duplicated.", sayCap(string(row.Order)), count(row.Lost), count(row.Duplicated)))
 		}
 	}
 	return out

@@ -41,16 +41,16 @@ func outboxTables(_ experiments.OutboxParams, r experiments.OutboxResult) []Tabl
 }
 
 // outboxDesign names a producer design of the outbox experiment for prose.
-func outboxDesign(name string) string {
-	switch name {
-	case "dual-write-db-first":
+func outboxDesign(d experiments.OutboxDesign) string {
+	switch d {
+	case experiments.DualWriteDBFirst:
 		return "the dual write that commits first"
-	case "dual-write-publish-first":
+	case experiments.DualWritePublishFirst:
 		return "the dual write that publishes first"
-	case "outbox":
+	case experiments.TransactionalOutbox:
 		return "the outbox"
 	}
-	return name
+	return string(d)
 }
 
 func readOutbox(p experiments.OutboxParams, r experiments.OutboxResult) []string {
@@ -61,8 +61,8 @@ func readOutbox(p experiments.OutboxParams, r experiments.OutboxResult) []string
 	// Group the rows by producer design: lost and phantom events are the producer's doing and the
 	// same for either consumer, duplicate applications are the consumer's.
 	type pair struct{ no, yes *experiments.OutboxRow }
-	var order []string
-	designs := map[string]*pair{}
+	var order []experiments.OutboxDesign
+	designs := map[experiments.OutboxDesign]*pair{}
 	for i := range r.Rows {
 		row := &r.Rows[i]
 		d := designs[row.Design]

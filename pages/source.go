@@ -68,7 +68,10 @@ func LoadSources(fsys fs.FS) (map[string]Source, error) {
 			if err := formatter.Format(&buf, style, it); err != nil {
 				return nil, err
 			}
-			out[name] = Source{Name: name, File: file, HTML: buf.String()}
+			// A code block scrolls sideways on a narrow screen; tabindex lets a keyboard reach and
+			// scroll it (axe: scrollable-region-focusable).
+			html := strings.Replace(buf.String(), "<pre ", `<pre tabindex="0" `, 1)
+			out[name] = Source{Name: name, File: file, HTML: html}
 		}
 	}
 	return out, nil

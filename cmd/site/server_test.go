@@ -87,8 +87,8 @@ func TestRoutes(t *testing.T) {
 		{"/api/experiments/assembly", "application/json", `"lost":398`, 200},
 		{"/healthz", "text/plain", "ok", 200},
 		{"/metrics", "text/plain", "site_http_requests_total", 200},
-		{"/blocks/7", "text/html", "six blocks", 404},
-		{"/blocks/01", "text/html", "six blocks", 404},
+		{"/blocks/7", "text/html", "6 blocks, numbered 1 to 6", 404},
+		{"/blocks/01", "text/html", "6 blocks, numbered 1 to 6", 404},
 		{"/no/such/page", "text/html", "Back to the start", 404},
 		{"/api/experiments/nope", "application/json", `"field":"name"`, 404},
 	} {
@@ -267,6 +267,37 @@ func TestHTMXFragment(t *testing.T) {
 	bad := do(t, s, "GET", "/blocks/4?max_delay=0", map[string]string{"HX-Request": "true", "HX-Target": "exp-window"})
 	if bad.status != 422 || !strings.Contains(bad.body, `aria-invalid="true"`) {
 		t.Errorf("invalid fragment status %d", bad.status)
+	}
+}
+
+// TestFragmentDoesOnlyItsOwnWork: an htmx rerun of one experiment runs that experiment alone and
+// answers with its own status, whatever the page's other forms hold.
+func TestFragmentDoesOnlyItsOwnWork(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	hx := map[string]string{"HX-Request": "true", "HX-Target": "exp-window"}
+	r := do(t, s, "GET", "/blocks/4?max_delay=1500&window-grid.jobs=-1", hx)
+	if r.status != 200 || !strings.Contains(r.body, `id="exp-window"`) || strings.Contains(r.body, `id="exp-window-grid"`) {
+		t.Errorf("a valid window fragment beside a refused grid: status %d, %.200s", r.status, r.body)
+	}
+	if !strings.Contains(r.body, `type="hidden" name="window-grid.jobs" value="-1"`) {
+		t.Error("the fragment's form must still carry the grid's values")
+	}
+	grid, _ := experiments.Lookup("window-grid")
+	p, err := grid.Parse(map[string][]string{"seed": {"777"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	do(t, s, "GET", "/blocks/4?max_delay=1700&window-grid.seed=777", hx)
+	if _, ok := s.runner.cache.get(grid.Key(p)); ok {
+		t.Error("a window fragment ran the grid as well")
+	}
+	do(t, s, "GET", "/blocks/4?max_delay=1700&window-grid.seed=777", nil)
+	if _, ok := s.runner.cache.get(grid.Key(p)); !ok {
+		t.Error("the whole page did not run the grid")
+	}
+	tl := do(t, s, "GET", "/semantics?step=3", map[string]string{"HX-Request": "true", "HX-Target": "timeline"})
+	if tl.status != 200 || !strings.HasPrefix(strings.TrimSpace(tl.body), `<section class="timeline"`) {
+		t.Errorf("timeline fragment: status %d, %.100s", tl.status, tl.body)
 	}
 }
 
