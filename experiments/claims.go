@@ -3,6 +3,7 @@ package experiments
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -24,12 +25,150 @@ func DefaultClaimsParams() ClaimsParams {
 	return ClaimsParams{Jobs: 20_000, CrashRate: 0.02, Seed: 13, MaxDelay: 2000, DelaySeed: 17, LeaseSeed: 31}
 }
 
-// Claim is one re-derived statement of the document.
+// ClaimKind says which of the nine claims a Claim is. The ids B1 to B6 name the document's blocks,
+// and B4 and B6 each stand for more than one claim, so a consumer that must tell claims apart
+// switches on Kind, never on the id or on words in Text. The zero value is no claim at all, so a
+// Claim built without a kind is caught rather than mistaken for the first one.
+type ClaimKind int
+
+// The nine claims, in the order Claims reports them (the document's order, B5 before B4).
+const (
+	ClaimAckBeforeLoses         ClaimKind = iota + 1 // B1: ack first, and each crash loses its job
+	ClaimAckAfterDuplicates                          // B2: ack last, and each crash runs its job twice
+	ClaimDedupKeyCatches                             // B3: a key at the sink turns the rerun into nothing
+	ClaimKeyOutsideTxMisses                          // B5: a key written apart from the effect stops no rerun
+	ClaimSmallWindowLeaks                            // B4: a window shorter than the longest delay leaks
+	ClaimFullWindowLeaksNone                         // B4: a window as long as the longest delay leaks nothing
+	ClaimShortTimeoutDoubles                         // B6: a short lease runs slow jobs twice
+	ClaimLongTimeoutReachesZero                      // B6: only a lease past the slowest job runs none twice
+	ClaimHeartbeatDecouples                          // B6: renewal frees the lease from the job's length
+)
+
+// claimKindNames are the kinds' stable names, indexed by kind; the empty first entry is the zero
+// value's, which has none.
+var claimKindNames = [...]string{
+	"",
+	"ack-before-loses",
+	"ack-after-duplicates",
+	"dedup-key-catches",
+	"key-outside-tx-misses",
+	"small-window-leaks",
+	"full-window-leaks-none",
+	"short-timeout-doubles",
+	"long-timeout-reaches-zero",
+	"heartbeat-decouples",
+}
+
+// ClaimKinds returns every claim kind in the order Claims reports them; the slice is the caller's own.
+func ClaimKinds() []ClaimKind {
+	kinds := make([]ClaimKind, 0, len(claimKindNames)-1)
+	for k := range len(claimKindNames) - 1 {
+		kinds = append(kinds, ClaimKind(k+1))
+	}
+	return kinds
+}
+
+// valid reports whether k is one of the nine claims.
+func (k ClaimKind) valid() bool { return k > 0 && int(k) < len(claimKindNames) }
+
+// String returns the kind's short kebab-case name, which stays the same across releases so that
+// logs and stored JSON can rely on it; a value outside the nine reads as "unknown".
+func (k ClaimKind) String() string {
+	if !k.valid() {
+		return "unknown"
+	}
+	return claimKindNames[k]
+}
+
+// MarshalText writes the kind's name, so JSON carries "ack-before-loses" rather than a number whose
+// meaning would shift if the list ever changed. A kind outside the nine is an error: it can only
+// come from a Claim built without one.
+func (k ClaimKind) MarshalText() ([]byte, error) {
+	if !k.valid() {
+		return nil, fmt.Errorf("claim kind %d has no name", int(k))
+	}
+	return []byte(claimKindNames[k]), nil
+}
+
+// UnmarshalText reads a name MarshalText wrote, so a stored report decodes back into kinds.
+func (k *ClaimKind) UnmarshalText(b []byte) error {
+	for i, name := range claimKindNames {
+		if i > 0 && name == string(b) {
+			*k = ClaimKind(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown claim kind %q", b)
+}
+
+// Claim is one of the document's statements, measured again on the run's parameters.
+//
+// Detail says the measured numbers in words, for a person; the numeric fields hold the same numbers
+// for code, so that nothing has to read them back out of Detail. Which fields a claim sets depends
+// on its Kind, as each field's comment says, and its JSON carries exactly those, zeros included (see
+// MarshalJSON); the others are zero.
 type Claim struct {
-	ID     string `json:"id"`
-	Text   string `json:"text"`
-	Holds  bool   `json:"holds"`
-	Detail string `json:"detail"`
+	// ID is the document's block, "B1" to "B6"; it ties the claim to the section that makes it.
+	ID     string    `json:"id"`
+	Kind   ClaimKind `json:"kind"`
+	Text   string    `json:"text"`
+	Holds  bool      `json:"holds"`
+	Detail string    `json:"detail"`
+
+	// Crashes is the stream's crash count, on every claim measured on the stream (B1 to B5).
+	Crashes int64 `json:"crashes"`
+	// Lost and Duplicated are the jobs never applied and the applications beyond a job's first,
+	// on B1, B2, B3 and B5.
+	Lost       int64 `json:"lost"`
+	Duplicated int64 `json:"duplicated"`
+	// Window is the dedup window checked, in ids; MaxDelay the longest redelivery delay, in jobs;
+	// Escaped the duplicates that got past the window. All three are on both B4 claims.
+	Window   int64 `json:"window"`
+	MaxDelay int64 `json:"max_delay"`
+	Escaped  int64 `json:"escaped"`
+	// TimeoutS is the short lease timeout, in seconds, and Doubles the jobs that outlived it and
+	// so ran twice, on ClaimShortTimeoutDoubles.
+	TimeoutS float64 `json:"timeout_s"`
+	Doubles  int64   `json:"doubles"`
+	// Doubles60 and Doubles300 are the jobs that outlived a 60 s and a 300 s timeout, on
+	// ClaimLongTimeoutReachesZero.
+	Doubles60  int64 `json:"doubles_60s"`
+	Doubles300 int64 `json:"doubles_300s"`
+}
+
+// MarshalJSON writes the numeric fields the claim's kind measures, zeros included, and leaves the
+// others out. Plain omitempty would drop the very zeros the claims are about ("escaped": 0 on the
+// full window), and writing every field would put a meaningless "escaped": 0 on B1. Decoding needs
+// no counterpart: the names are the struct's tags, and a missing field decodes as the zero it was.
+func (c Claim) MarshalJSON() ([]byte, error) {
+	out := struct {
+		ID         string    `json:"id"`
+		Kind       ClaimKind `json:"kind"`
+		Text       string    `json:"text"`
+		Holds      bool      `json:"holds"`
+		Detail     string    `json:"detail"`
+		Crashes    *int64    `json:"crashes,omitempty"`
+		Lost       *int64    `json:"lost,omitempty"`
+		Duplicated *int64    `json:"duplicated,omitempty"`
+		Window     *int64    `json:"window,omitempty"`
+		MaxDelay   *int64    `json:"max_delay,omitempty"`
+		Escaped    *int64    `json:"escaped,omitempty"`
+		TimeoutS   *float64  `json:"timeout_s,omitempty"`
+		Doubles    *int64    `json:"doubles,omitempty"`
+		Doubles60  *int64    `json:"doubles_60s,omitempty"`
+		Doubles300 *int64    `json:"doubles_300s,omitempty"`
+	}{ID: c.ID, Kind: c.Kind, Text: c.Text, Holds: c.Holds, Detail: c.Detail}
+	switch c.Kind {
+	case ClaimAckBeforeLoses, ClaimAckAfterDuplicates, ClaimDedupKeyCatches, ClaimKeyOutsideTxMisses:
+		out.Crashes, out.Lost, out.Duplicated = &c.Crashes, &c.Lost, &c.Duplicated
+	case ClaimSmallWindowLeaks, ClaimFullWindowLeaksNone:
+		out.Crashes, out.Window, out.MaxDelay, out.Escaped = &c.Crashes, &c.Window, &c.MaxDelay, &c.Escaped
+	case ClaimShortTimeoutDoubles:
+		out.TimeoutS, out.Doubles = &c.TimeoutS, &c.Doubles
+	case ClaimLongTimeoutReachesZero:
+		out.Doubles60, out.Doubles300 = &c.Doubles60, &c.Doubles300
+	}
+	return json.Marshal(out)
 }
 
 // ClaimsResult is the verifier's report.
@@ -37,6 +176,8 @@ type ClaimsResult struct {
 	Claims []Claim `json:"claims"`
 	Passed int     `json:"passed"`
 	Total  int     `json:"total"`
+	// Crashes is how many jobs of the stream crashed, the count the stream claims compare with.
+	Crashes int64 `json:"crashes"`
 }
 
 // Claims re-derives the document's nine claims with code independent of the other experiments.
@@ -44,9 +185,10 @@ type ClaimsResult struct {
 // rather than buckets), dedup window (a growing slice rather than a ring) and duration draws are
 // written again here, plainly, so a bug in a fast experiment cannot make its own claim pass.
 //
-// The claims, their order and their details are the document's verify(), generalised from its
-// fixed 20,000 jobs and 2,000-job delay to the parameters: windows are checked at max_delay/2 and
-// max_delay, and "more than 1000 of 20,000" doubles at 5 s becomes "more than 5% of the jobs".
+// The claims and their order are the document's verify(), generalised from its fixed 20,000 jobs
+// and 2,000-job delay to the parameters: windows are checked at max_delay/2 and max_delay, and
+// "more than 1000 of 20,000" doubles at 5 s becomes "more than 5% of the jobs". The wording of
+// Text and Detail is ours; at the defaults every number in it is the document's.
 // Its durations are the document's: 95% with mean 2 s, 5% with mean 40 s, from lease_seed.
 func Claims(ctx context.Context, p ClaimsParams) (ClaimsResult, error) {
 	// The lease claims share nothing with the others, and drawing 20,000 durations is half the
@@ -77,11 +219,13 @@ func Claims(ctx context.Context, p ClaimsParams) (ClaimsResult, error) {
 			crashes++
 		}
 	}
-	var res ClaimsResult
-	add := func(id, text string, holds bool, detail string) {
-		res.Claims = append(res.Claims, Claim{ID: id, Text: text, Holds: holds, Detail: detail})
+	res := ClaimsResult{Crashes: crashes}
+	// add files a claim under its kind's id; the caller fills in the text and the numbers.
+	add := func(c Claim) {
+		c.ID = claimIDs[c.Kind]
+		res.Claims = append(res.Claims, c)
 		res.Total++
-		if holds {
+		if c.Holds {
 			res.Passed++
 		}
 	}
@@ -153,30 +297,42 @@ func Claims(ctx context.Context, p ClaimsParams) (ClaimsResult, error) {
 	if err != nil {
 		return ClaimsResult{}, err
 	}
-	add("B1", "ack-before-work loses exactly the crashed jobs, silently",
-		lost == crashes && dup == 0,
-		fmt.Sprintf("%d lost (%.2f%%), %d duplicated", lost, float64(lost)/float64(n)*100, dup))
+	add(Claim{Kind: ClaimAckBeforeLoses,
+		Text:  "acking before the work drops every crashed job, and nothing notices",
+		Holds: lost == crashes && dup == 0,
+		Detail: fmt.Sprintf("%d lost (%.2f%%), %d duplicated, against %d crashes",
+			lost, float64(lost)/float64(n)*100, dup, crashes),
+		Crashes: crashes, Lost: lost, Duplicated: dup})
 
 	if lost, dup, err = measure(atLeastOnce); err != nil {
 		return ClaimsResult{}, err
 	}
-	add("B2", "ack-after-work loses nothing and duplicates the same jobs",
-		lost == 0 && dup == crashes,
-		fmt.Sprintf("%d lost, %d duplicated -- the identical crash window", lost, dup))
+	add(Claim{Kind: ClaimAckAfterDuplicates,
+		Text:    "acking after the work drops nothing, but each crashed job runs twice",
+		Holds:   lost == 0 && dup == crashes,
+		Detail:  fmt.Sprintf("%d lost, %d duplicated, against %d crashes", lost, dup, crashes),
+		Crashes: crashes, Lost: lost, Duplicated: dup})
 
 	if lost, dup, err = measure(dedup); err != nil {
 		return ClaimsResult{}, err
 	}
-	add("B3", "a dedup key at the sink makes the redelivery a no-op",
-		lost == 0 && dup == 0, fmt.Sprintf("%d lost, %d duplicated", lost, dup))
+	add(Claim{Kind: ClaimDedupKeyCatches,
+		Text:    "a dedup key checked where the effect lands turns each rerun into nothing",
+		Holds:   lost == 0 && dup == 0,
+		Detail:  fmt.Sprintf("%d lost, %d duplicated, against %d crashes", lost, dup, crashes),
+		Crashes: crashes, Lost: lost, Duplicated: dup})
 
-	if _, dup, err = measure(dedupNonTx); err != nil {
+	if lost, dup, err = measure(dedupNonTx); err != nil {
 		return ClaimsResult{}, err
 	}
-	add("B5", "a dedup key written OUTSIDE the transaction catches none of them",
-		dup == crashes, fmt.Sprintf("%d duplicated -- exactly the crash rate, so the dedup did nothing", dup))
+	add(Claim{Kind: ClaimKeyOutsideTxMisses,
+		Text:    "a dedup key saved apart from the effect's commit stops no rerun at all",
+		Holds:   dup == crashes,
+		Detail:  fmt.Sprintf("%d duplicated, against %d crashes", dup, crashes),
+		Crashes: crashes, Lost: lost, Duplicated: dup})
 
-	// B4: the window must reach the maximum redelivery delay, not the mean.
+	// B4: a dedup window protects only if it spans the longest redelivery delay; spanning the
+	// average delay still lets the late ones through.
 	half := p.MaxDelay / 2
 	small, err := claimWindowed(ctx, crashed, half, p.MaxDelay, p.DelaySeed)
 	if err != nil {
@@ -186,24 +342,43 @@ func Claims(ctx context.Context, p ClaimsParams) (ClaimsResult, error) {
 	if err != nil {
 		return ClaimsResult{}, err
 	}
-	add("B4", "a window below the max redelivery delay leaks duplicates",
-		small > 0, fmt.Sprintf("%d escaped at window=%d, max delay=%d", small, half, p.MaxDelay))
-	add("B4", "...and a window at the max delay leaks exactly zero",
-		exact == 0, fmt.Sprintf("%d escaped at window=%d", exact, p.MaxDelay))
+	add(Claim{Kind: ClaimSmallWindowLeaks,
+		Text:    "a dedup window below the max delay lets repeats through",
+		Holds:   small > 0,
+		Detail:  fmt.Sprintf("%d escaped a window of %d ids, with delays up to %d jobs", small, half, p.MaxDelay),
+		Crashes: crashes, Window: half, MaxDelay: p.MaxDelay, Escaped: small})
+	add(Claim{Kind: ClaimFullWindowLeaksNone,
+		Text:    "...while a window as long as the max delay lets none through",
+		Holds:   exact == 0,
+		Detail:  fmt.Sprintf("%d escaped a window of %d ids, with delays up to %d jobs", exact, p.MaxDelay, p.MaxDelay),
+		Crashes: crashes, Window: p.MaxDelay, MaxDelay: p.MaxDelay, Escaped: exact})
 
-	// B6: without renewal the timeout must exceed the slowest job; with renewal every t/3 and no
-	// lost heartbeat, a lease ends no earlier than the job, whatever its length.
+	// B6: a lease that is never renewed is safe only if it outlasts the slowest job; renewed
+	// every t/3 with no heartbeat lost, it lasts as long as the job does, however long that is.
 	l := <-leaseDone
 	if l.err != nil {
 		return ClaimsResult{}, l.err
 	}
 	d, renewOK := l.doubles, l.renewOK
-	add("B6", "a short visibility timeout double-executes slow jobs",
-		d[0]*20 > p.Jobs, fmt.Sprintf("%d of %s at a 5 s timeout", d[0], Thousands(p.Jobs)))
-	add("B6", "...and only a timeout far beyond the slowest job reaches zero",
-		d[2] == 0 && d[1] > 0, fmt.Sprintf("%d at 60 s, %d at 300 s", d[1], d[2]))
-	add("B6", "a heartbeat removes the dependency on job duration entirely",
-		renewOK, "renewal is bounded by the renewal interval, not the work")
+	add(Claim{Kind: ClaimShortTimeoutDoubles,
+		Text:     "a short lease timeout makes slow jobs run twice",
+		Holds:    d[0]*20 > p.Jobs,
+		Detail:   fmt.Sprintf("%d of %s jobs outlived a %s s timeout", d[0], Thousands(p.Jobs), FormatFloat(claimTimeouts[0])),
+		TimeoutS: claimTimeouts[0], Doubles: d[0]})
+	add(Claim{Kind: ClaimLongTimeoutReachesZero,
+		Text:       "...and only a timeout beyond the slowest job runs none twice",
+		Holds:      d[2] == 0 && d[1] > 0,
+		Detail:     fmt.Sprintf("%d at 60 s, %d at 300 s (jobs that outlived the timeout)", d[1], d[2]),
+		Doubles60:  d[1],
+		Doubles300: d[2]})
+	heartbeat := "every lease outlived its job at 5, 60 and 300 s, renewed every third of the timeout"
+	if !renewOK {
+		heartbeat = "some lease ran out before its job, though renewed every third of the timeout"
+	}
+	add(Claim{Kind: ClaimHeartbeatDecouples,
+		Text:   "a heartbeat ties the lease to its renewals, not to the job's length",
+		Holds:  renewOK,
+		Detail: heartbeat})
 	return res, nil
 }
 
@@ -320,11 +495,22 @@ func (h *redeliveryHeap) pop() uint64 {
 	return top
 }
 
+// claimTimeouts are the lease timeouts the B6 claims check, in seconds: one the slow jobs outlive,
+// one only the slowest few outlive, one past every job the document's mix draws.
+var claimTimeouts = [3]float64{5, 60, 300}
+
+// claimIDs maps each kind to the document's block that makes the claim.
+var claimIDs = map[ClaimKind]string{
+	ClaimAckBeforeLoses: "B1", ClaimAckAfterDuplicates: "B2", ClaimDedupKeyCatches: "B3",
+	ClaimKeyOutsideTxMisses: "B5", ClaimSmallWindowLeaks: "B4", ClaimFullWindowLeaksNone: "B4",
+	ClaimShortTimeoutDoubles: "B6", ClaimLongTimeoutReachesZero: "B6", ClaimHeartbeatDecouples: "B6",
+}
+
 // claimLeases is verify()'s doubles() at 5, 60 and 300 s, with the document's duration mix, and
 // the renewal check: for every job and each of those timeouts t, the last heartbeat sent every
 // t/3 before the job ends (or the grant, if none is) leaves a lease that outlasts the job.
 func claimLeases(ctx context.Context, jobs, seed int64) (doubles [3]int64, renewOK bool, err error) {
-	timeouts := [3]float64{5, 60, 300}
+	timeouts := claimTimeouts
 	var per [3]float64 // heartbeats per second at each timeout, to multiply rather than divide
 	for k, t := range timeouts {
 		per[k] = 1 / (t / 3)

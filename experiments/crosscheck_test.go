@@ -7,24 +7,19 @@ import (
 	"testing"
 )
 
-// literalEscapes is block 4's escapes() transcribed line by line, with its O(jobs x queue) list
-// scans and its O(window) pop(0), to check the fast Window against the document's own algorithm.
+// literalEscapes follows escapes() from "Block 4 — The dedup table is not free" of the C01
+// hands-on document (seeds/000, c01_job_scheduler.py) step by step, slowness included, so that the
+// fast Window is checked against the document's own algorithm rather than against a second clever
+// one. Its shape, in our words:
 //
-//	def escapes(window, max_delay, seed=17, n=20_000):
-//	    rng, seen, order, applied, q = random.Random(seed), set(), [], {}, []
-//	    def apply(j):
-//	        if j in seen: return
-//	        seen.add(j); order.append(j)
-//	        if len(order) > window: seen.discard(order.pop(0))
-//	        applied[j] = applied.get(j, 0) + 1
-//	    for jid, crashed in stream(n):
-//	        apply(jid)
-//	        if crashed: q.append([jid, rng.randint(1, max_delay)])
-//	        for e in q: e[1] -= 1
-//	        for j, d in [e for e in q if e[1] <= 0]: apply(j)
-//	        q = [e for e in q if e[1] > 0]
-//	    for j, _ in q: apply(j)
-//	    return sum(v - 1 for v in applied.values() if v > 1)
+//   - a set of seen ids plus a list of them in arrival order; when the list grows past the window,
+//     its oldest id leaves the set, by taking it off the front of the list (linear in the window);
+//   - each job is applied first, and if it crashed, a redelivery joins a plain list with a delay
+//     drawn as randint(1, max_delay) from Random(delay_seed);
+//   - after each job, every queued delay goes down by one, the entries that reach zero are applied
+//     in list order, and the rest are kept: a full scan of the list per job (jobs x queue);
+//   - when the stream ends, whatever is still queued is applied in list order;
+//   - the answer is the sum, over jobs applied more than once, of the applications beyond the first.
 func literalEscapes(window, maxDelay, delaySeed int64, jobs int64, crashRate float64, seed int64) int64 {
 	stream := newPyRandom(seed)
 	rng := newPyRandom(delaySeed)

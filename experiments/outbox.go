@@ -102,8 +102,8 @@ func produce(design int, c eventCrashes) (committed bool, published int) {
 	}
 }
 
-// consumer applies deliveries; with dedup it records the event id in the same transaction as the
-// effect, so a repeat finds the id and does nothing.
+// consumer applies deliveries; with dedup it commits the event id together with the effect, one
+// transaction for both, so a repeat finds the id already there and is skipped.
 type consumer struct {
 	dedup bool
 	seen  []uint64 // bitmap of event ids, dense 0..events-1
