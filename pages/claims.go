@@ -37,64 +37,33 @@ var claimReach = []struct {
 	{"the duration seed", func(a, b experiments.ClaimsParams) bool { return a.LeaseSeed != b.LeaseSeed }, []string{"B6"}},
 }
 
-// claimCrashes recovers the run's crash count from a claim that pins it: B1 holds only when the
-// lost count equals the crashes, B2 only when the duplicate count does.
-func claimCrashes(p experiments.ClaimsParams, r experiments.ClaimsResult) (int64, bool) {
-	if p.CrashRate == 0 {
-		return 0, true
-	}
-	for _, c := range r.Claims {
-		if !c.Holds {
-			continue
-		}
-		var lost, dup int64
-		switch c.ID {
-		case "B1":
-			if n, _ := fmt.Sscanf(c.Detail, "%d lost", &lost); n == 1 {
-				return lost, true
-			}
-		case "B2":
-			if n, _ := fmt.Sscanf(c.Detail, "%d lost, %d duplicated", &lost, &dup); n == 2 {
-				return dup, true
-			}
-		}
-	}
-	return 0, false
-}
-
 // whyFailed explains one failed claim: either why it does not carry over to these parameters, or
 // that it is a law of the mechanism and its failure points at the code.
-func whyFailed(p experiments.ClaimsParams, c experiments.Claim, crashes int64, crashesKnown bool) string {
+func whyFailed(p experiments.ClaimsParams, c experiments.Claim, crashes int64) string {
 	law := "This one holds for any parameters, so its failure points at the code, not the inputs."
-	t := strings.ToLower(c.Text)
-	switch {
-	case c.ID == "B4" && strings.Contains(t, "below"):
-		half := p.MaxDelay / 2
+	switch c.Kind {
+	case experiments.ClaimSmallWindowLeaks:
 		switch {
-		case crashesKnown && crashes == 0:
+		case crashes == 0:
 			return "Nothing crashed on this run, so nothing was redelivered and no window could leak."
-		case half >= p.Jobs:
+		case c.Window >= p.Jobs:
 			return fmt.Sprintf("Its window of half the maximum delay, %s, is as long as the stream of %s, so it holds every id and cannot leak.",
-				plural(half, "id", "ids"), plural(p.Jobs, "job", "jobs"))
+				plural(c.Window, "id", "ids"), plural(p.Jobs, "job", "jobs"))
 		}
 		return fmt.Sprintf("No redelivery came back more than %s after its original, so a window of %s caught them all. The claim needs enough redeliveries for one to draw a long delay, which few crashes may not.",
-			plural(half, "job", "jobs"), plural(half, "id", "ids"))
-	case c.ID == "B6" && strings.Contains(t, "short"):
+			plural(c.Window, "job", "jobs"), plural(c.Window, "id", "ids"))
+	case experiments.ClaimShortTimeoutDoubles:
 		return "It asks that more than one job in twenty outlast a 5 s timeout. The document's mix of durations gives that over many jobs; this draw did not."
-	case c.ID == "B6" && strings.Contains(t, "beyond"):
-		var at60, at300 int64
-		if n, _ := fmt.Sscanf(c.Detail, "%d at 60 s, %d at 300 s", &at60, &at300); n == 2 {
-			if at60 == 0 {
-				return "No job on this draw ran longer than 60 s, so even that timeout reached zero and the run cannot show that zero needs a timeout far past the usual job. A short stream rarely draws the slow tail."
-			}
-			if at300 > 0 {
-				return "At least one job on this draw outlasted even 300 s, so the longest timeout checked was not beyond the slowest job."
-			}
+	case experiments.ClaimLongTimeoutReachesZero:
+		if c.Doubles60 == 0 {
+			return "No job on this draw ran longer than 60 s, so even that timeout reached zero and the run cannot show that zero needs a timeout far past the usual job. A short stream rarely draws the slow tail."
+		}
+		if c.Doubles300 > 0 {
+			return "At least one job on this draw outlasted even 300 s, so the longest timeout checked was not beyond the slowest job."
 		}
 		return "It needs some jobs to outlast 60 s and none to outlast 300 s, and this draw of durations did not give both."
-	case c.ID == "B4" && strings.Contains(t, "max delay"),
-		c.ID == "B1", c.ID == "B2", c.ID == "B3", c.ID == "B5",
-		c.ID == "B6" && strings.Contains(t, "heartbeat"):
+	case experiments.ClaimFullWindowLeaksNone, experiments.ClaimAckBeforeLoses, experiments.ClaimAckAfterDuplicates,
+		experiments.ClaimDedupKeyCatches, experiments.ClaimKeyOutsideTxMisses, experiments.ClaimHeartbeatDecouples:
 		return law
 	}
 	return "After a change of parameters, a failure can mean the claim does not carry over to them rather than that the code is wrong."
@@ -106,7 +75,7 @@ func readClaims(p experiments.ClaimsParams, r experiments.ClaimsResult) []string
 	}
 	def := experiments.DefaultClaimsParams()
 	defaults := p == def
-	crashes, crashesKnown := claimCrashes(p, r)
+	crashes := r.Crashes
 
 	var out []string
 	if r.Passed == r.Total {
@@ -119,7 +88,7 @@ func readClaims(p experiments.ClaimsParams, r experiments.ClaimsResult) []string
 		out = append(out, fmt.Sprintf("%d of %d claims hold; %s.", r.Passed, r.Total, failed))
 		for _, c := range r.Claims {
 			if !c.Holds {
-				out = append(out, fmt.Sprintf("%s failed (%s): %s. %s", c.ID, c.Text, strings.TrimSuffix(c.Detail, "."), whyFailed(p, c, crashes, crashesKnown)))
+				out = append(out, fmt.Sprintf("%s failed (%s): %s. %s", c.ID, c.Text, strings.TrimSuffix(c.Detail, "."), whyFailed(p, c, crashes)))
 			}
 		}
 	}
@@ -168,16 +137,16 @@ func readClaims(p experiments.ClaimsParams, r experiments.ClaimsResult) []string
 
 	// Passes that say nothing: a claim about crashes on a run without any, and a "small" window of 0.
 	var trivial []string
-	if crashesKnown && crashes == 0 {
+	if crashes == 0 {
 		var which []string
 		for _, c := range r.Claims {
-			t := strings.ToLower(c.Text)
 			switch {
 			case !c.Holds:
-			case c.ID == "B1" || c.ID == "B2" || c.ID == "B3" || c.ID == "B5":
-				which = append(which, c.ID)
-			case c.ID == "B4" && strings.Contains(t, "max delay") && !strings.Contains(t, "below"):
+			case c.Kind == experiments.ClaimFullWindowLeaksNone:
 				which = append(which, "the second B4 claim")
+			case c.Kind == experiments.ClaimAckBeforeLoses, c.Kind == experiments.ClaimAckAfterDuplicates,
+				c.Kind == experiments.ClaimDedupKeyCatches, c.Kind == experiments.ClaimKeyOutsideTxMisses:
+				which = append(which, c.ID)
 			}
 		}
 		if len(which) > 0 {
@@ -185,7 +154,7 @@ func readClaims(p experiments.ClaimsParams, r experiments.ClaimsResult) []string
 		}
 	}
 	for _, c := range r.Claims {
-		if c.ID == "B4" && c.Holds && strings.Contains(strings.ToLower(c.Text), "below") && p.MaxDelay/2 == 0 {
+		if c.Kind == experiments.ClaimSmallWindowLeaks && c.Holds && c.Window == 0 {
 			trivial = append(trivial, "The first B4 claim checked a window of 0 ids, which is no dedup at all, so its leak says nothing about sizing a window. With a maximum delay of 1 every redelivery also comes straight back, and any window of one id or more catches it, so the second B4 claim is trivial too.")
 		}
 	}

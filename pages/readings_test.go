@@ -2,7 +2,6 @@ package pages
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"testing"
 
@@ -103,28 +102,6 @@ func TestPresenters(t *testing.T) {
 	if _, ok := PresenterFor("nope"); ok {
 		t.Error("PresenterFor found an experiment that does not exist")
 	}
-}
-
-// nineClaims is the verifier's own report at the document's defaults, with the claims at the given
-// indexes failing and the given details replaced: the real claim texts, so that a reading keyed on
-// them is tested against what the verifier says.
-func nineClaims(fail map[int]bool, detail map[int]string) experiments.ClaimsResult {
-	real, err := experiments.Claims(context.Background(), experiments.DefaultClaimsParams())
-	if err != nil {
-		panic(err)
-	}
-	r := experiments.ClaimsResult{Claims: slices.Clone(real.Claims)}
-	for i := range r.Claims {
-		r.Claims[i].Holds = !fail[i]
-		if d, ok := detail[i]; ok {
-			r.Claims[i].Detail = d
-		}
-		r.Total++
-		if r.Claims[i].Holds {
-			r.Passed++
-		}
-	}
-	return r
 }
 
 // gc is a grid cell: escaped duplicates e at max delay d and window w.
