@@ -17,6 +17,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 // Files is every markdown page of the notebook.
@@ -106,12 +107,29 @@ var (
 	attrRE   = regexp.MustCompile(`^([A-Z][a-z]+): ([a-z][a-z-]*)$`)
 )
 
+// Option changes how Load renders the book.
+type Option func(*options)
+
+type options struct{ base string }
+
+// WithBase serves the book under a sub-path: every root-relative link in the prose (/blocks/2,
+// /glossary#lease) gets the base in front, so a site behind a reverse proxy at /notebook links
+// within itself. The prose is written as if served at the root.
+func WithBase(base string) Option {
+	return func(o *options) { o.base = strings.TrimSuffix(base, "/") }
+}
+
 // Load renders every markdown file of fsys. A malformed marker is an error, so a typo in the prose
 // stops the server at start-up instead of silently dropping a chart.
-func Load(fsys fs.FS) (*Book, error) {
+func Load(fsys fs.FS, opts ...Option) (*Book, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	md := goldmark.New(
 		goldmark.WithExtensions(extension.GFM),
-		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
+		goldmark.WithParserOptions(parser.WithAutoHeadingID(),
+			parser.WithASTTransformers(util.Prioritized(baseLinks(o.base), 100))),
 	)
 	b := &Book{pages: map[string]*Page{}}
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
@@ -387,3 +405,29 @@ func (h *headingIDs) Generate(value []byte, _ ast.NodeKind) []byte {
 
 // Put implements parser.IDs.
 func (h *headingIDs) Put(value []byte) { h.used[string(value)]++ }
+
+// baseLinks puts the site's base path in front of every root-relative link and image of a page.
+type baseLinks string
+
+// Transform implements parser.ASTTransformer.
+func (b baseLinks) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
+	if b == "" {
+		return
+	}
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		var dest *[]byte
+		switch l := n.(type) {
+		case *ast.Link:
+			dest = &l.Destination
+		case *ast.Image:
+			dest = &l.Destination
+		}
+		if dest != nil && len(*dest) > 0 && (*dest)[0] == '/' && (len(*dest) == 1 || (*dest)[1] != '/') {
+			*dest = append([]byte(b), *dest...)
+		}
+		return ast.WalkContinue, nil
+	})
+}

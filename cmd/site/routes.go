@@ -31,7 +31,10 @@ func (s *server) routes() {
 	get("/healthz", s.handleHealth())
 	get("/metrics", s.handleMetrics())
 	if s.cfg.BasePath != "" {
-		s.echo.GET("/", func(c echo.Context) error { return c.Redirect(302, s.cfg.BasePath+"/") })
+		// The root of the host and the bare base path both lead to the notebook's first page.
+		home := func(c echo.Context) error { return c.Redirect(http.StatusFound, s.cfg.BasePath+"/") }
+		s.echo.GET("/", home)
+		s.echo.GET(s.cfg.BasePath, home)
 	}
 }
 

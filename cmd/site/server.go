@@ -214,7 +214,7 @@ func serve(ctx context.Context, cfg config, stdout interface{ Write([]byte) (int
 		handler = slog.NewJSONHandler(stdout, nil)
 	}
 	log := slog.New(handler)
-	book, err := content.Load(content.Files)
+	book, err := content.Load(content.Files, content.WithBase(cfg.BasePath))
 	if err != nil {
 		return err
 	}
