@@ -6,12 +6,13 @@ package pages
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
+import "github.com/a-h/templ"
+import templruntime "github.com/a-h/templ/runtime"
+
 import (
-	"effectivelyonce/content"
 	"strings"
 
-	"github.com/a-h/templ"
-	templruntime "github.com/a-h/templ/runtime"
+	"effectivelyonce/content"
 )
 
 // htmxConfig lets htmx swap the 422 (form with errors) and 503 (busy) answers into place, and keeps

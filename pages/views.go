@@ -87,6 +87,16 @@ type ExperimentView struct {
 	Changed bool
 	// Measures is JSON of the values that answer prediction questions, for the browser to keep.
 	Measures string
+	// Stream lists the values this experiment takes from the page's first form, shown in place of
+	// inputs of its own; StreamFrom is the DOM id of that form's block.
+	Stream     []Field
+	StreamFrom string
+	// Query is this form's own values that differ from the defaults, as a query string: a rerun of
+	// another form on the page sends them along, so the pushed URL holds every form's values.
+	Query string
+	// OutOfBand marks a block sent beside another block's rerun, because it takes that form's
+	// stream values; htmx swaps it in by its id.
+	OutOfBand bool
 }
 
 // Run is one experiment on a page as the handler prepared it: the parameters as typed, and either
@@ -118,18 +128,30 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) (Experiment
 		Busy:    r.Busy,
 	}
 	defaults := e.Format(e.Defaults())
+	own := url.Values{}
 	for _, f := range e.Fields {
 		val, ok := r.Raw[f.Name]
 		if !ok {
 			val = defaults[f.Name]
 		}
-		if val != defaults[f.Name] {
-			v.Changed = true
-		}
-		v.Fields = append(v.Fields, Field{
+		field := Field{
 			ID: v.DOMID + "-" + f.Name, Name: r.Prefix + f.Name, Label: f.Label, Unit: f.Unit, Help: f.Help,
 			Range: f.Range(), Value: val, Error: r.Errors.For(f.Name), List: f.IsList(),
-		})
+		}
+		if r.Inherited[f.Name] {
+			field.Name = f.Name
+			v.Stream = append(v.Stream, field)
+			continue
+		}
+		if val != defaults[f.Name] {
+			v.Changed = true
+			own.Set(field.Name, val)
+		}
+		v.Fields = append(v.Fields, field)
+	}
+	v.Query = own.Encode()
+	if len(v.Stream) > 0 && len(all) > 0 {
+		v.StreamFrom = DOMID(all[0].Experiment.Name)
 	}
 	for _, o := range all {
 		if o.Experiment.Name == e.Name {

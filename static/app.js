@@ -194,6 +194,22 @@
       if (next) next.focus();
     }
   });
+  // A rerun of one form sends every other form's current values along (each block keeps them in
+  // data-query, fresh after every swap), so the pushed URL holds the whole page as it is on screen.
+  // The hidden copies in the form are for a reader without script, whose page reloads whole.
+  document.addEventListener("htmx:configRequest", function (ev) {
+    var form = ev.detail.elt;
+    var fd = ev.detail.formData;
+    if (!form || form.tagName !== "FORM" || !fd) return;
+    form.querySelectorAll('input[type="hidden"]').forEach(function (h) { fd.delete(h.name); });
+    var mine = form.closest("section.experiment");
+    document.querySelectorAll("section.experiment[data-query]").forEach(function (sec) {
+      if (sec === mine) return;
+      new URLSearchParams(sec.getAttribute("data-query")).forEach(function (v, k) {
+        if (!form.querySelector('[name="' + k.replace(/"/g, "") + '"]:not([type="hidden"])')) fd.set(k, v);
+      });
+    });
+  });
   document.addEventListener("htmx:beforeRequest", function (ev) {
     var form = ev.detail.elt.closest && ev.detail.elt.closest("form");
     var s = form && form.querySelector(".status");

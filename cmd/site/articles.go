@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"effectivelyonce/content"
@@ -43,13 +44,20 @@ func (s *server) handleArticle(entry content.Entry) echo.HandlerFunc {
 		}
 		status := http.StatusOK
 		views := map[string]pages.ExperimentView{}
+		var also []templ.Component // runs drawn again beside an htmx fragment, swapped out of band
 		for _, r := range runs {
-			if only != "" && r.Experiment.Name != only {
-				continue
+			own := only == "" || r.Experiment.Name == only
+			if !own && (r.Result == nil && r.Errors == nil && r.Busy == "") {
+				continue // read for its values, not run
 			}
 			v, err := pages.NewExperimentView(site, entry.Path, r, runs)
 			if err != nil {
 				return err
+			}
+			if !own {
+				v.OutOfBand = true
+				also = append(also, pages.Experiment(v))
+				continue
 			}
 			views[r.Experiment.Name] = v
 			if len(r.Errors) > 0 {
@@ -62,7 +70,7 @@ func (s *server) handleArticle(entry content.Entry) echo.HandlerFunc {
 			c.Response().Header().Set("Retry-After", "5")
 		}
 		if only != "" {
-			return render(c, status, pages.Experiment(views[only]))
+			return render(c, status, templ.Join(append([]templ.Component{pages.Experiment(views[only])}, also...)...))
 		}
 
 		view := pages.ArticleView{Site: site, Page: onceEach(page), Runs: views, Code: s.sources}
@@ -98,8 +106,9 @@ func hasMarker(page *content.Page, marker string) bool {
 	return false
 }
 
-// pageRuns reads every experiment's parameters from the page query and runs them; when only names
-// one experiment, the others are read (their values ride along in its form) but not run.
+// pageRuns reads every experiment's parameters from the page query and runs them. When only names
+// one experiment, the others are read (their values ride along in its form) but not run, except
+// those that take the stream from the first form when only is the first: they are drawn again.
 func (s *server) pageRuns(ctx context.Context, page *content.Page, q url.Values, only string) []pages.Run {
 	var runs []pages.Run
 	for _, name := range experimentsOn(page) {
@@ -110,7 +119,7 @@ func (s *server) pageRuns(ctx context.Context, page *content.Page, q url.Values,
 			prefix, first = e.Name+".", runs[0].Experiment
 		}
 		r, sub := readRun(e, prefix, first, q)
-		if only == "" || only == e.Name {
+		if only == "" || only == e.Name || (first != nil && only == first.Name && dependsOnFirst(r)) {
 			s.runOne(ctx, &r, sub)
 		}
 		runs = append(runs, r)
@@ -119,34 +128,37 @@ func (s *server) pageRuns(ctx context.Context, page *content.Page, q url.Values,
 }
 
 // readRun reads one experiment's parameters from the page query, under its prefix. Unknown keys
-// are ignored on pages: a page URL may carry another experiment's values. A later experiment
-// (first != nil) takes a shared stream parameter (Field.Shared) from the first form when its own
-// form did not set it and the two fields are the same spec (same range, same meaning).
+// are ignored on pages: a page URL may carry another experiment's values.
+//
+// The stream belongs to the page: a shared stream parameter (Field.Shared) that the page's first
+// experiment also has, with the same spec, is set in the first form only, and a later experiment
+// (first != nil) always takes it from there (unprefixed), never from a value of its own. So "the
+// same 20,000 jobs" stays true down the page, and the URL holds each value once.
 func readRun(e *experiments.Experiment, prefix string, first *experiments.Experiment, q url.Values) (pages.Run, map[string][]string) {
 	r := pages.Run{Experiment: e, Prefix: prefix, Raw: map[string]string{}}
 	sub := map[string][]string{}
 	for _, f := range e.Fields {
-		if vals, ok := q[prefix+f.Name]; ok {
-			sub[f.Name] = vals
-			r.Raw[f.Name] = vals[0]
-			continue
-		}
-		if first == nil || prefix == "" || !f.Shared {
-			continue
-		}
-		if ff, ok := first.Field(f.Name); ok && ff == f {
-			if vals, ok := q[f.Name]; ok {
-				sub[f.Name] = vals
-				r.Raw[f.Name] = vals[0]
+		name := prefix + f.Name
+		if first != nil && f.Shared {
+			if ff, ok := first.Field(f.Name); ok && ff == f {
 				if r.Inherited == nil {
 					r.Inherited = map[string]bool{}
 				}
 				r.Inherited[f.Name] = true
+				name = f.Name
 			}
+		}
+		if vals, ok := q[name]; ok {
+			sub[f.Name] = vals
+			r.Raw[f.Name] = vals[0]
 		}
 	}
 	return r, sub
 }
+
+// dependsOnFirst reports whether a later run takes any of its values from the page's first form,
+// and so must be drawn again when that form is rerun.
+func dependsOnFirst(r pages.Run) bool { return r.Prefix != "" && len(r.Inherited) > 0 }
 
 // runOne parses the values read for r and runs the experiment, filling in its params and result,
 // or its field errors, or why it could not run now.

@@ -270,36 +270,6 @@ func TestHTMXFragment(t *testing.T) {
 	}
 }
 
-// TestFragmentDoesOnlyItsOwnWork: an htmx rerun of one experiment runs that experiment alone and
-// answers with its own status, whatever the page's other forms hold.
-func TestFragmentDoesOnlyItsOwnWork(t *testing.T) {
-	s := newTestServer(t, testConfig())
-	hx := map[string]string{"HX-Request": "true", "HX-Target": "exp-window"}
-	r := do(t, s, "GET", "/blocks/4?max_delay=1500&window-grid.jobs=-1", hx)
-	if r.status != 200 || !strings.Contains(r.body, `id="exp-window"`) || strings.Contains(r.body, `id="exp-window-grid"`) {
-		t.Errorf("a valid window fragment beside a refused grid: status %d, %.200s", r.status, r.body)
-	}
-	if !strings.Contains(r.body, `type="hidden" name="window-grid.jobs" value="-1"`) {
-		t.Error("the fragment's form must still carry the grid's values")
-	}
-	grid, _ := experiments.Lookup("window-grid")
-	p, err := grid.Parse(map[string][]string{"seed": {"777"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	do(t, s, "GET", "/blocks/4?max_delay=1700&window-grid.seed=777", hx)
-	if _, ok := s.runner.cache.get(grid.Key(p)); ok {
-		t.Error("a window fragment ran the grid as well")
-	}
-	do(t, s, "GET", "/blocks/4?max_delay=1700&window-grid.seed=777", nil)
-	if _, ok := s.runner.cache.get(grid.Key(p)); !ok {
-		t.Error("the whole page did not run the grid")
-	}
-	tl := do(t, s, "GET", "/semantics?step=3", map[string]string{"HX-Request": "true", "HX-Target": "timeline"})
-	if tl.status != 200 || !strings.HasPrefix(strings.TrimSpace(tl.body), `<section class="timeline"`) {
-		t.Errorf("timeline fragment: status %d, %.100s", tl.status, tl.body)
-	}
-}
 
 func TestTwoExperimentsShareAPage(t *testing.T) {
 	s := newTestServer(t, testConfig())
@@ -551,36 +521,3 @@ func TestBodyLimitAndTimeouts(t *testing.T) {
 	}
 }
 
-// TestStreamParamsShared checks that the first form's stream parameters reach a later experiment
-// on the page, that its own form still wins, and that inherited values are not frozen into the
-// first form's hidden inputs.
-func TestStreamParamsShared(t *testing.T) {
-	s := newTestServer(t, testConfig())
-	r := do(t, s, "GET", "/blocks/3?crash_rate=0.1", nil)
-	if r.status != 200 {
-		t.Fatalf("status %d", r.status)
-	}
-	if !strings.Contains(r.body, `name="keys.crash_rate" value="0.1"`) {
-		t.Error("keys did not take the first form's crash rate")
-	}
-	if strings.Contains(r.body, `type="hidden" name="keys.crash_rate"`) {
-		t.Error("an inherited value was frozen into the first form")
-	}
-	var got struct{ Result experiments.KeysResult }
-	api := do(t, s, "GET", "/api/experiments/keys?crash_rate=0.1", nil)
-	if err := json.Unmarshal([]byte(api.body), &got); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(r.body, ">"+count(got.Result.Rows[1].Duplicated)+"</td>") {
-		t.Errorf("keys table does not show the run at crash_rate=0.1 (%d)", got.Result.Rows[1].Duplicated)
-	}
-	own := do(t, s, "GET", "/blocks/3?crash_rate=0.1&keys.crash_rate=0.3", nil)
-	if !strings.Contains(own.body, `name="keys.crash_rate" value="0.3"`) {
-		t.Error("the experiment's own value must win over the shared one")
-	}
-	// Block 5's outbox has its own crash-rate spec (per step, up to 0.5): nothing is shared.
-	b5 := do(t, s, "GET", "/blocks/5?crash_rate=0.9", nil)
-	if b5.status != 200 || !strings.Contains(b5.body, `name="outbox.crash_rate" value="0.02"`) {
-		t.Errorf("outbox took a crash rate of another spec (status %d)", b5.status)
-	}
-}
