@@ -270,7 +270,6 @@ func TestHTMXFragment(t *testing.T) {
 	}
 }
 
-
 func TestTwoExperimentsShareAPage(t *testing.T) {
 	s := newTestServer(t, testConfig())
 	// Block 4 holds window (unprefixed) and window-grid (prefixed): each keeps its own values.
@@ -520,4 +519,3 @@ func TestBodyLimitAndTimeouts(t *testing.T) {
 		t.Errorf("server timeouts not all set: %+v", hs)
 	}
 }
-
