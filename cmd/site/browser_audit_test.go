@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"effectivelyonce/content"
 )
 
 // browserAxe runs axe-core on every page, in the light and the dark theme, and fails on serious and
@@ -33,7 +35,7 @@ func browserAxe(t *testing.T, b *browserSuite) {
 				// axe takes a second or more a page, and much longer on a loaded machine.
 				tb := b.newTab(t, tabOption{deadline: 100 * time.Second})
 				tb.emulate(1280, 900, false, scheme)
-				for _, p := range browserPages {
+				for _, p := range pagePaths() {
 					tb.open(p)
 					tb.waitCharts()
 					if dark := browserEval[bool](tb, `matchMedia("(prefers-color-scheme: dark)").matches`); dark != (scheme == "dark") {
@@ -112,7 +114,7 @@ func browserScreenshots(t *testing.T, b *browserSuite) {
 						if len(png) < 8 || string(png[1:4]) != "PNG" {
 							t.Fatalf("%s: screenshot is not a PNG", p)
 						}
-						name := fmt.Sprintf("%dx%d-%s-%s.png", vp.width, vp.height, scheme, pageSlug(p))
+						name := fmt.Sprintf("%dx%d-%s-%s.png", vp.width, vp.height, scheme, pageSlug(t, p))
 						if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
 							t.Fatal(err)
 						}
@@ -127,10 +129,16 @@ func browserScreenshots(t *testing.T, b *browserSuite) {
 	t.Cleanup(func() { t.Logf("screenshots in %s", dir) })
 }
 
-// pageSlug names a screenshot after its path: "/" is "index", "/blocks/4" is "blocks-4".
-func pageSlug(path string) string {
-	if path == "/" {
-		return "index"
+// pageSlug names a screenshot after the page's slug in content.Contents(): "/" is "index",
+// "/blocks/4" is "blocks-4". A path that is no page of the contents fails the test, so a renamed
+// page cannot leave a screenshot named after a page that no longer exists.
+func pageSlug(t testing.TB, path string) string {
+	t.Helper()
+	for _, e := range content.Contents() {
+		if e.Path == path {
+			return strings.ReplaceAll(e.Slug, "/", "-")
+		}
 	}
-	return strings.ReplaceAll(strings.Trim(path, "/"), "/", "-")
+	t.Fatalf("screenshot of %s: no page of content.Contents() is at that path", path)
+	return ""
 }

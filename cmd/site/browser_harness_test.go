@@ -44,12 +44,6 @@ func browserScript(t testing.TB, name string) string {
 	return js
 }
 
-// browserPages is every page of the notebook, in reading order.
-var browserPages = []string{
-	"/", "/semantics", "/blocks/1", "/blocks/2", "/blocks/3", "/blocks/4", "/blocks/5", "/blocks/6",
-	"/assembly", "/verify", "/glossary",
-}
-
 // browserSuite is one chromium and one server shared by every subtest.
 type browserSuite struct {
 	ctx  context.Context // the browser's chromedp context

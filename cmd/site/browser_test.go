@@ -43,7 +43,7 @@ func TestBrowser(t *testing.T) {
 // CSP violation.
 func browserPagesLoadCleanly(t *testing.T, b *browserSuite) {
 	tb := b.newTab(t, tabOption{})
-	for _, p := range browserPages {
+	for _, p := range pagePaths() {
 		tb.open(p)
 		tb.waitCharts()
 		if n := browserEval[int](tb, `document.querySelectorAll("main h1").length`); n != 1 {

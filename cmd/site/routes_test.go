@@ -3,40 +3,70 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
+	"maps"
 	"regexp"
 	"strings"
 	"testing"
+
+	"effectivelyonce/content"
 )
 
-// TestRoutes requests every route through the whole middleware stack and checks the status, the
-// content type and a piece of the body that only the right handler renders.
+// TestRoutes requests every page of content.Contents() and every other route through the whole
+// middleware stack, and checks the status, the content type and a piece of the body that only the
+// right handler renders. The pages come from the one table of pages, so a page added there without
+// a line in shows fails here instead of going unrequested.
 func TestRoutes(t *testing.T) {
 	s := newTestServer(t, testConfig())
-	for _, tc := range []struct {
+	// shows is, for each page's slug, text that only that page renders: a route that served the
+	// wrong page, or the layout without the prose, lacks it.
+	shows := map[string]string{
+		"index":     "Predict",
+		"semantics": `id="exp-scale"`,
+		"blocks/1":  `id="exp-assembly"`,
+		"blocks/2":  `id="exp-assembly"`,
+		"blocks/3":  `id="exp-keys"`,
+		"blocks/4":  `id="exp-window"`,
+		"blocks/5":  `id="exp-orderings"`,
+		"blocks/6":  `id="exp-lease"`,
+		"assembly":  "dedup-transactional",
+		"verify":    "9/9 claims verified",
+		"glossary":  "Glossary",
+	}
+	type route struct {
 		path, ctype, want string
 		status            int
-	}{
-		{"/", "text/html", "Predict", 200},
-		{"/semantics", "text/html", `id="exp-scale"`, 200},
-		{"/blocks/1", "text/html", `id="exp-assembly"`, 200},
-		{"/blocks/2", "text/html", `id="exp-assembly"`, 200},
-		{"/blocks/3", "text/html", `id="exp-keys"`, 200},
-		{"/blocks/4", "text/html", `id="exp-window"`, 200},
-		{"/blocks/5", "text/html", `id="exp-orderings"`, 200},
-		{"/blocks/6", "text/html", `id="exp-lease"`, 200},
-		{"/assembly", "text/html", "dedup-transactional", 200},
-		{"/verify", "text/html", "9/9 claims verified", 200},
-		{"/glossary", "text/html", "Glossary", 200},
-		{"/api/experiments", "application/json", `"name":"window"`, 200},
-		{"/api/experiments/assembly", "application/json", `"lost":398`, 200},
-		{"/healthz", "text/plain", "ok", 200},
-		{"/metrics", "text/plain", "site_http_requests_total", 200},
-		{"/blocks/7", "text/html", "6 blocks, numbered 1 to 6", 404},
-		{"/blocks/01", "text/html", "6 blocks, numbered 1 to 6", 404},
-		{"/no/such/page", "text/html", "Back to the start", 404},
-		{"/api/experiments/nope", "application/json", `"field":"name"`, 404},
-	} {
+	}
+	var routes []route
+	unused := maps.Clone(shows)
+	for _, e := range content.Contents() {
+		want, ok := shows[e.Slug]
+		if !ok {
+			t.Errorf("page %s (%s) has no expected text in TestRoutes", e.Slug, e.Path)
+			continue
+		}
+		delete(unused, e.Slug)
+		routes = append(routes, route{e.Path, "text/html", want, 200})
+	}
+	for slug := range unused {
+		t.Errorf("TestRoutes expects text on %s, which is no page of content.Contents()", slug)
+	}
+	// The block after the last and a block spelt with a leading zero are no pages; the 404 says
+	// which blocks there are.
+	n := content.Blocks()
+	noBlock := fmt.Sprintf("%d blocks, numbered 1 to %d", n, n)
+	routes = append(routes,
+		route{"/api/experiments", "application/json", `"name":"window"`, 200},
+		route{"/api/experiments/assembly", "application/json", `"lost":398`, 200},
+		route{"/healthz", "text/plain", "ok", 200},
+		route{"/metrics", "text/plain", "site_http_requests_total", 200},
+		route{fmt.Sprintf("/blocks/%d", n+1), "text/html", noBlock, 404},
+		route{"/blocks/01", "text/html", noBlock, 404},
+		route{"/no/such/page", "text/html", "Back to the start", 404},
+		route{"/api/experiments/nope", "application/json", `"field":"name"`, 404},
+	)
+	for _, tc := range routes {
 		t.Run(tc.path, func(t *testing.T) {
 			r := do(t, s, "GET", tc.path, nil)
 			if r.status != tc.status {

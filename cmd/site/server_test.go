@@ -1,10 +1,11 @@
 package main
 
 // The helpers every server test shares: the test configuration, the real server built for a test,
-// a request through the whole middleware stack, and the formatting the pages use. The tests are
-// by theme: routes_test.go (every URL, HEAD, assets, base path), articles_test.go (the pages'
-// forms, reruns, permalinks and readings), api_test.go, limits_test.go (busy, rate, cache, body
-// and timeouts) and security_test.go; the browser suite starts its server with these helpers too.
+// a request through the whole middleware stack, every page's path from content.Contents(), and
+// the formatting the pages use. The tests are by theme: routes_test.go (every URL, HEAD, assets,
+// base path), articles_test.go (the pages' forms, reruns, permalinks and readings), api_test.go,
+// limits_test.go (busy, rate, cache, body and timeouts) and security_test.go; the browser suite
+// starts its server with these helpers too.
 
 import (
 	"context"
@@ -68,6 +69,16 @@ func do(t testing.TB, s *server, method, target string, header map[string]string
 	rec := httptest.NewRecorder()
 	s.echo.ServeHTTP(rec, req)
 	return response{rec.Code, rec.Header(), rec.Body.String()}
+}
+
+// pagePaths is the path of every page of the notebook in reading order, from the one table of
+// pages, so that a test meaning "every page" visits a page added there without being edited.
+func pagePaths() []string {
+	var out []string
+	for _, e := range content.Contents() {
+		out = append(out, e.Path)
+	}
+	return out
 }
 
 // count writes an integer as the pages do, with thousands separators.
