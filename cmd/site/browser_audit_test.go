@@ -42,6 +42,7 @@ func browserAxe(t *testing.T, b *browserSuite) {
 						t.Fatalf("prefers-color-scheme emulation failed: dark=%v", dark)
 					}
 					browserEval[chromedp.Void](tb, string(src))
+					// violation is what testdata/browser/axe-violations.js reports for each rule broken.
 					type violation struct {
 						ID      string   `json:"id"`
 						Impact  string   `json:"impact"`

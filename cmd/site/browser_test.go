@@ -20,6 +20,8 @@ import (
 	"github.com/chromedp/chromedp/kb"
 )
 
+// TestBrowser runs every browser scenario against one chromium and one server, since starting
+// chromium costs more than most scenarios.
 func TestBrowser(t *testing.T) {
 	b := startBrowserSuite(t)
 
@@ -88,6 +90,7 @@ func browserChartsDrawSeries(t *testing.T, b *browserSuite) {
 	} {
 		tb.open(tc.path)
 		tb.waitCharts()
+		// chartInfo is what testdata/browser/charts-drawn.js reports for each chart.
 		type chartInfo struct {
 			ID     string   `json:"id"`
 			Drawn  bool     `json:"drawn"`
@@ -331,6 +334,7 @@ func browserPredictionsPersist(t *testing.T, b *browserSuite) {
 			t.Errorf("#%s holds %q after reload, want %q", id, v, g)
 		}
 	}
+	// reveal is what testdata/browser/prediction-reveals.js reports for each question.
 	type reveal struct {
 		Q        string `json:"q"`
 		Visible  bool   `json:"visible"`

@@ -46,6 +46,7 @@ func TestLoad(t *testing.T) {
 	}
 	pagesList := pagePaths()
 
+	// sample is one request's outcome, kept whole so the report can group it by kind and code.
 	type sample struct {
 		kind   string
 		status int

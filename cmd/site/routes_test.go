@@ -34,6 +34,7 @@ func TestRoutes(t *testing.T) {
 		"verify":    "9/9 claims verified",
 		"glossary":  "Glossary",
 	}
+	// route is one request and what its answer must hold.
 	type route struct {
 		path, ctype, want string
 		status            int
