@@ -3,294 +3,25 @@ package main
 // The browser suite checks what a person sees: pages that load without errors under the strict CSP,
 // charts that echarts actually draws, htmx reruns in place, the keyboard and no-script paths, the
 // predictions kept in the browser, axe in both themes, and screenshots for a person to look at.
-// One chromium serves every subtest; each subtest opens its own tab.
+// One chromium serves every subtest; each subtest opens its own tab. The harness (chromium, the
+// server, the tab) is in browser_harness_test.go; axe and the screenshots in browser_audit_test.go.
 
 import (
-	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/emulation"
-	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 )
 
-// browserPages is every page of the notebook, in reading order.
-var browserPages = []string{
-	"/", "/semantics", "/blocks/1", "/blocks/2", "/blocks/3", "/blocks/4", "/blocks/5", "/blocks/6",
-	"/assembly", "/verify", "/glossary",
-}
-
-// cspRecorder runs before any page script (scripts injected over CDP are not subject to the page's
-// CSP) and keeps every CSP violation the page reports.
-const cspRecorder = `window.__csp = [];
-document.addEventListener("securitypolicyviolation", function (e) {
-  window.__csp.push(e.effectiveDirective + " blocked " + (e.blockedURI || "inline") + " at " + e.sourceFile + ":" + e.lineNumber);
-}, true);`
-
-// chartsReadyJS is true once app.js has drawn every chart on the page.
-const chartsReadyJS = `document.readyState === "complete" && !!window.echarts &&
-  [...document.querySelectorAll("[data-chart]")].every(el => el.getAttribute("data-chart-ready") === "true" && !!echarts.getInstanceByDom(el))`
-
-// browserSuite is one chromium and one server shared by every subtest.
-type browserSuite struct {
-	ctx  context.Context // the browser's chromedp context
-	base string          // the test server's URL
-}
-
-// findChromium returns the browser to drive, or skips (fails on CI) when there is none.
-func findChromium(t *testing.T) string {
-	t.Helper()
-	candidates := []string{os.Getenv("CHROME_PATH"), "/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"}
-	for _, c := range candidates {
-		if c == "" {
-			continue
-		}
-		if p, err := exec.LookPath(c); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("no chromium found (apt-get install -y chromium); CI must run the browser suite")
-	}
-	t.Skip("no chromium found; install it with apt-get install -y chromium")
-	return ""
-}
-
-func startBrowserSuite(t *testing.T) *browserSuite {
-	t.Helper()
-	execPath := findChromium(t)
-
-	s := newTestServer(t, testConfig())
-	ts := httptest.NewServer(s.echo)
-	t.Cleanup(ts.Close)
-
-	// No UserDataDir option: the allocator makes a fresh temporary profile and removes it after.
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(execPath),
-		chromedp.Headless,
-		chromedp.NoSandbox, // the tests run as root
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.WindowSize(1280, 900),
-	)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
-	if err := chromedp.Do(ctx); err != nil { // starts the browser, with no deadline
-		t.Fatalf("start chromium: %v", err)
-	}
-	return &browserSuite{ctx: ctx, base: ts.URL}
-}
-
-// browserTab is one tab with everything it has reported: console errors, uncaught exceptions and
-// error entries of the browser log. CSP violations are read from the page (window.__csp).
-type browserTab struct {
-	t    *testing.T
-	ctx  context.Context
-	base string
-
-	mu       sync.Mutex
-	problems []string
-}
-
-type tabOption struct {
-	ownStorage bool          // a new browser context: its own localStorage and cookies
-	noScript   bool          // page scripts disabled
-	deadline   time.Duration // for everything done in the tab; 60s if zero
-}
-
-// newTab opens a tab that closes when the test ends; every action in it shares one deadline, so a
-// hung page fails the test instead of hanging the suite.
-func (b *browserSuite) newTab(t *testing.T, o tabOption) *browserTab {
-	t.Helper()
-	tb := &browserTab{t: t, base: b.base}
-	if o.deadline == 0 {
-		o.deadline = 60 * time.Second
-	}
-	dl, cancelDL := context.WithTimeout(b.ctx, o.deadline)
-	opts := []chromedp.ContextOption{chromedp.WithListener(tb.listen)}
-	if o.ownStorage {
-		opts = append(opts, chromedp.WithNewBrowserContext())
-	}
-	ctx, cancel := chromedp.NewContext(dl, opts...)
-	t.Cleanup(func() { cancel(); cancelDL() })
-	tb.ctx = ctx
-	tb.do(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		if _, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: cspRecorder}); err != nil {
-			return err
-		}
-		if _, err := cdp.Call(ctx, t, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
-			return err
-		}
-		if o.noScript {
-			if _, err := cdp.Call(ctx, t, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
-				return err
-			}
-		}
-		return nil
-	}))
-	return tb
-}
-
-// listen runs in the tab's read loop: it only records.
-func (tb *browserTab) listen(ev any) {
-	var msg string
-	switch ev := ev.(type) {
-	case *runtime.EventConsoleAPICalled:
-		if ev.Type != runtime.ConsoleAPICalledTypeError && ev.Type != runtime.ConsoleAPICalledTypeAssert {
-			return
-		}
-		var parts []string
-		for _, a := range ev.Args {
-			if a.Description != "" {
-				parts = append(parts, a.Description)
-			} else {
-				parts = append(parts, strings.Trim(string(a.Value), `"`))
-			}
-		}
-		msg = "console." + string(ev.Type) + ": " + strings.Join(parts, " ")
-	case *runtime.EventExceptionThrown:
-		d := ev.ExceptionDetails
-		msg = "uncaught exception: " + d.Text
-		if d.Exception != nil {
-			msg += " " + d.Exception.Description
-		}
-		msg += fmt.Sprintf(" at %s:%d", d.URL, d.LineNumber+1)
-	case *cdplog.EventEntryAdded:
-		if ev.Entry == nil || ev.Entry.Level != cdplog.EntryLevelError {
-			return
-		}
-		// Chromium asks every origin for /favicon.ico once per session, so whether this shows up
-		// depends on the order of the subtests; PagesLoadCleanly checks the icon directly.
-		if strings.HasSuffix(ev.Entry.URL, "/favicon.ico") {
-			return
-		}
-		msg = fmt.Sprintf("log (%s): %s %s", ev.Entry.Source, ev.Entry.Text, ev.Entry.URL)
-	default:
-		return
-	}
-	tb.mu.Lock()
-	tb.problems = append(tb.problems, msg)
-	tb.mu.Unlock()
-}
-
-// takeProblems returns and forgets what the tab reported so far, CSP violations included.
-func (tb *browserTab) takeProblems() []string {
-	tb.t.Helper()
-	csp, err := chromedp.Run(tb.ctx, chromedp.Evaluate[[]string](`(window.__csp || []).splice(0)`))
-	if err != nil {
-		tb.t.Fatalf("read CSP violations: %v", err)
-	}
-	tb.mu.Lock()
-	defer tb.mu.Unlock()
-	out := tb.problems
-	tb.problems = nil
-	for _, c := range csp {
-		out = append(out, "CSP violation: "+c)
-	}
-	return out
-}
-
-func (tb *browserTab) do(steps ...chromedp.Action[chromedp.Void]) {
-	tb.t.Helper()
-	if err := chromedp.Do(tb.ctx, steps...); err != nil {
-		tb.t.Fatal(err)
-	}
-}
-
-// open navigates to path and expects a 200.
-func (tb *browserTab) open(path string) {
-	tb.t.Helper()
-	resp, err := chromedp.Run(tb.ctx, chromedp.NavigateResponse(tb.base+path))
-	if err != nil {
-		tb.t.Fatalf("open %s: %v", path, err)
-	}
-	if resp.Status != http.StatusOK {
-		tb.t.Fatalf("open %s: status %d, want 200", path, resp.Status)
-	}
-}
-
-// waitFor evaluates expr until it is truthy, and fails the test if it never is.
-func (tb *browserTab) waitFor(what, expr string) {
-	tb.t.Helper()
-	if err := tb.poll(expr, 15*time.Second); err != nil {
-		tb.t.Fatalf("waiting for %s: %v", what, err)
-	}
-}
-
-// poll evaluates expr until it is truthy. It tolerates the errors of a page that is navigating
-// (a click that loads a new page and an htmx swap both end here).
-func (tb *browserTab) poll(expr string, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	var last error
-	for time.Now().Before(deadline) && tb.ctx.Err() == nil {
-		ok, err := chromedp.Run(tb.ctx, chromedp.Evaluate[bool](`!!(`+expr+`)`))
-		if err == nil && ok {
-			return nil
-		}
-		last = err
-		time.Sleep(40 * time.Millisecond)
-	}
-	return fmt.Errorf("not true after %v: %.200s (last error: %v)", timeout, expr, last)
-}
-
-func (tb *browserTab) waitCharts() { tb.t.Helper(); tb.waitFor("charts drawn", chartsReadyJS) }
-
-// retype selects the text of the input at sel and types v over it, as a reader would.
-func (tb *browserTab) retype(sel, v string) {
-	tb.t.Helper()
-	browserEval[chromedp.Void](tb, `document.querySelector(`+jsString(sel)+`).select()`)
-	tb.do(chromedp.SendKeys(chromedp.CSS(sel), v))
-	if got := browserEval[string](tb, `document.querySelector(`+jsString(sel)+`).value`); got != v {
-		tb.t.Fatalf("%s holds %q after typing %q", sel, got, v)
-	}
-}
-
-// browserEval evaluates expr in tb's page and decodes the result into T.
-func browserEval[T any](tb *browserTab, expr string, opts ...chromedp.EvaluateOption) T {
-	tb.t.Helper()
-	v, err := chromedp.Run(tb.ctx, chromedp.Evaluate[T](expr, opts...))
-	if err != nil {
-		tb.t.Fatalf("evaluate %.80q: %v", expr, err)
-	}
-	return v
-}
-
-// emulate sets the viewport (mobile adds the phone's viewport rules) and the colour scheme.
-func (tb *browserTab) emulate(width, height int64, mobile bool, scheme string) {
-	tb.t.Helper()
-	tb.do(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		if _, err := cdp.Call(ctx, t, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
-			Width: width, Height: height, DeviceScaleFactor: 1, Mobile: mobile,
-		}); err != nil {
-			return err
-		}
-		_, err := cdp.Call(ctx, t, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
-			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
-		})
-		return err
-	}))
-}
-
+// TestBrowser runs every browser scenario against one chromium and one server, since starting
+// chromium costs more than most scenarios.
 func TestBrowser(t *testing.T) {
 	b := startBrowserSuite(t)
 
@@ -314,7 +45,7 @@ func TestBrowser(t *testing.T) {
 // CSP violation.
 func browserPagesLoadCleanly(t *testing.T, b *browserSuite) {
 	tb := b.newTab(t, tabOption{})
-	for _, p := range browserPages {
+	for _, p := range pagePaths() {
 		tb.open(p)
 		tb.waitCharts()
 		if n := browserEval[int](tb, `document.querySelectorAll("main h1").length`); n != 1 {
@@ -359,21 +90,14 @@ func browserChartsDrawSeries(t *testing.T, b *browserSuite) {
 	} {
 		tb.open(tc.path)
 		tb.waitCharts()
+		// chartInfo is what testdata/browser/charts-drawn.js reports for each chart.
 		type chartInfo struct {
 			ID     string   `json:"id"`
 			Drawn  bool     `json:"drawn"`
 			Series []string `json:"series"`
 			Points int      `json:"points"`
 		}
-		got := browserEval[[]chartInfo](tb, `[...document.querySelectorAll("[data-chart]")].map(el => {
-			const c = echarts.getInstanceByDom(el);
-			if (!c) return {id: el.id, drawn: false, series: [], points: 0};
-			const o = c.getOption();
-			const cv = el.querySelector("canvas");
-			return {id: el.id, drawn: !!cv && cv.width > 0 && cv.height > 0,
-				series: o.series.map(s => s.name),
-				points: o.series.reduce((n, s) => n + (s.data || []).length, 0)};
-		})`)
+		got := browserEval[[]chartInfo](tb, tb.script("charts-drawn.js"))
 		if len(got) < len(tc.want) {
 			t.Errorf("%s: %d charts, want at least %d", tc.path, len(got), len(tc.want))
 		}
@@ -398,13 +122,7 @@ func browserRerunInPlace(t *testing.T, b *browserSuite) {
 	tb := b.newTab(t, tabOption{})
 	tb.open("/blocks/4")
 	tb.waitCharts()
-	// The escape-rate curve's data and the x of its "max delay" mark line, as JSON.
-	const chartJS = `JSON.stringify((() => {
-		const c = echarts.getInstanceByDom(document.querySelector("#exp-window [data-chart]"));
-		if (!c) return null;
-		const s = c.getOption().series[0];
-		return {data: s.data, mark: ((s.markLine && s.markLine.data) || []).map(d => d.xAxis)};
-	})())`
+	chartJS := tb.script("window-chart.js")
 	const tableJS = `[...document.querySelectorAll("#exp-window table.data tbody")].map(t => t.textContent).join("|")`
 	chartBefore := browserEval[string](tb, chartJS)
 	tableBefore := browserEval[string](tb, tableJS)
@@ -422,11 +140,8 @@ func browserRerunInPlace(t *testing.T, b *browserSuite) {
 	if !browserEval[bool](tb, `window.__sameDocument === true`) {
 		t.Error("the rerun reloaded the page instead of swapping #exp-window in place")
 	}
-	if err := tb.poll(chartsReadyJS, 5*time.Second); err != nil {
-		t.Errorf("the chart was not drawn again after the htmx swap: %s",
-			browserEval[string](tb, `[...document.querySelectorAll("#exp-window [data-chart]")].map(el =>
-				el.id + ": data-chart-ready=" + el.getAttribute("data-chart-ready") +
-				", options script #" + el.getAttribute("data-chart") + (document.getElementById(el.getAttribute("data-chart")) ? " present" : " missing")).join("; ")`))
+	if err := tb.poll(tb.script("charts-ready.js"), 5*time.Second); err != nil {
+		t.Errorf("the chart was not drawn again after the htmx swap: %s", browserEval[string](tb, tb.script("window-chart-state.js")))
 	} else if chartAfter := browserEval[string](tb, chartJS); chartAfter == chartBefore || !strings.Contains(chartAfter, `"mark":[5000]`) {
 		t.Errorf("the chart did not follow the rerun: before %s, after %s", chartBefore, chartAfter)
 	}
@@ -492,12 +207,7 @@ func browserKeyboard(t *testing.T, b *browserSuite) {
 		t.Fatalf("%d interview cards on /semantics, want at least 2", n)
 	}
 	// Focus whatever comes just before the first summary in the tab order, then press Tab.
-	browserEval[chromedp.Void](tb, `(() => {
-		const sel = 'a[href], button:not([disabled]), input:not([type=hidden]):not([disabled]), summary, [tabindex]:not([tabindex="-1"])';
-		const all = [...document.querySelectorAll(sel)].filter(e => !e.closest("[hidden]") && e.getClientRects().length > 0);
-		const i = all.indexOf(document.querySelector("details.card > summary"));
-		all[i - 1].focus();
-	})()`)
+	browserEval[chromedp.Void](tb, tb.script("focus-before-first-card.js"))
 	tb.do(chromedp.KeyEvent(kb.Tab))
 	if !browserEval[bool](tb, `document.activeElement === document.querySelector("details.card > summary")`) {
 		t.Fatalf("Tab did not reach the first card's summary; focus is on %s",
@@ -624,17 +334,14 @@ func browserPredictionsPersist(t *testing.T, b *browserSuite) {
 			t.Errorf("#%s holds %q after reload, want %q", id, v, g)
 		}
 	}
+	// reveal is what testdata/browser/prediction-reveals.js reports for each question.
 	type reveal struct {
 		Q        string `json:"q"`
 		Visible  bool   `json:"visible"`
 		Measured string `json:"measured"`
 		Where    string `json:"where"`
 	}
-	rs := browserEval[[]reveal](tb, `[...document.querySelectorAll("form[data-predictions] [data-question]")].map(li => {
-		const r = li.querySelector(".reveal");
-		return {q: li.dataset.question, visible: !r.hidden && r.getClientRects().length > 0,
-			measured: li.querySelector(".measured").textContent.trim(), where: li.querySelector(".measured-where").textContent.trim()};
-	})`)
+	rs := browserEval[[]reveal](tb, tb.script("prediction-reveals.js"))
 	if len(rs) != 5 {
 		t.Fatalf("%d questions, want 5", len(rs))
 	}
@@ -653,148 +360,4 @@ func browserPredictionsPersist(t *testing.T, b *browserSuite) {
 	for _, prob := range tb.takeProblems() {
 		t.Errorf("predictions: %s", prob)
 	}
-}
-
-// browserAxe runs axe-core on every page, in the light and the dark theme, and fails on serious and
-// critical violations.
-func browserAxe(t *testing.T, b *browserSuite) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "node_modules", "axe-core", "axe.min.js"))
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("axe-core missing (npm ci): %v", err)
-		}
-		t.Skipf("axe-core missing (run npm ci): %v", err)
-	}
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	for _, scheme := range []string{"light", "dark"} {
-		wg.Go(func() {
-			t.Run(scheme, func(t *testing.T) {
-				// axe takes a second or more a page, and much longer on a loaded machine.
-				tb := b.newTab(t, tabOption{deadline: 100 * time.Second})
-				tb.emulate(1280, 900, false, scheme)
-				for _, p := range browserPages {
-					tb.open(p)
-					tb.waitCharts()
-					if dark := browserEval[bool](tb, `matchMedia("(prefers-color-scheme: dark)").matches`); dark != (scheme == "dark") {
-						t.Fatalf("prefers-color-scheme emulation failed: dark=%v", dark)
-					}
-					browserEval[chromedp.Void](tb, string(src))
-					type violation struct {
-						ID      string   `json:"id"`
-						Impact  string   `json:"impact"`
-						Help    string   `json:"help"`
-						Targets []string `json:"targets"`
-					}
-					// Only colour differs between the themes, so the dark run checks colour alone.
-					opts := `{resultTypes: ["violations"]}`
-					if scheme == "dark" {
-						opts = `{resultTypes: ["violations"], runOnly: {type: "rule", values: ["color-contrast", "link-in-text-block"]}}`
-					}
-					vs := browserEval[[]violation](tb, `axe.run(document, `+opts+`).then(r => r.violations.map(v => ({
-					id: v.id, impact: v.impact || "", help: v.help,
-					targets: v.nodes.map(n => n.target.join(" ") + (n.failureSummary ? " — " + n.failureSummary.replace(/\s+/g, " ").slice(0, 160) : ""))})))`,
-						chromedp.EvalAwaitPromise)
-					for _, v := range vs {
-						if v.Impact == "serious" || v.Impact == "critical" {
-							t.Errorf("%s (%s): %s [%s] on %d nodes:\n\t%s", p, scheme, v.ID, v.Impact, len(v.Targets), strings.Join(v.Targets[:min(len(v.Targets), 6)], "\n\t"))
-						} else {
-							t.Logf("%s (%s): %s [%s] %s: %s", p, scheme, v.ID, v.Impact, v.Help, strings.Join(v.Targets[:min(len(v.Targets), 3)], "; "))
-						}
-					}
-				}
-			})
-		})
-	}
-}
-
-// browserScreenshots writes full-page screenshots for a person to look at, and fails if anything
-// sticks out sideways on a phone.
-func browserScreenshots(t *testing.T, b *browserSuite) {
-	dir := os.Getenv("ARTIFACTS_DIR")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "testdata-artifacts", "screenshots")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	for _, vp := range []struct {
-		name          string
-		width, height int64
-		mobile        bool
-	}{
-		{"desktop", 1280, 900, false},
-		{"mobile", 390, 844, true},
-	} {
-		for _, scheme := range []string{"light", "dark"} {
-			wg.Go(func() {
-				t.Run(vp.name+"-"+scheme, func(t *testing.T) {
-					// Own storage, so the home page never shows what other subtests measured.
-					tb := b.newTab(t, tabOption{ownStorage: true, deadline: 100 * time.Second})
-					tb.emulate(vp.width, vp.height, vp.mobile, scheme)
-					pages := []string{"/", "/blocks/4", "/blocks/6", "/semantics", "/assembly"}
-					if scheme == "dark" {
-						pages = []string{"/blocks/4", "/semantics"} // a chart and the timeline
-					}
-					for _, p := range pages {
-						tb.open(p)
-						tb.waitCharts()
-						if vp.mobile {
-							// Nothing may stick out sideways except inside a scrolling box.
-							wide := browserEval[[]string](tb, `(() => {
-							const w = document.documentElement.clientWidth, out = [];
-							if (document.documentElement.scrollWidth > w) out.push("document scrollWidth " + document.documentElement.scrollWidth + " > " + w);
-							for (const el of document.querySelectorAll("body *")) {
-								const r = el.getBoundingClientRect();
-								if (r.width === 0 || r.right <= w + 1) continue;
-								let p = el.parentElement, clipped = false;
-								for (; p && p !== document.body; p = p.parentElement) {
-									const ox = getComputedStyle(p).overflowX;
-									if (ox !== "visible") { clipped = true; break; }
-								}
-								if (!clipped) out.push(el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + (el.className && el.className.baseVal === undefined ? "." + String(el.className).trim().split(/\s+/).join(".") : "") + " right=" + Math.round(r.right));
-								if (out.length > 8) break;
-							}
-							return out;
-						})()`)
-							for _, w := range wide {
-								t.Errorf("%s at %dpx: overflows sideways: %s", p, vp.width, w)
-							}
-						}
-						png, err := chromedp.Run(tb.ctx, chromedp.FullScreenshot(100))
-						if err != nil {
-							t.Fatalf("%s: %v", p, err)
-						}
-						if len(png) < 8 || string(png[1:4]) != "PNG" {
-							t.Fatalf("%s: screenshot is not a PNG", p)
-						}
-						name := fmt.Sprintf("%dx%d-%s-%s.png", vp.width, vp.height, scheme, pageSlug(p))
-						if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
-							t.Fatal(err)
-						}
-						for _, prob := range tb.takeProblems() {
-							t.Errorf("%s (%s): %s", p, vp.name, prob)
-						}
-					}
-				})
-			})
-		}
-	}
-	t.Cleanup(func() { t.Logf("screenshots in %s", dir) })
-}
-
-// pageSlug names a screenshot after its path: "/" is "index", "/blocks/4" is "blocks-4".
-func pageSlug(path string) string {
-	if path == "/" {
-		return "index"
-	}
-	return strings.ReplaceAll(strings.Trim(path, "/"), "/", "-")
-}
-
-// jsString quotes s as a JavaScript string literal.
-func jsString(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`, "\u2028", `\u2028`, "\u2029", `\u2029`)
-	return `"` + r.Replace(s) + `"`
 }
