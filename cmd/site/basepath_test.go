@@ -3,15 +3,12 @@ package main
 import (
 	"encoding/json"
 	"html"
-	"io"
-	"log/slog"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 
 	"effectivelyonce/content"
-	"effectivelyonce/static"
 )
 
 // urlAttr finds every URL a page hands the browser: links, scripts, styles, form actions and the
@@ -25,18 +22,7 @@ func TestBasePathCrawl(t *testing.T) {
 	const base = "/notebook"
 	cfg := testConfig()
 	cfg.BasePath = base
-	book, err := content.Load(content.Files, content.WithBase(base))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := loadAssets(static.Files)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := newServer(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), book, a)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newTestServer(t, cfg)
 
 	seen := map[string]bool{}
 	var queue []string

@@ -33,7 +33,7 @@ func testConfig() config {
 // newTestServer builds the real server (real content, real assets, warm defaults) with cfg.
 func newTestServer(t testing.TB, cfg config) *server {
 	t.Helper()
-	book, err := content.Load(content.Files)
+	book, err := content.Load(content.Files, content.WithBase(cfg.BasePath))
 	if err != nil {
 		t.Fatal(err)
 	}
