@@ -1,6 +1,7 @@
 package content
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -155,5 +156,71 @@ func TestContents(t *testing.T) {
 	}
 	if Blocks() != 6 || next != 7 {
 		t.Errorf("Blocks() = %d, want the six blocks of the document", Blocks())
+	}
+}
+
+// loadBook loads the embedded prose or stops the test.
+func loadBook(t *testing.T) *Book {
+	t.Helper()
+	b, err := Load(Files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// source returns a page's markdown as written.
+func source(t *testing.T, slug string) string {
+	t.Helper()
+	src, err := Files.ReadFile(slug + ".md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(src)
+}
+
+var tagRE = regexp.MustCompile(`<[^>]*>`)
+
+// questions returns the sentences of a markdown text that end in a question mark.
+func questions(text string) []string {
+	var out []string
+	for _, s := range regexp.MustCompile(`[^.?!:\n]*\?`).FindAllString(text, -1) {
+		out = append(out, strings.TrimSpace(s))
+	}
+	return out
+}
+
+// TestPredictionsAskOneNumberEach holds issue 8 item 3: each of the five questions asks for one
+// number and gives away no other question's answer (398 lost, 398 doubled, 0 caught, 195 escaped,
+// 2,448 run twice). The second guesses they used to ask live on the pages that answer them.
+func TestPredictionsAskOneNumberEach(t *testing.T) {
+	p, _ := loadBook(t).Page("predictions")
+	if p == nil || len(p.Sections) != 5 {
+		t.Fatal("predictions.md must ask five questions")
+	}
+	for _, s := range p.Sections {
+		text := s.Title + " " + tagRE.ReplaceAllString(s.HTML, " ")
+		if qs := questions(text); len(qs) != 1 {
+			t.Errorf("question %q asks %d things, want one: %q", s.Title, len(qs), qs)
+		}
+		for _, answer := range []string{"398", "195", "2,448", "2448", "1.99", "0.97"} {
+			if strings.Contains(text, answer) {
+				t.Errorf("question %q gives away the answer %s", s.Title, answer)
+			}
+		}
+		for _, second := range []string{"guess", "ask yourself", "while you are at it", "how large"} {
+			if strings.Contains(strings.ToLower(text), second) {
+				t.Errorf("question %q asks a second guess (%q) with no input for it", s.Title, second)
+			}
+		}
+	}
+	for slug, about := range map[string]string{"blocks/1": "error", "blocks/2": "same jobs", "blocks/4": "how large"} {
+		found := false
+		for _, q := range questions(source(t, slug)) {
+			found = found || strings.Contains(q, about)
+		}
+		if !found {
+			t.Errorf("%s: the moved second guess, a question about %q, is missing", slug, about)
+		}
 	}
 }
