@@ -224,3 +224,41 @@ func TestPredictionsAskOneNumberEach(t *testing.T) {
 		}
 	}
 }
+
+// section returns the markdown between a page's "## heading" and the next second-level heading.
+func section(src, heading string) string {
+	_, rest, ok := strings.Cut(src, "\n## "+heading+"\n")
+	if !ok {
+		return ""
+	}
+	body, _, _ := strings.Cut(rest, "\n## ")
+	return body
+}
+
+// TestBlock1NamesItsTwoCrashModels holds issue 8 item 6: block 1 runs two experiments with two
+// crash rules. The page says which rule each uses, why 2% loses 398 in one and 402 in the other,
+// and no longer claims the prime rule spreads crashes evenly (at 5 jobs and 50% it crashes all 5).
+func TestBlock1NamesItsTwoCrashModels(t *testing.T) {
+	src := source(t, "blocks/1")
+	run, try, mech := section(src, "Run it"), section(src, "Try it yourself"), section(src, "The mechanism")
+	for _, want := range []string{"random", "seed 13", "398"} {
+		if !strings.Contains(run, want) {
+			t.Errorf("Run it does not say %q about the random stream it uses", want)
+		}
+	}
+	for _, want := range []string{"7919", "398", "402"} {
+		if !strings.Contains(try, want) {
+			t.Errorf("Try it yourself does not say %q: which rule the sweep uses and why its count differs", want)
+		}
+	}
+	for _, want := range []string{"100,000", "prime", "all five"} {
+		if !strings.Contains(mech, want) {
+			t.Errorf("the mechanism does not explain the prime rule's limits (%q)", want)
+		}
+	}
+	for _, s := range regexp.MustCompile(`[^.?!]*\bevenly\b[^.?!]*`).FindAllString(src, -1) {
+		if !strings.Contains(s, "not") {
+			t.Errorf("block 1 still claims an even spread: %q", strings.TrimSpace(s))
+		}
+	}
+}
