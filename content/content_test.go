@@ -262,3 +262,25 @@ func TestBlock1NamesItsTwoCrashModels(t *testing.T) {
 		}
 	}
 }
+
+// TestBlock6LabelsTheRenewalQuirk holds issue 8 item 7: the document counts every job as doubled
+// when renewal is slower than the lease. Block 6 keeps that 20,000, calls it the document's
+// simplification, and says what a real queue does: a late renewal is no renewal, so a job shorter
+// than the timeout still finishes in time (2,448 doubled at 5 s, as with no renewal at all).
+func TestBlock6LabelsTheRenewalQuirk(t *testing.T) {
+	src := source(t, "blocks/6")
+	run := section(src, "Run it")
+	for _, want := range []string{"20,000", "document's simplification", "column for a real queue", "shorter than the timeout", "no renewal at all"} {
+		if !strings.Contains(run, want) {
+			t.Errorf("Run it does not say %q", want)
+		}
+	}
+	if strings.Count(run, "2,448") < 2 {
+		t.Error("Run it should give 2,448 for no renewal and again for the real queue's late renewal")
+	}
+	for _, lesson := range []string{"worse than none", "even a two-second job loses it"} {
+		if strings.Contains(src, lesson) {
+			t.Errorf("block 6 still teaches the model's quirk as a lesson: %q", lesson)
+		}
+	}
+}
