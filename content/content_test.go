@@ -284,3 +284,36 @@ func TestBlock6LabelsTheRenewalQuirk(t *testing.T) {
 		}
 	}
 }
+
+// TestReadingSitsUnderChartAndTable holds issue 8 item 12: an experiment's reading is rendered after
+// its chart and its table on every screen, so prose that places it says so, in the same words on
+// every page: under the chart and table (under the table where, as on /verify, there is no chart).
+func TestReadingSitsUnderChartAndTable(t *testing.T) {
+	where := regexp.MustCompile(`(?i)\b(under|below|beneath|above|beside|next to|after)\s+(each|the|its)\s+(chart|table|graph)s?(\s+and\s+(its\s+|the\s+)?(chart|table)s?)?`)
+	sentence := regexp.MustCompile(`[^.?!]*[.?!]`)
+	want := map[string]string{
+		"index": "under the chart and table", "blocks/1": "under the chart and table",
+		"blocks/2": "under the chart and table", "blocks/4": "under the chart and table",
+		"blocks/6": "under the chart and table", "assembly": "under the chart and table",
+		"verify": "under the table",
+	}
+	for _, e := range Contents() {
+		src := source(t, e.Slug)
+		found := false
+		for _, s := range sentence.FindAllString(src, -1) {
+			if !strings.Contains(strings.ToLower(s), "reading") {
+				continue
+			}
+			for _, m := range where.FindAllString(s, -1) {
+				if w := want[e.Slug]; w == "" || !strings.EqualFold(m, w) {
+					t.Errorf("%s places the reading %q, want %q: %s", e.Slug, m, want[e.Slug], strings.TrimSpace(s))
+				} else {
+					found = true
+				}
+			}
+		}
+		if want[e.Slug] != "" && !found {
+			t.Errorf("%s never says where the reading is (%q)", e.Slug, want[e.Slug])
+		}
+	}
+}
