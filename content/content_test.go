@@ -317,3 +317,18 @@ func TestReadingSitsUnderChartAndTable(t *testing.T) {
 		}
 	}
 }
+
+// TestSemanticsClarifiesTheContract holds issue 8 item 22: the concept page states what the design
+// must do, what it need not (exactly-once delivery, dedup forever), and that replays and backfills
+// re-running safely is a requirement.
+func TestSemanticsClarifiesTheContract(t *testing.T) {
+	body := strings.ToLower(section(source(t, "semantics"), "Clarify the contract"))
+	if body == "" {
+		t.Fatal(`semantics.md has no "## Clarify the contract" section`)
+	}
+	for _, want := range []string{"need not", "exactly once", "forever", "ttl", "replay", "backfill", "requirement", "outbox", "per workload"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the contract does not mention %q", want)
+		}
+	}
+}
