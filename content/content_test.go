@@ -332,3 +332,24 @@ func TestSemanticsClarifiesTheContract(t *testing.T) {
 		}
 	}
 }
+
+// TestKafkaAutoCommitStatedPrecisely holds issue 8 item 26: enable.auto.commit=true is not by
+// itself at-most-once. The Java consumer commits, inside poll(), the offsets of records an earlier
+// poll returned, so a loop that finishes each batch before polling again stays at-least-once; loss
+// needs records handed to another thread, or a crash after a commit that covered unfinished ones.
+func TestKafkaAutoCommitStatedPrecisely(t *testing.T) {
+	src := source(t, "blocks/1")
+	i := strings.Index(src, "enable.auto.commit")
+	if i < 0 {
+		t.Fatal("block 1 lost its Kafka auto-commit remark")
+	}
+	item, _, _ := strings.Cut(src[i:], "\n")
+	for _, want := range []string{"poll", "earlier", "at-least-once", "another thread", "at-most-once"} {
+		if !strings.Contains(item, want) {
+			t.Errorf("the auto-commit remark does not say %q: %s", want, item)
+		}
+	}
+	if strings.Contains(item, "behaves like at-most-once") {
+		t.Error("the auto-commit remark still calls the setting at-most-once outright")
+	}
+}
