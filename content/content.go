@@ -103,7 +103,7 @@ func (b *Book) Slugs() []string {
 
 var (
 	markerRE = regexp.MustCompile(`^::: ([a-z][a-z-]*)(?: +(\S.*))?$`)
-	attrRE   = regexp.MustCompile(`^([A-Z][a-z]+): ([a-z][a-z-]*)$`)
+	attrRE   = regexp.MustCompile(`^([A-Z][a-z]+): ([a-z0-9][a-z0-9-]*)$`)
 )
 
 // Load renders every markdown file of fsys. A malformed marker is an error, so a typo in the prose

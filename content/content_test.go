@@ -353,3 +353,34 @@ func TestKafkaAutoCommitStatedPrecisely(t *testing.T) {
 		t.Error("the auto-commit remark still calls the setting at-most-once outright")
 	}
 }
+
+// TestTimelineStepsCarryState holds issue 8 item 25 on the prose side: every step of the crash
+// window names its track and the state the concept document draws after it (the broker's committed
+// offset, the effect's database rows, the processed keys), none of which is rendered as prose; and
+// no title carries a time label of its own, since the fix track's "t1" restarted the count.
+func TestTimelineStepsCarryState(t *testing.T) {
+	tl, _ := loadBook(t).Page("timeline")
+	if tl == nil || len(tl.Sections) < 6 {
+		t.Fatal("timeline.md needs its steps")
+	}
+	timeLabel := regexp.MustCompile(`^t\d`)
+	var last map[string]string
+	for _, s := range tl.Sections {
+		if timeLabel.MatchString(s.Title) {
+			t.Errorf("step %q numbers itself; the timeline numbers steps continuously", s.Title)
+		}
+		for _, key := range []string{"track", "offset", "rows", "keys"} {
+			if s.Attrs[key] == "" {
+				t.Errorf("step %q has no %s line", s.Title, key)
+			}
+			if strings.Contains(strings.ToLower(s.HTML), key+":") {
+				t.Errorf("step %q renders its %s line as prose", s.Title, key)
+			}
+		}
+		last = s.Attrs
+	}
+	// The walk ends with the fix: offset 42 committed, one row, one key.
+	if last["offset"] != "42" || last["rows"] != "1" || last["keys"] != "42" {
+		t.Errorf("the last step's state is %v, want offset 42, one row, key 42", last)
+	}
+}
