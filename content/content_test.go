@@ -384,3 +384,162 @@ func TestTimelineStepsCarryState(t *testing.T) {
 		t.Errorf("the last step's state is %v, want offset 42, one row, key 42", last)
 	}
 }
+
+// glossaryTerms are the glossary's entries as the prose writes them: each heading id of glossary.md
+// with the words that count as a use of the term.
+var glossaryTerms = map[string]string{
+	"at-most-once":         `at-most-once`,
+	"at-least-once":        `at-least-once`,
+	"effectively-once":     `effectively-once`,
+	"ack":                  `acks?|acked|acking|acknowledg\w*`,
+	"offset-commit":        `offset commits?|commit(s|ted|ting)? (its |the |an )?offsets?`,
+	"crash-window":         `crash[- ]windows?`,
+	"idempotent":           `idempotent|idempotence`,
+	"dedup-key":            `dedup(e)?[- ](keys?|ids?)`,
+	"natural-key":          `natural (keys?|ids?)`,
+	"idempotency-key":      `idempotency[- ]keys?`,
+	"ttl":                  `TTLs?|time to live`,
+	"bloom-filter":         `Bloom filters?`,
+	"dual-write":           `dual[- ]writes?`,
+	"lost-event":           `lost events?`,
+	"phantom-event":        `phantom events?`,
+	"outbox":               `outbox(es)?`,
+	"relay":                `relays?`,
+	"change-data-capture":  `change data capture|CDC`,
+	"lease":                `leases?`,
+	"visibility-timeout":   `visibility timeouts?`,
+	"heartbeat":            `heartbeats?`,
+	"zombie":               `zombies?`,
+	"fencing-token":        `fencing`,
+	"dead-letter-queue":    `dead[- ]letter\w*|DLQs?`,
+	"poison-message":       `poison messages?`,
+	"retry-budget":         `retry budgets?`,
+	"metastable-failure":   `metastable`,
+	"saga":                 `sagas?`,
+	"compensation":         `compensat\w*`,
+	"two-generals-problem": `two generals`,
+	"flp-result":           `FLP|Fischer, Lynch and Paterson`,
+}
+
+var (
+	mdLinkRE     = regexp.MustCompile(`\[([^\]]*)\]\(([^)\s]*)\)`)
+	codeSpanRE   = regexp.MustCompile("`[^`]*`")
+	glossaryLink = regexp.MustCompile(`^/glossary#(.+)$`)
+)
+
+// proseOnly blanks what is not running prose a term could be linked in (fenced code, code spans,
+// headings and card questions, marker and attribute lines, link targets, the text of links to other
+// pages), keeping every offset; and returns the glossary links of the source by the id they name.
+func proseOnly(src string) (string, []glossaryUse) {
+	b := []byte(src)
+	blank := func(i, j int) {
+		for k := i; k < j; k++ {
+			if b[k] != '\n' {
+				b[k] = ' '
+			}
+		}
+	}
+	fence, off := false, 0
+	for _, line := range strings.SplitAfter(src, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") {
+			fence = !fence
+			blank(off, off+len(line))
+		} else if fence || strings.HasPrefix(t, "#") || strings.HasPrefix(t, ":::") || attrRE.MatchString(t) {
+			blank(off, off+len(line))
+		}
+		off += len(line)
+	}
+	for _, m := range codeSpanRE.FindAllStringIndex(string(b), -1) {
+		blank(m[0], m[1])
+	}
+	var uses []glossaryUse
+	for _, m := range mdLinkRE.FindAllStringSubmatchIndex(string(b), -1) {
+		target := src[m[4]:m[5]]
+		blank(m[3], m[1]) // "](target)"
+		if g := glossaryLink.FindStringSubmatch(target); g != nil {
+			uses = append(uses, glossaryUse{id: g[1], from: m[2], to: m[3]})
+		} else {
+			blank(m[2], m[3])
+		}
+	}
+	return string(b), uses
+}
+
+type glossaryUse struct {
+	id       string
+	from, to int // the link text's offsets
+}
+
+// TestGlossaryLinksResolve holds issue 8 item 24: every /glossary#id link on any page names a
+// heading of glossary.md, and the glossary defines every term the prose is checked for.
+func TestGlossaryLinksResolve(t *testing.T) {
+	b := loadBook(t)
+	g, _ := b.Page("glossary")
+	ids := map[string]bool{}
+	for _, h := range g.Headings {
+		ids[h.ID] = true
+	}
+	for id := range glossaryTerms {
+		if !ids[id] {
+			t.Errorf("the glossary has no entry #%s", id)
+		}
+	}
+	for _, slug := range b.Slugs() {
+		for _, m := range mdLinkRE.FindAllStringSubmatch(source(t, slug), -1) {
+			if l := glossaryLink.FindStringSubmatch(m[2]); l != nil && !ids[l[1]] {
+				t.Errorf("%s links [%s] to %s, which is no heading of glossary.md", slug, m[1], m[2])
+			}
+		}
+	}
+	// Anchors into other pages name one of their headings, or an element the page always has.
+	pathSlug := map[string]string{}
+	for _, e := range Contents() {
+		pathSlug[e.Path] = e.Slug
+	}
+	for _, slug := range b.Slugs() {
+		for _, m := range mdLinkRE.FindAllStringSubmatch(source(t, slug), -1) {
+			path, frag, ok := strings.Cut(m[2], "#")
+			if i := strings.IndexByte(path, '?'); i >= 0 {
+				path = path[:i]
+			}
+			target, known := pathSlug[path]
+			if !ok || !known || path == "/glossary" || frag == "timeline" || frag == "predictions" || strings.HasPrefix(frag, "exp-") {
+				continue
+			}
+			p, _ := b.Page(target)
+			found := false
+			for _, h := range p.Headings {
+				found = found || h.ID == frag
+			}
+			if !found {
+				t.Errorf("%s links [%s] to %s, which is no heading of %s.md", slug, m[1], m[2], target)
+			}
+		}
+	}
+}
+
+// TestGlossaryTermsLinkedAtFirstUse holds issue 8 item 24: on every page of the contents, the first
+// use of a glossary term in running prose is a link to its entry.
+func TestGlossaryTermsLinkedAtFirstUse(t *testing.T) {
+	for _, e := range Contents() {
+		if e.Slug == "glossary" {
+			continue
+		}
+		prose, uses := proseOnly(source(t, e.Slug))
+		for id, words := range glossaryTerms {
+			m := regexp.MustCompile(`(?i)\b(` + words + `)\b`).FindStringIndex(prose)
+			if m == nil {
+				continue
+			}
+			linked := false
+			for _, u := range uses {
+				linked = linked || (u.id == id && u.from <= m[0] && m[1] <= u.to)
+			}
+			if !linked {
+				line := strings.Count(prose[:m[0]], "\n") + 1
+				t.Errorf("%s.md:%d: first use of %q is not a link to /glossary#%s", e.Slug, line, prose[m[0]:m[1]], id)
+			}
+		}
+	}
+}
