@@ -104,7 +104,7 @@ func (b *Book) Slugs() []string {
 
 var (
 	markerRE = regexp.MustCompile(`^::: ([a-z][a-z-]*)(?: +(\S.*))?$`)
-	attrRE   = regexp.MustCompile(`^([A-Z][a-z]+): ([a-z][a-z-]*)$`)
+	attrRE   = regexp.MustCompile(`^([A-Z][a-z]+): ([a-z0-9][a-z0-9-]*)$`)
 )
 
 // Option changes how Load renders the book.

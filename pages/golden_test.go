@@ -95,13 +95,20 @@ func TestExperimentInvalidGolden(t *testing.T) {
 
 func TestTimelineAndCardsGolden(t *testing.T) {
 	tl := TimelineView{Current: 2, Steps: []Step{
-		{N: 1, Title: "poll", HTML: "<p>one</p>", Track: "crash", URL: "/semantics?step=1#timeline", Past: true},
-		{N: 2, Title: "apply", HTML: "<p>two</p>", Track: "crash", URL: "/semantics?step=2#timeline", Active: true, Past: true},
-		{N: 3, Title: "commit", HTML: "<p>three</p>", Track: "fix", URL: "/semantics?step=3#timeline"},
+		{N: 1, Title: "poll", HTML: "<p>one</p>", Track: "crash", Offset: "41", Rows: "0", Keys: "none", URL: "/semantics?step=1#timeline", Past: true},
+		{N: 2, Title: "apply", HTML: "<p>two</p>", Track: "crash", Offset: "41", Rows: "1", Keys: "none", URL: "/semantics?step=2#timeline", Active: true, Past: true},
+		{N: 3, Title: "commit", HTML: "<p>three</p>", Track: "fix", Offset: "41", Rows: "1", Keys: "42", URL: "/semantics?step=3#timeline"},
 	}}
 	html := golden(t, "timeline", Timeline(tl))
 	if !strings.Contains(html, `data-tl="prev" href="/semantics?step=1#timeline"`) || !strings.Contains(html, `data-tl="next" href="/semantics?step=3#timeline"`) {
 		t.Error("timeline lacks server-rendered step links")
+	}
+	// Each track is named in words where it starts, and each step shows its state under its title.
+	for _, want := range []string{`class="track-label track-crash">Without the fix</text>`, `class="track-label track-fix">With the fix</text>`,
+		`class="state">offset 41 · 1 row · key 42</text>`, `<dt>Rows written</dt><dd>1</dd>`, `aria-label="Step 3: commit (with the fix). After it: committed offset 41, 1 row, key 42."`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("timeline lacks %s", want)
+		}
 	}
 	cards := golden(t, "cards", Cards([]content.Card{{ID: "why", Question: "Why?", Answer: "<p>Because.</p>"}}))
 	if !strings.Contains(cards, `<details class="card" id="why"><summary>Why?</summary>`) {

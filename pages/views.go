@@ -244,13 +244,19 @@ type TimelineView struct {
 	Current int
 }
 
-// Step is one moment of the crash window.
+// Step is one moment of the crash window. N counts steps across both tracks, so the fix track goes
+// on from where the crash track stopped. Offset, Rows and Keys are the state once the step is done,
+// as the concept document draws it: the broker's committed offset, the rows the effect has written,
+// and the ids in processed_keys ("none" when it holds nothing).
 type Step struct {
 	N      int
 	ID     string
 	Title  string
 	HTML   string
 	Track  string
+	Offset string
+	Rows   string
+	Keys   string
 	URL    string
 	Active bool
 	Past   bool

@@ -236,6 +236,7 @@ func (s *server) timeline(site pages.Site, path string, q url.Values) pages.Time
 		link.Set("step", strconv.Itoa(i+1))
 		v.Steps = append(v.Steps, pages.Step{
 			N: i + 1, ID: sec.ID, Title: sec.Title, HTML: sec.HTML, Track: track,
+			Offset: sec.Attrs["offset"], Rows: sec.Attrs["rows"], Keys: sec.Attrs["keys"],
 			URL: site.URL(path) + "?" + link.Encode() + "#timeline", Active: i+1 == cur, Past: i+1 <= cur,
 		})
 	}
