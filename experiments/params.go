@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Kind is the type of value a parameter holds.
@@ -268,6 +269,11 @@ func parseInto(f Field, raw string, m reflect.Value) string {
 		return "is empty; it " + bad
 	}
 	if !f.IsList() {
+		plain, ok := ungroup(raw)
+		if !ok {
+			return fmt.Sprintf("%q groups its digits wrongly: a comma, underscore or thin space may only mark off thousands, in threes as in 20,000 (write decimals with a point); it %s", clip(raw, 24), bad)
+		}
+		raw = plain
 		if f.Kind == KindInt {
 			v, msg := parseInt(f, raw)
 			if msg != "" {
@@ -307,6 +313,43 @@ func parseList[T int64 | float64](f Field, items []string, one func(Field, strin
 	slices.Sort(out)
 	m.Set(reflect.ValueOf(slices.Compact(out)))
 	return ""
+}
+
+// groupMarks are the thousands separators a scalar field accepts: the comma the site itself prints,
+// Go's and Python's underscore, and the thin and narrow no-break spaces of typeset and French-style
+// numbers (and the plain no-break space some keyboards produce for the latter).
+const groupMarks = ",_\u2009\u202f\u00a0"
+
+// ungroup removes thousands separators from a scalar's text, or reports false when a separator is
+// there but does not mark thousands. Only the whole part may be grouped, with one kind of mark, a
+// first group of one to three digits that does not start with 0, and every later group exactly
+// three digits: so "0,5" and "1,0000" are refused instead of silently read as 5 and 10000, which a
+// reader writing a decimal comma could not notice. Text without a separator comes back unchanged.
+func ungroup(s string) (string, bool) {
+	if !strings.ContainsAny(s, groupMarks) {
+		return s, true
+	}
+	sign := ""
+	if s[0] == '+' || s[0] == '-' {
+		sign, s = s[:1], s[1:]
+	}
+	whole, rest := s, ""
+	if i := strings.IndexAny(s, ".eE"); i >= 0 {
+		whole, rest = s[:i], s[i:]
+	}
+	if strings.ContainsAny(rest, groupMarks) {
+		return "", false
+	}
+	mark := whole[strings.IndexAny(whole, groupMarks):]
+	_, size := utf8.DecodeRuneInString(mark)
+	groups := strings.Split(whole, mark[:size])
+	for i, g := range groups {
+		digits := strings.Trim(g, "0123456789") == ""
+		if !digits || (i == 0 && (len(g) < 1 || len(g) > 3 || g[0] == '0')) || (i > 0 && len(g) != 3) {
+			return "", false
+		}
+	}
+	return sign + strings.Join(groups, "") + rest, true
 }
 
 // plainNumber accepts decimal digits, one sign, a point and an exponent: no hex, no underscores, no

@@ -47,7 +47,7 @@ func TestParseRefuses(t *testing.T) {
 		{"51 items", "window", q("windows", fifty), "windows", []string{"51 items", "up to 50"}},
 		{"unicode digits", "window", q("jobs", "２０"), "jobs", []string{"not a number"}},
 		{"arabic-indic digit", "window", q("jobs", "٣"), "jobs", []string{"not a number"}},
-		{"underscores", "window", q("jobs", "1_000"), "jobs", []string{"not a number"}},
+		{"underscores out of step", "window", q("jobs", "1_00"), "jobs", []string{"groups its digits wrongly"}},
 		{"two points", "window", q("crash_rate", "0.1.2"), "crash_rate", []string{"not a number"}},
 		{"dangling exponent", "window", q("jobs", "1e"), "jobs", []string{"not a number"}},
 		{"fraction for int", "window", q("jobs", "1.5"), "jobs", []string{"not a whole number"}},
