@@ -71,6 +71,15 @@ func (s sink) stats() (lost, once, dup int64) {
 	return lost, once, dup
 }
 
+// effects is how many times the effect was applied, over all jobs.
+func (s sink) effects() int64 {
+	var n int64
+	for _, c := range s {
+		n += int64(c)
+	}
+	return n
+}
+
 // Design names one of the assembly's four places for the ack and the dedup key. It is a string so
 // that the JSON carries the name itself, and a type so that a misspelt name fails to compile
 // instead of silently matching no row.
@@ -97,6 +106,14 @@ type AssemblyRow struct {
 	ExactlyOnce int64  `json:"exactly_once"`
 	Duplicated  int64  `json:"duplicated"`
 	Correct     bool   `json:"correct"`
+	// Deliveries counts the times the queue handed a job to a worker, redeliveries included: every
+	// job once, plus once more for each crashed job unless the ack came before the work. The dedup
+	// designs have as many as at-least-once, which is block 3's point: they do not stop the second
+	// delivery, only its effect.
+	Deliveries int64 `json:"deliveries"`
+	// Effects counts the applications of the effect at the sink, summed over jobs: what the
+	// deliveries turned into.
+	Effects int64 `json:"effects"`
 }
 
 // AssemblyResult compares the four designs on one stream.
@@ -120,6 +137,7 @@ func Assembly(ctx context.Context, p StreamParams) (AssemblyResult, error) {
 	sinks := make(map[Design]sink, 4)
 	for kind, design := range Designs() {
 		out := make(sink, p.Jobs)
+		redelivered := int64(0)
 		var seen []bool
 		if kind >= 2 {
 			seen = make([]bool, p.Jobs)
@@ -148,24 +166,27 @@ func Assembly(ctx context.Context, p StreamParams) (AssemblyResult, error) {
 				// work first: a crash before the ack means a redelivery that does it again
 				out.apply(j)
 				if crashed {
+					redelivered++
 					out.apply(j)
 				}
 			case 2: // dedup, non-transactional
 				dedupApply(j)
 				if crashed {
+					redelivered++
 					seen[j] = false // the key was a separate write, and the crash lost it
 					dedupApply(j)
 				}
 			case 3: // dedup, transactional
 				dedupApply(j)
 				if crashed {
+					redelivered++
 					dedupApply(j) // key and effect committed together: the redelivery is a no-op
 				}
 			}
 		}
 		lost, once, dup := out.stats()
 		res.Rows = append(res.Rows, AssemblyRow{Design: design, Lost: lost, ExactlyOnce: once, Duplicated: dup,
-			Correct: lost == 0 && dup == 0})
+			Correct: lost == 0 && dup == 0, Deliveries: p.Jobs + redelivered, Effects: out.effects()})
 		sinks[design] = out
 	}
 	// Compare the two sets job by job rather than trusting that both equal the crash set: that
@@ -205,6 +226,10 @@ func KeyKinds() []KeyKind { return []KeyKind{KeyJobID, KeyJobIDAttempt, KeyUUIDP
 type KeyRow struct {
 	Key        KeyKind `json:"key"`
 	Duplicated int64   `json:"duplicated"`
+	// Deliveries counts every attempt the sink saw, the same for every key; Effects counts the
+	// attempts the key let through to the effect. See AssemblyRow.
+	Deliveries int64 `json:"deliveries"`
+	Effects    int64 `json:"effects"`
 }
 
 // KeysResult compares dedup keys: job-id, job-id+attempt, uuid-per-attempt (block 3).
@@ -237,6 +262,7 @@ func Keys(ctx context.Context, p StreamParams) (KeysResult, error) {
 		out := make(sink, p.Jobs)
 		seen := make([]bool, k.space)
 		next := 0
+		var deliveries int64
 		for j, crashed := range s.crashed {
 			if j%ctxEvery == 0 {
 				if err := ctx.Err(); err != nil {
@@ -248,6 +274,7 @@ func Keys(ctx context.Context, p StreamParams) (KeysResult, error) {
 				attempts = 2
 			}
 			for a := range attempts {
+				deliveries++
 				key := k.key(j, a, &next)
 				if seen[key] {
 					continue
@@ -257,7 +284,7 @@ func Keys(ctx context.Context, p StreamParams) (KeysResult, error) {
 			}
 		}
 		_, _, dup := out.stats()
-		res.Rows = append(res.Rows, KeyRow{Key: k.name, Duplicated: dup})
+		res.Rows = append(res.Rows, KeyRow{Key: k.name, Duplicated: dup, Deliveries: deliveries, Effects: out.effects()})
 	}
 	return res, nil
 }
