@@ -129,7 +129,7 @@ func TestGoldenLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []LeasePoint{
-		{5, 2448, 0, 20000}, {15, 715, 0, 20000}, {30, 499, 0, 20000}, {60, 233, 0, 20000}, {300, 0, 0, 20000},
+		{5, 2448, 0, 20000, 2448}, {15, 715, 0, 20000, 715}, {30, 499, 0, 20000, 499}, {60, 233, 0, 20000, 233}, {300, 0, 0, 20000, 0},
 	}
 	if !reflect.DeepEqual(res.Points, want) {
 		t.Errorf("got %+v, document %+v", res.Points, want)
