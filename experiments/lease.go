@@ -217,7 +217,8 @@ func leaseExperiment() *Experiment {
 			{Name: "heartbeat_loss", Label: "Heartbeat loss", Help: "Chance that any one heartbeat is lost (0 reproduces the document).", Kind: KindFloat, Min: 0, Max: 0.99},
 			{Name: "loss_seed", Label: "Loss seed", Help: "Seed of the heartbeat losses.", Kind: KindInt, MinInt: 0, MaxInt: 1<<63 - 1},
 		},
-		DefaultLeaseParams, Lease, leaseCost)
+		DefaultLeaseParams, Lease, leaseCost, lower("jobs"), raise("timeouts"), fewer("timeouts"),
+		lower("slow_mean_s"), lower("fast_mean_s"), lower("slow_fraction"))
 }
 
 // leaseCost counts, in units of about 4 ns (see MaxCost): the duration draws (a random() and an
@@ -226,11 +227,11 @@ func leaseExperiment() *Experiment {
 // which are not drawn yet, so it is bounded from the means: the sum of n durations is at most
 // n*mean + 8*sqrt(n)*sd except with negligible probability (8 standard deviations; for a single
 // exponential job, e^-9), and a job sends fewer than h/r heartbeats, h <= work + r.
-func leaseCost(p LeaseParams) (int64, string) {
+func leaseCost(p LeaseParams) int64 {
 	n := float64(p.Jobs)
 	c := n*19 + n*float64(len(p.Timeouts))
 	if p.HeartbeatLoss == 0 {
-		return clampCost(c), "jobs"
+		return clampCost(c)
 	}
 	sf := p.SlowFraction
 	mean := (1-sf)*p.FastMeanS + sf*p.SlowMeanS
@@ -241,7 +242,7 @@ func leaseCost(p LeaseParams) (int64, string) {
 		heartbeats := (work/(t/3) + n) + (work/(2*t) + n)
 		c += heartbeats*5 + n*2*8
 	}
-	return clampCost(c), "timeouts"
+	return clampCost(c)
 }
 
 // CrashSweepParams describe block 1's sweep: job i crashes iff (i*7919) % 100000 < rate*100000,
@@ -335,8 +336,8 @@ func crashSweepExperiment() *Experiment {
 		"Jobs lost, duplicated and errors raised by ack-before-work at each crash rate.",
 		[]Field{fieldJobs,
 			{Name: "crash_rates", Label: "Crash rates", Help: "Crash rates to sweep (0.05 is 5%).", Kind: KindFloatList, Min: 0, Max: 1}},
-		DefaultCrashSweepParams, CrashSweep, func(p CrashSweepParams) (int64, string) {
+		DefaultCrashSweepParams, CrashSweep, func(p CrashSweepParams) int64 {
 			// one pass over the jobs, a residue and a binary search each: about 15 ns at 50 rates
-			return p.Jobs * 4, "jobs"
-		})
+			return p.Jobs * 4
+		}, lower("jobs"))
 }

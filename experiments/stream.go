@@ -205,7 +205,7 @@ func Assembly(ctx context.Context, p StreamParams) (AssemblyResult, error) {
 func assemblyExperiment() *Experiment {
 	return define("assembly", "Four designs on one stream",
 		"Lost, exactly-once and duplicated jobs for ack-before-work, ack-after-work, and dedup with the key outside or inside the effect's transaction.",
-		streamFields, DefaultStreamParams, Assembly, streamCost)
+		streamFields, DefaultStreamParams, Assembly, streamCost, lower("jobs"))
 }
 
 // KeyKind names what a dedup key is built from. Only a key that stays the same across a job's
@@ -292,7 +292,7 @@ func Keys(ctx context.Context, p StreamParams) (KeysResult, error) {
 func keysExperiment() *Experiment {
 	return define("keys", "Which dedup key",
 		"Duplicates that escape when the dedup key is the job id, the job id plus the attempt number, or a fresh id per attempt.",
-		streamFields, DefaultStreamParams, Keys, streamCost)
+		streamFields, DefaultStreamParams, Keys, streamCost, lower("jobs"))
 }
 
 // Order names when the dedup key is written relative to the effect: the crash between the two
@@ -382,10 +382,10 @@ func Orderings(ctx context.Context, p StreamParams) (OrderingsResult, error) {
 func orderingsExperiment() *Experiment {
 	return define("orderings", "Key and effect: which order",
 		"Lost and duplicated jobs when the dedup key is written before the effect, after it, or in the same transaction.",
-		streamFields, DefaultStreamParams, Orderings, streamCost)
+		streamFields, DefaultStreamParams, Orderings, streamCost, lower("jobs"))
 }
 
 // streamCost is linear in jobs: drawing the stream and three or four passes over it, measured at
 // about 90 ns a job on the 2-core machine at its worst (a 50% crash rate, where every branch on a
 // crash is a coin toss for the predictor). A unit is about 4 ns there; see MaxCost.
-func streamCost(p StreamParams) (int64, string) { return p.Jobs * 24, "jobs" }
+func streamCost(p StreamParams) int64 { return p.Jobs * 24 }
