@@ -88,16 +88,27 @@ func (e *Experiment) solve(p any, l lever) fix {
 		out.value, out.text, out.ok = v, rangeFloat(v), true
 	case l.way == raiseFloor && f.Kind == KindFloatList:
 		xs := m.Interface().([]float64)
+		merge := false
 		floor := func(x float64) []float64 {
 			ys := slices.Clone(xs)
 			for i := range ys {
-				ys[i] = max(ys[i], x) // duplicates kept: raising two items to distinct values costs no more
+				ys[i] = max(ys[i], x)
+			}
+			if merge {
+				return slices.Compact(ys) // xs is sorted, so the raised items are in a run
 			}
 			return ys
 		}
-		v, ok := bisect(slices.Min(xs), f.Max, func(x float64) bool { return e.fits(with(p, l.field, floor(x))) }, false)
+		fits := func(x float64) bool { return e.fits(with(p, l.field, floor(x))) }
+		// First keep the raised items apart, so that raising them to any distinct values at or
+		// above the floor fits too; failing that, count them as the one item Parse makes of
+		// several equal timeouts.
+		v, ok := bisect(slices.Min(xs), f.Max, fits, false)
 		if !ok {
-			return out
+			merge = true
+			if v, ok = bisect(slices.Min(xs), f.Max, fits, false); !ok {
+				return out
+			}
 		}
 		if r := roundSig(v, 3, math.Ceil); r <= f.Max && e.fits(with(p, l.field, floor(r))) {
 			v = r
@@ -215,8 +226,8 @@ func (e *Experiment) overBudget(p any) FieldError {
 		field = levers[0].field
 	}
 	f, _ := e.Field(field)
-	return FieldError{field, fmt.Sprintf("%s, and no %s alone brings it within reach; move the other values back toward the document's as well (it accepts %s)",
-		head, strings.ToLower(f.Label), f.Range())}
+	return FieldError{field, fmt.Sprintf("%s, and no value of %s alone would make it fit; bring the other values back toward the document's as well",
+		head, strings.ToLower(f.Label))}
 }
 
 // fitRanges narrows, once when the catalog is built, any whole-number field whose advertised

@@ -3,7 +3,11 @@ package experiments
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"math"
+	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -148,4 +152,128 @@ func times(f float64) func(string) string {
 		}
 		return fmt.Sprint(v * f)
 	}
+}
+
+// randomText draws a value for f within its advertised range, favouring the ends, as text.
+func randomText(r *rand.Rand, f Field) string {
+	one := func() string {
+		switch f.Kind {
+		case KindInt, KindIntList:
+			switch r.IntN(3) {
+			case 0:
+				return strconv.FormatInt(f.MaxInt, 10)
+			case 1:
+				return strconv.FormatInt(f.MinInt, 10)
+			}
+			span := float64(f.MaxInt - f.MinInt)
+			return strconv.FormatInt(f.MinInt+int64(math.Pow(span, r.Float64())), 10)
+		default:
+			switch r.IntN(3) {
+			case 0:
+				return FormatFloat(f.Max)
+			case 1:
+				return FormatFloat(f.Min)
+			}
+			return FormatFloat(f.Min + (f.Max-f.Min)*math.Pow(r.Float64(), 3))
+		}
+	}
+	if !f.IsList() {
+		return one()
+	}
+	items := make([]string, 1+r.IntN(MaxListItems))
+	for i := range items {
+		items[i] = one()
+	}
+	return strings.Join(items, ",")
+}
+
+// TestPropertyOverBudget throws random combinations of in-range values at every experiment and,
+// whenever one is refused for its size, takes the message at its word: the named field must be
+// one the cost grows with, and the value stated must run with everything else unchanged.
+func TestPropertyOverBudget(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 2026))
+	refused := 0
+	for _, e := range All() {
+		for i := range 400 {
+			query := map[string][]string{}
+			for _, f := range e.Fields {
+				if r.IntN(2) == 0 {
+					query[f.Name] = []string{randomText(r, f)}
+				}
+			}
+			_, err := e.Parse(query)
+			var fe FieldErrors
+			if err == nil || !errors.As(err, &fe) || !strings.Contains(fe.Error(), "too large") {
+				continue
+			}
+			refused++
+			name := fmt.Sprintf("%s/%d", e.Name, i)
+			if len(fe) != 1 || !slices.ContainsFunc(e.levers, func(l lever) bool { return l.field == fe[0].Field }) {
+				t.Errorf("%s: %v is not one error on a lever", name, fe)
+				continue
+			}
+			f, _ := e.Field(fe[0].Field)
+			m := limitText.FindStringSubmatch(fe[0].Message)
+			if m == nil {
+				if !strings.Contains(fe[0].Message, "no value of "+strings.ToLower(f.Label)+" alone") {
+					t.Errorf("%s: no limit stated in %q for %v", name, fe[0].Message, query)
+				}
+				// The message says no single lever is enough: check that each, at its cheapest, is refused.
+				for _, l := range e.levers {
+					lf, _ := e.Field(l.field)
+					var cheapest []string
+					switch {
+					case l.way == raiseFloor:
+						cheapest = []string{FormatFloat(lf.Max)}
+					case l.way == fewerItems:
+						items := strings.Split(fmt.Sprint(formatOr(e, query, l.field)), ",")
+						cheapest = []string{items[0], items[len(items)-1]}
+					case lf.Kind == KindInt:
+						cheapest = []string{strconv.FormatInt(lf.MinInt, 10)}
+					default:
+						cheapest = []string{FormatFloat(lf.Min)}
+					}
+					for _, v := range cheapest {
+						alone := maps.Clone(query)
+						alone[l.field] = []string{v}
+						if _, err := e.Parse(alone); err == nil {
+							t.Errorf("%s: says no value of %s alone fits, but %s = %s does", name, f.Name, l.field, v)
+						}
+					}
+				}
+				continue
+			}
+			fixed := maps.Clone(query)
+			if strings.HasPrefix(m[0], "at least") {
+				// every item below the floor raised to it
+				var items []string
+				for _, s := range strings.Split(formatOr(e, query, f.Name), ",") {
+					v, _ := strconv.ParseFloat(s, 64)
+					floor, _ := strconv.ParseFloat(strings.ReplaceAll(m[2], ",", ""), 64)
+					items = append(items, FormatFloat(max(v, floor)))
+				}
+				fixed[f.Name] = []string{strings.Join(items, ",")}
+			} else if f.IsList() {
+				k, _ := strconv.Atoi(m[2])
+				fixed[f.Name] = []string{strings.Join(strings.Split(formatOr(e, query, f.Name), ",")[:k], ",")}
+			} else {
+				fixed[f.Name] = []string{m[2]}
+			}
+			if _, err := e.Parse(fixed); err != nil {
+				t.Errorf("%s: %q, followed, is still refused: %v", name, fe[0].Message, err)
+			}
+		}
+	}
+	t.Logf("%d runs refused for size", refused)
+	if refused < 20 {
+		t.Errorf("only %d runs were refused for size: the draws do not exercise the message", refused)
+	}
+}
+
+// formatOr is the text of the field in the query, or of its default when the query leaves it out.
+func formatOr(e *Experiment, query map[string][]string, field string) string {
+	if v, ok := query[field]; ok {
+		return v[0]
+	}
+	return e.Format(e.Defaults())[field]
 }
