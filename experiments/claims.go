@@ -551,15 +551,15 @@ func claimsExperiment() *Experiment {
 		"Every claim of the hands-on page checked from scratch, on these parameters.",
 		[]Field{fieldJobs, fieldCrashRate, fieldSeed, fieldMaxDelay, fieldDelaySeed,
 			{Name: "lease_seed", Label: "Duration seed", Help: "Seed of the job durations; 31 reproduces the document.", Kind: KindInt, MinInt: 0, MaxInt: 1<<63 - 1}},
-		DefaultClaimsParams, Claims, claimsCost)
+		DefaultClaimsParams, Claims, claimsCost, lower("jobs"), lower("crash_rate"), lower("max_delay"))
 }
 
 // claimsCost counts, in units of about 4 ns (see MaxCost): about 260 ns a job for the stream, four
 // measured designs, two windowed runs and the duration draws; and per crash, two heap pushes and
 // pops whose depth is the log of the queue length (about c*max_delay/2 entries), at up to 50 ns a
 // level once the heap outgrows the cache.
-func claimsCost(p ClaimsParams) (int64, string) {
+func claimsCost(p ClaimsParams) int64 {
 	n := float64(p.Jobs)
 	queue := min(n, p.CrashRate*float64(p.MaxDelay))
-	return clampCost(n*66 + n*p.CrashRate*(10+12*math.Log2(2+queue))), "jobs"
+	return clampCost(n*66 + n*p.CrashRate*(10+12*math.Log2(2+queue)))
 }

@@ -19,10 +19,10 @@ func TestGoldenAssembly(t *testing.T) {
 		t.Errorf("jobs, crashed = %d, %d; document: 20,000, 398", res.Jobs, res.Crashed)
 	}
 	want := []AssemblyRow{
-		{DesignAtMostOnce, 398, 19602, 0, false},
-		{DesignAtLeastOnce, 0, 19602, 398, false},
-		{DesignDedupNonTransactional, 0, 19602, 398, false},
-		{DesignDedupTransactional, 0, 20000, 0, true},
+		{DesignAtMostOnce, 398, 19602, 0, false, 20000, 19602},
+		{DesignAtLeastOnce, 0, 19602, 398, false, 20398, 20398},
+		{DesignDedupNonTransactional, 0, 19602, 398, false, 20398, 20398},
+		{DesignDedupTransactional, 0, 20000, 0, true, 20398, 20000},
 	}
 	if len(res.Rows) != len(want) {
 		t.Fatalf("got %d rows, want %d", len(res.Rows), len(want))
@@ -44,7 +44,7 @@ func TestGoldenKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []KeyRow{{KeyJobID, 0}, {KeyJobIDAttempt, 398}, {KeyUUIDPerAttempt, 398}}
+	want := []KeyRow{{KeyJobID, 0, 20398, 20000}, {KeyJobIDAttempt, 398, 20398, 20398}, {KeyUUIDPerAttempt, 398, 20398, 20398}}
 	if !reflect.DeepEqual(res.Rows, want) {
 		t.Errorf("got %+v, document %+v", res.Rows, want)
 	}
@@ -129,7 +129,7 @@ func TestGoldenLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []LeasePoint{
-		{5, 2448, 0, 20000}, {15, 715, 0, 20000}, {30, 499, 0, 20000}, {60, 233, 0, 20000}, {300, 0, 0, 20000},
+		{5, 2448, 0, 20000, 2448}, {15, 715, 0, 20000, 715}, {30, 499, 0, 20000, 499}, {60, 233, 0, 20000, 233}, {300, 0, 0, 20000, 0},
 	}
 	if !reflect.DeepEqual(res.Points, want) {
 		t.Errorf("got %+v, document %+v", res.Points, want)

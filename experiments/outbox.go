@@ -185,11 +185,11 @@ func outboxExperiment() *Experiment {
 			{Name: "crash_rate", Label: "Crash rate per step", Help: "Chance of a crash at each step of the producer or relay (0.02 is 2%).", Kind: KindFloat, Min: 0, Max: 0.5},
 			fieldSeed,
 		},
-		DefaultOutboxParams, Outbox, outboxCost)
+		DefaultOutboxParams, Outbox, outboxCost, lower("events"))
 }
 
 // outboxCost is linear in events: three or more draws and six rows each, measured at up to 160 ns
 // an event on the 2-core machine (at a 50% crash rate); a unit is about 4 ns, see MaxCost.
-func outboxCost(p OutboxParams) (int64, string) {
-	return p.Events * 40, "events"
+func outboxCost(p OutboxParams) int64 {
+	return p.Events * 40
 }

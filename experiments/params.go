@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Kind is the type of value a parameter holds.
@@ -47,7 +48,9 @@ const maxRawLen = 1000
 
 // MaxCost is the work budget of one run, in the units each experiment's cost function counts. A
 // unit is about 4 ns of the 2-core machine the site is built on (each cost function says how it
-// was measured), so an accepted run ends within about two seconds there.
+// was measured), so an accepted run ends within about two seconds there. Readers never see these
+// units: a refused run is explained by the value of one parameter that would fit (see overBudget),
+// and every field's advertised range runs at the document's values (see fitRanges).
 const MaxCost int64 = 400_000_000
 
 // Field describes one parameter: the form, the API listing and the CLI flags are all generated from
@@ -61,7 +64,8 @@ type Field struct {
 	// Min and Max bound a float (or every item of a float list), inclusive.
 	Min float64 `json:"-"`
 	Max float64 `json:"-"`
-	// MinInt and MaxInt bound an int (or every item of an int list), inclusive.
+	// MinInt and MaxInt bound an int (or every item of an int list), inclusive. When the catalog is
+	// built, an int's MaxInt is lowered if needed to what the experiment runs at its defaults.
 	MinInt int64 `json:"-"`
 	MaxInt int64 `json:"-"`
 	// Shared marks one of the job stream's parameters (jobs, crash_rate, seed, delay_seed): a
@@ -128,22 +132,25 @@ type Experiment struct {
 
 	defaults func() any
 	run      func(context.Context, any) (any, error)
-	cost     func(any) (int64, string)
+	cost     func(any) int64
+	levers   []lever
 }
 
-// define builds an Experiment from typed parts. cost returns the run's work units and the name of
-// the field a reader should shrink first when the run is too big.
+// define builds an Experiment from typed parts. cost returns the run's work units; levers are the
+// parameters that cost grows with, one of which a refused run's message will point at.
 func define[P, R any](name, title, summary string, fields []Field, defaults func() P,
-	run func(context.Context, P) (R, error), cost func(P) (int64, string)) *Experiment {
+	run func(context.Context, P) (R, error), cost func(P) int64, levers ...lever) *Experiment {
 	e := &Experiment{
-		Name: name, Title: title, Summary: summary, Fields: fields,
+		Name: name, Title: title, Summary: summary, Fields: slices.Clone(fields),
 		defaults: func() any { return defaults() },
 		run: func(ctx context.Context, p any) (any, error) {
 			return run(ctx, p.(P))
 		},
-		cost: func(p any) (int64, string) { return cost(p.(P)) },
+		cost:   func(p any) int64 { return cost(p.(P)) },
+		levers: levers,
 	}
 	e.mustBind()
+	e.fitRanges()
 	return e
 }
 
@@ -162,6 +169,17 @@ func (e *Experiment) mustBind() {
 		}[f.Kind]
 		if m.Type() != want {
 			panic(fmt.Sprintf("experiment %s: field %s is %s, spec says %s", e.Name, f.Name, m.Type(), f.Kind))
+		}
+	}
+	for _, l := range e.levers {
+		f, ok := e.Field(l.field)
+		fits := ok && map[leverWay]bool{
+			lowerValue: f.Kind == KindInt || f.Kind == KindFloat,
+			raiseFloor: f.Kind == KindFloatList,
+			fewerItems: f.IsList(),
+		}[l.way]
+		if !fits {
+			panic(fmt.Sprintf("experiment %s: lever on %s does not match a field of the right kind", e.Name, l.field))
 		}
 	}
 }
@@ -200,10 +218,7 @@ func (e *Experiment) Run(ctx context.Context, params any) (any, error) {
 }
 
 // Cost returns the work units a run would take; Parse refuses runs above MaxCost.
-func (e *Experiment) Cost(params any) int64 {
-	c, _ := e.cost(params)
-	return c
-}
+func (e *Experiment) Cost(params any) int64 { return e.cost(params) }
 
 // Parse reads parameters from a query: absent fields take the document's defaults, present ones
 // must be well formed and in range. Names in allowed are other query keys the caller understands
@@ -241,10 +256,8 @@ func (e *Experiment) Parse(raw map[string][]string, allowed ...string) (any, err
 		return nil, errs
 	}
 	p := ptr.Elem().Interface()
-	if c, field := e.cost(p); c > MaxCost {
-		f, _ := e.Field(field)
-		return nil, FieldErrors{{field, fmt.Sprintf("this run would take %s work units, over the limit of %s; lower %s (it accepts %s) or shrink the lists",
-			Thousands(c), Thousands(MaxCost), f.Label, f.Range())}}
+	if !e.fits(p) {
+		return nil, FieldErrors{e.overBudget(p)}
 	}
 	return p, nil
 }
@@ -268,6 +281,11 @@ func parseInto(f Field, raw string, m reflect.Value) string {
 		return "is empty; it " + bad
 	}
 	if !f.IsList() {
+		plain, ok := ungroup(raw)
+		if !ok {
+			return fmt.Sprintf("%q groups its digits wrongly: a comma, underscore or thin space may only mark off thousands, in threes as in 20,000 (write decimals with a point); it %s", clip(raw, 24), bad)
+		}
+		raw = plain
 		if f.Kind == KindInt {
 			v, msg := parseInt(f, raw)
 			if msg != "" {
@@ -307,6 +325,43 @@ func parseList[T int64 | float64](f Field, items []string, one func(Field, strin
 	slices.Sort(out)
 	m.Set(reflect.ValueOf(slices.Compact(out)))
 	return ""
+}
+
+// groupMarks are the thousands separators a scalar field accepts: the comma the site itself prints,
+// Go's and Python's underscore, and the thin and narrow no-break spaces of typeset and French-style
+// numbers (and the plain no-break space some keyboards produce for the latter).
+const groupMarks = ",_\u2009\u202f\u00a0"
+
+// ungroup removes thousands separators from a scalar's text, or reports false when a separator is
+// there but does not mark thousands. Only the whole part may be grouped, with one kind of mark, a
+// first group of one to three digits that does not start with 0, and every later group exactly
+// three digits: so "0,5" and "1,0000" are refused instead of silently read as 5 and 10000, which a
+// reader writing a decimal comma could not notice. Text without a separator comes back unchanged.
+func ungroup(s string) (string, bool) {
+	if !strings.ContainsAny(s, groupMarks) {
+		return s, true
+	}
+	sign := ""
+	if s[0] == '+' || s[0] == '-' {
+		sign, s = s[:1], s[1:]
+	}
+	whole, rest := s, ""
+	if i := strings.IndexAny(s, ".eE"); i >= 0 {
+		whole, rest = s[:i], s[i:]
+	}
+	if strings.ContainsAny(rest, groupMarks) {
+		return "", false
+	}
+	mark := whole[strings.IndexAny(whole, groupMarks):]
+	_, size := utf8.DecodeRuneInString(mark)
+	groups := strings.Split(whole, mark[:size])
+	for i, g := range groups {
+		digits := strings.Trim(g, "0123456789") == ""
+		if !digits || (i == 0 && (len(g) < 1 || len(g) > 3 || g[0] == '0')) || (i > 0 && len(g) != 3) {
+			return "", false
+		}
+	}
+	return sign + strings.Join(groups, "") + rest, true
 }
 
 // plainNumber accepts decimal digits, one sign, a point and an exponent: no hex, no underscores, no

@@ -73,7 +73,8 @@ func TestPropertyKeysAndOrderings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []KeyRow{{KeyJobID, 0}, {KeyJobIDAttempt, keys.Crashed}, {KeyUUIDPerAttempt, keys.Crashed}}
+			d := p.Jobs + keys.Crashed
+			want := []KeyRow{{KeyJobID, 0, d, p.Jobs}, {KeyJobIDAttempt, keys.Crashed, d, d}, {KeyUUIDPerAttempt, keys.Crashed, d, d}}
 			if !slices.Equal(keys.Rows, want) {
 				t.Errorf("keys %+v, want %+v", keys.Rows, want)
 			}

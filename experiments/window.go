@@ -235,7 +235,7 @@ func windowExperiment() *Experiment {
 	return define("window", "Escape rate versus dedup window",
 		"Duplicates that escape a bounded dedup set when redeliveries arrive up to max_delay jobs late.",
 		[]Field{fieldJobs, fieldCrashRate, fieldSeed, fieldMaxDelay, fieldDelaySeed, fieldWindows},
-		DefaultWindowParams, Window, windowCost)
+		DefaultWindowParams, Window, windowCost, lower("jobs"), fewer("windows"), lower("crash_rate"), lower("max_delay"))
 }
 
 // windowRow is the cost of one delay draw and its window passes, in units of about 4 ns (see
@@ -249,9 +249,9 @@ func windowRow(jobs, crashRate float64, maxDelay int64, windows int) float64 {
 	return jobs*w*2 + jobs*crashRate*(5+w*(8+17*scatter))
 }
 
-func windowCost(p WindowParams) (int64, string) {
+func windowCost(p WindowParams) int64 {
 	jobs := float64(p.Jobs)
-	return clampCost(jobs*6 + windowRow(jobs, p.CrashRate, p.MaxDelay, len(p.Windows))), "jobs"
+	return clampCost(jobs*6 + windowRow(jobs, p.CrashRate, p.MaxDelay, len(p.Windows)))
 }
 
 // WindowGridParams sweep window sizes against maximum delays (block 4's "try it yourself").
@@ -317,16 +317,17 @@ func windowGridExperiment() *Experiment {
 	return define("window-grid", "Window against max delay",
 		"Escaped duplicates for every pair of dedup window and maximum redelivery delay.",
 		[]Field{fieldJobs, fieldCrashRate, fieldSeed, fieldDelaySeed, fieldWindows, fieldMaxDelays},
-		DefaultWindowGridParams, WindowGrid, windowGridCost)
+		DefaultWindowGridParams, WindowGrid, windowGridCost,
+		lower("jobs"), fewer("windows"), fewer("max_delays"), lower("crash_rate"))
 }
 
-func windowGridCost(p WindowGridParams) (int64, string) {
+func windowGridCost(p WindowGridParams) int64 {
 	jobs := float64(p.Jobs)
 	c := jobs * 6
 	for _, md := range p.MaxDelays {
 		c += windowRow(jobs, p.CrashRate, md, len(p.Windows))
 	}
-	return clampCost(c), "jobs"
+	return clampCost(c)
 }
 
 // clampCost turns a float estimate into work units without overflow: anything past MaxInt64 is
