@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -252,5 +253,19 @@ func TestStreamBelongsToThePage(t *testing.T) {
 	later := do(t, s, "GET", "/blocks/1?jobs=1000&crash-sweep.crash_rates=0.5", map[string]string{"HX-Request": "true", "HX-Target": "exp-crash-sweep"})
 	if strings.Contains(later.body, `id="exp-assembly"`) {
 		t.Error("a later form's rerun redrew the first")
+	}
+}
+
+// TestBlocksShowThePlainMechanism: each block shows the dozen-line mechanism from
+// experiments/mechanisms.go before the optimised function that measures it.
+func TestBlocksShowThePlainMechanism(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	for n, fn := range map[int]string{1: "AckBeforeWork", 2: "AckAfterWork", 3: "DedupAtSink", 4: "WindowedDedup", 5: "DualWrite", 6: "LeaseWithRenewal"} {
+		body := do(t, s, "GET", "/blocks/"+strconv.Itoa(n), nil).body
+		plain := strings.Index(body, "<code>"+fn+"</code> in <code>experiments/mechanisms.go</code>")
+		fast := strings.Index(body, "The notebook measures with a faster function")
+		if plain < 0 || fast < plain {
+			t.Errorf("block %d does not show %s before the fast function", n, fn)
+		}
 	}
 }
