@@ -21,7 +21,7 @@ func keysCharts(domID string, _ experiments.StreamParams, r experiments.KeysResu
 }
 
 func keysTables(_ experiments.StreamParams, r experiments.KeysResult) []Table {
-	t := Table{Caption: fmt.Sprintf("Dedup keys, %s jobs, %s redelivered", count(r.Jobs), count(r.Crashed)),
+	t := Table{Caption: fmt.Sprintf("Dedup keys, %s, %s redelivered", plural(r.Jobs, "job", "jobs"), count(r.Crashed)),
 		Head: []string{"dedup key", "duplicates"}, Numeric: []bool{false, true}}
 	for _, row := range r.Rows {
 		t.Rows = append(t.Rows, []string{string(row.Key), count(row.Duplicated)})

@@ -21,7 +21,7 @@ func orderingsCharts(domID string, _ experiments.StreamParams, r experiments.Ord
 }
 
 func orderingsTables(_ experiments.StreamParams, r experiments.OrderingsResult) []Table {
-	t := Table{Caption: fmt.Sprintf("Dedup key and effect, %s jobs", count(r.Jobs)),
+	t := Table{Caption: "Dedup key and effect, " + plural(r.Jobs, "job", "jobs"),
 		Head: []string{"order", "lost", "duplicated"}, Numeric: []bool{false, true, true}}
 	for _, row := range r.Rows {
 		t.Rows = append(t.Rows, []string{string(row.Order), count(row.Lost), count(row.Duplicated)})

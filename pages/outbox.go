@@ -28,7 +28,7 @@ func outboxCharts(domID string, _ experiments.OutboxParams, r experiments.Outbox
 }
 
 func outboxTables(_ experiments.OutboxParams, r experiments.OutboxResult) []Table {
-	t := Table{Caption: fmt.Sprintf("Producer designs, %s events", count(r.Events)),
+	t := Table{Caption: "Producer designs, " + plural(r.Events, "event", "events"),
 		Head: []string{"producer", "consumer", "lost events", "phantom events", "duplicate applications"}, Numeric: []bool{false, false, true, true, true}}
 	for _, row := range r.Rows {
 		c := "no dedup key"
@@ -57,7 +57,7 @@ func readOutbox(p experiments.OutboxParams, r experiments.OutboxResult) []string
 	if r.Events == 0 || len(r.Rows) == 0 {
 		return []string{"No events were produced in this run, so there is nothing to read."}
 	}
-	out := []string{fmt.Sprintf("The producer made %s, and each step crashed with a chance of %s.", plural(r.Events, "business change", "business changes"), percent(p.CrashRate))}
+	out := []string{fmt.Sprintf("The producer made %s, and each step crashed with a chance of %s.", plural(r.Events, "business change", "business changes"), rate(p.CrashRate))}
 	// Group the rows by producer design: lost and phantom events are the producer's doing and the
 	// same for either consumer, duplicate applications are the consumer's.
 	type pair struct{ no, yes *experiments.OutboxRow }

@@ -3,6 +3,7 @@ package pages
 import (
 	"effectivelyonce/experiments"
 	"fmt"
+	"math"
 )
 
 // scaleShows presents the concept page's arithmetic at scale: a table of five quantities.
@@ -25,8 +26,10 @@ func scaleTables(_ experiments.ScaleParams, r experiments.ScaleResult) []Table {
 
 func readScale(p experiments.ScaleParams, r experiments.ScaleResult) []string {
 	s := fmt.Sprintf("At %s a day, with a %s chance per message that the consumer dies inside the crash window, expect about %s a day",
-		pluralF(p.MessagesPerDay, "message", "messages"), sayProb(p.CrashWindowP), pluralF(r.DuplicatesPerDay, "duplicate", "duplicates"))
+		pluralGiven(p.MessagesPerDay, "message", "messages"), sayProb(p.CrashWindowP), pluralF(r.DuplicatesPerDay, "duplicate", "duplicates"))
 	switch {
+	case r.DuplicatesPerDay > 0 && math.IsInf(r.SecondsBetweenDuplicates, 1):
+		s += ", so few that the wait between two of them overflows any clock this page can compute."
 	case r.DuplicatesPerDay <= 0:
 		s += ": none, because the chance is zero. No real consumer gets there; deploys, OOM kills and rebalances all land in the window sooner or later."
 	case r.DuplicatesPerDay < 1:
@@ -42,11 +45,11 @@ func readScale(p experiments.ScaleParams, r experiments.ScaleResult) []string {
 		out = append(out, "A replay window of 0 days keeps no dedup keys at all. That is no dedup: every redelivery would find nothing to match and be applied again.")
 	} else {
 		out = append(out, fmt.Sprintf("Keeping dedup keys for %s means holding about %s; at %s a key that is about %s.",
-			pluralF(p.ReplayDays, "day", "days"), pluralF(r.DedupKeys, "key", "keys"), pluralF(p.BytesPerKey, "byte", "bytes"), bytesSI(r.DedupStoreBytes)))
+			pluralGiven(p.ReplayDays, "day", "days"), pluralF(r.DedupKeys, "key", "keys"), pluralGiven(p.BytesPerKey, "byte", "bytes"), bytesSI(r.DedupStoreBytes)))
 	}
 	if r.RetryPeakMultiplier > 1 {
 		out = append(out, fmt.Sprintf("A naive retry policy of %sx puts %sx the normal load on a downstream at the moment it is already failing; backoff, a retry budget and a dead-letter queue are part of correctness, not polish.",
-			approx(p.RetryMultiplier), approx(r.RetryPeakMultiplier)))
+			exact(p.RetryMultiplier), approx(r.RetryPeakMultiplier)))
 	}
 	return out
 }
