@@ -31,11 +31,24 @@ var windowGridShows = shows[experiments.WindowGridParams, experiments.WindowGrid
 	reading: readWindowGrid,
 }
 
+// stateBytesPerID is what the experiment charges an id of the dedup window (its StateKB is
+// window*16/1024); the table writes the state from bytes so that a window under 64 ids does not
+// read 0 KB. TestStateBytesMatchExperiment holds the two together.
+const stateBytesPerID = 16
+
+// windowCaption names the delays the window table was measured against.
+func windowCaption(maxDelay int64) string {
+	if maxDelay == 1 {
+		return "Bounded dedup, every redelivery 1 job late"
+	}
+	return "Bounded dedup, redeliveries 1 to " + count(maxDelay) + " jobs late"
+}
+
 func windowTables(_ experiments.WindowParams, r experiments.WindowResult) []Table {
-	t := Table{Caption: fmt.Sprintf("Bounded dedup, redeliveries 1 to %s jobs late", count(r.MaxDelay)),
+	t := Table{Caption: windowCaption(r.MaxDelay),
 		Head: []string{"window", "state", "duplicates escaped", "rate"}, Numeric: []bool{true, true, true, true}}
 	for _, p := range r.Points {
-		t.Rows = append(t.Rows, []string{count(p.Window), count(p.StateKB) + " KB", count(p.Escaped), percent(p.EscapeRate)})
+		t.Rows = append(t.Rows, []string{count(p.Window), stateSize(p.Window * stateBytesPerID), count(p.Escaped), percent(p.EscapeRate)})
 	}
 	return []Table{t}
 }
@@ -122,14 +135,16 @@ func readWindow(p experiments.WindowParams, r experiments.WindowResult) []string
 		out = append(out, s)
 	} else {
 		w := pts[zero]
-		size := "about " + count(w.StateKB) + " KB"
-		if w.StateKB == 0 {
-			size = "under 1 KB"
+		size := stateSize(w.Window * stateBytesPerID)
+		if w.Window*stateBytesPerID >= 1024 {
+			size = "about " + size
 		}
 		s := fmt.Sprintf("The smallest window tried with zero escapes is %s (%s of ids). ", plural(w.Window, "id", "ids"), size)
 		switch {
-		case w.Window >= bound && bound <= 1:
+		case w.Window >= bound && r.Jobs == 1:
 			s += "On a stream of one job any window holds every id, so no window can leak here."
+		case w.Window >= bound && bound == 1:
+			s += "With a maximum delay of 1 job each redelivery arrives right after its original, so a window of one id or more still holds its key and no window can leak here."
 		case w.Window >= bound && zero == 0:
 			s += fmt.Sprintf("Every window tried is at least %s, where zero is guaranteed, so this run does not locate the threshold. Add windows below %s to see where the leak stops.",
 				sayBound(r.MaxDelay, r.Jobs), count(bound))
