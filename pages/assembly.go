@@ -23,10 +23,11 @@ func assemblyCharts(domID string, _ experiments.StreamParams, r experiments.Asse
 }
 
 func assemblyTables(_ experiments.StreamParams, r experiments.AssemblyResult) []Table {
-	t := Table{Caption: fmt.Sprintf("Four designs, %s, %s crashed", plural(r.Jobs, "job", "jobs"), count(r.Crashed)),
-		Head: []string{"design", "lost", "exactly once", "duplicated", "correct"}, Numeric: []bool{false, true, true, true, false}}
+	t := newTable(fmt.Sprintf("Four designs, %s, %s crashed", plural(r.Jobs, "job", "jobs"), count(r.Crashed)),
+		col{"design", "design", false}, col{"lost", "lost_jobs", true}, col{"exactly once", "exactly_once_jobs", true},
+		col{"duplicated", "duplicated_jobs", true}, col{"correct", "correct", false})
 	for _, row := range r.Rows {
-		t.Rows = append(t.Rows, []string{string(row.Design), count(row.Lost), count(row.ExactlyOnce), count(row.Duplicated), yesNo(row.Correct)})
+		t.add(textCell(string(row.Design)), countCell(row.Lost), countCell(row.ExactlyOnce), countCell(row.Duplicated), yesNoCell(row.Correct))
 	}
 	return []Table{t}
 }

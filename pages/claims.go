@@ -14,10 +14,10 @@ var claimsShows = shows[experiments.ClaimsParams, experiments.ClaimsResult]{
 }
 
 func claimsTables(_ experiments.ClaimsParams, r experiments.ClaimsResult) []Table {
-	t := Table{Caption: fmt.Sprintf("%d/%d claims verified", r.Passed, r.Total),
-		Head: []string{"id", "claim", "result", "measured"}}
+	t := newTable(fmt.Sprintf("%d/%d claims verified", r.Passed, r.Total),
+		col{"id", "id", false}, col{"claim", "claim", false}, col{"result", "holds", false}, col{"measured", "measured", false})
 	for _, c := range r.Claims {
-		t.Rows = append(t.Rows, []string{c.ID, c.Text, PassFail(c.Holds), c.Detail})
+		t.add(textCell(c.ID), textCell(c.Text), flagCell(PassFail(c.Holds), c.Holds), textCell(c.Detail))
 	}
 	return []Table{t}
 }

@@ -32,9 +32,10 @@ const crashRule = "job i crashes when (i × 7,919) mod 100,000 is below the rate
 func crashSweepTables(_ experiments.CrashSweepParams, r experiments.CrashSweepResult) []Table {
 	t := Table{Caption: fmt.Sprintf("Ack before work, %s, by a fixed rule rather than the random stream: %s", plural(r.Jobs, "job", "jobs"), crashRule),
 		Head:    []string{"crash rate", "lost", "duplicated", "errors raised", "duplicated if acked after"},
+		Keys:    []string{"crash_rate", "lost_jobs", "duplicated_jobs", "errors_raised", "ack_after_duplicated_jobs"},
 		Numeric: []bool{true, true, true, true, true}}
 	for _, p := range r.Points {
-		t.Rows = append(t.Rows, []string{rate(p.CrashRate), count(p.Lost), count(p.Duplicated), count(p.Errors), count(p.AckAfterDuplicated)})
+		t.add(rateCell(p.CrashRate), countCell(p.Lost), countCell(p.Duplicated), countCell(p.Errors), countCell(p.AckAfterDuplicated))
 	}
 	return []Table{t}
 }

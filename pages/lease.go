@@ -21,10 +21,11 @@ var leaseShows = shows[experiments.LeaseParams, experiments.LeaseResult]{
 }
 
 func leaseTables(_ experiments.LeaseParams, r experiments.LeaseResult) []Table {
-	t := Table{Caption: fmt.Sprintf("Jobs executed twice, of %s", count(r.Jobs)),
-		Head: []string{"visibility timeout", "no renewal", "renew at t/3", "renew at 2t"}, Numeric: []bool{true, true, true, true}}
+	t := newTable(fmt.Sprintf("Jobs executed twice, of %s", count(r.Jobs)),
+		col{"visibility timeout", "timeout_s", true}, col{"no renewal", "twice_no_renewal_jobs", true},
+		col{"renew at t/3", "twice_renew_third_jobs", true}, col{"renew at 2t", "twice_renew_double_jobs", true})
 	for _, p := range r.Points {
-		t.Rows = append(t.Rows, []string{seconds(p.TimeoutS), count(p.NoRenewal), count(p.RenewThird), count(p.RenewDouble)})
+		t.add(secondsCell(p.TimeoutS), countCell(p.NoRenewal), countCell(p.RenewThird), countCell(p.RenewDouble))
 	}
 	return []Table{t}
 }

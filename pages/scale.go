@@ -21,6 +21,14 @@ func scaleTables(_ experiments.ScaleParams, r experiments.ScaleResult) []Table {
 		{"dedup store", bytesSI(r.DedupStoreBytes)},
 		{"load on a failing downstream", approx(r.RetryPeakMultiplier) + "x"},
 	}
+	// For a program, the five quantities are one row under headers that carry their units. With no
+	// duplicates there is no interval between them: the result's 0 means never, an empty cell here.
+	between := r.SecondsBetweenDuplicates
+	if between <= 0 {
+		between = math.Inf(1)
+	}
+	t.Keys = []string{"duplicates_per_day", "seconds_between_duplicates", "dedup_keys", "dedup_store_bytes", "retry_peak_multiplier"}
+	t.Data = [][]string{{raw(r.DuplicatesPerDay), raw(between), raw(r.DedupKeys), raw(r.DedupStoreBytes), raw(r.RetryPeakMultiplier)}}
 	return []Table{t}
 }
 

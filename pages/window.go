@@ -45,10 +45,10 @@ func windowCaption(maxDelay int64) string {
 }
 
 func windowTables(_ experiments.WindowParams, r experiments.WindowResult) []Table {
-	t := Table{Caption: windowCaption(r.MaxDelay),
-		Head: []string{"window", "state", "duplicates escaped", "rate"}, Numeric: []bool{true, true, true, true}}
+	t := newTable(windowCaption(r.MaxDelay),
+		col{"window", "window_ids", true}, col{"state", "state_bytes", true}, col{"duplicates escaped", "escaped_duplicates", true}, col{"rate", "escape_rate", true})
 	for _, p := range r.Points {
-		t.Rows = append(t.Rows, []string{count(p.Window), stateSize(p.Window * stateBytesPerID), count(p.Escaped), percent(p.EscapeRate)})
+		t.add(countCell(p.Window), stateCell(p.Window*stateBytesPerID), countCell(p.Escaped), shareCell(p.EscapeRate))
 	}
 	return []Table{t}
 }
@@ -66,18 +66,17 @@ func windowMeasures(_ experiments.WindowParams, r experiments.WindowResult) map[
 }
 
 func windowGridTables(_ experiments.WindowGridParams, r experiments.WindowGridResult) []Table {
-	t := Table{Caption: "Duplicates escaped, by max redelivery delay (rows) and window (columns)",
-		Head: []string{"max redelivery delay"}, Numeric: []bool{true}}
+	cols := []col{{"max redelivery delay", "max_delay_jobs", true}}
 	for _, w := range r.Windows {
-		t.Head = append(t.Head, "window "+count(w))
-		t.Numeric = append(t.Numeric, true)
+		cols = append(cols, col{"window " + count(w), "escaped_duplicates_window_" + strconv.FormatInt(w, 10), true})
 	}
+	t := newTable("Duplicates escaped, by max redelivery delay (rows) and window (columns)", cols...)
 	for di, d := range r.MaxDelays {
-		row := []string{count(d)}
+		row := []cell{countCell(d)}
 		for wi := range r.Windows {
-			row = append(row, count(gridCell(r, di, wi)))
+			row = append(row, countCell(gridCell(r, di, wi)))
 		}
-		t.Rows = append(t.Rows, row)
+		t.add(row...)
 	}
 	return []Table{t}
 }

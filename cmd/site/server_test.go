@@ -253,7 +253,7 @@ func TestCSV(t *testing.T) {
 		t.Fatalf("status %d type %s", r.status, r.header.Get("Content-Type"))
 	}
 	lines := strings.Split(strings.TrimSpace(r.body), "\r\n")
-	if lines[0] != "window,state,duplicates escaped,rate" || len(lines) != 7 || lines[3] != `"1,000",15 KB,195,0.97%` {
+	if lines[0] != "# experiment=window" || lines[7] != "window_ids,state_bytes,escaped_duplicates,escape_rate" || len(lines) != 14 || lines[10] != "1000,16000,195,0.00975" {
 		t.Errorf("csv:\n%s", r.body)
 	}
 }
