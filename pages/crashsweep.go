@@ -66,7 +66,7 @@ func readCrashSweep(p experiments.CrashSweepParams, r experiments.CrashSweepResu
 	top := pts[len(pts)-1]
 	switch {
 	case lost == 0 && !anyRate:
-		out = append(out, "Every rate tried was zero, so nothing crashed and nothing could be lost. Add a rate such as 0.05 to see the loss.")
+		out = append(out, "Every rate tried was zero, so nothing crashed and nothing could be lost. Add a rate above zero to see the loss.")
 	case lost == 0:
 		out = append(out, fmt.Sprintf("No rate tried crashed any of these %s, so nothing was lost. Add jobs or a higher rate to see the loss.", plural(r.Jobs, "job", "jobs")))
 	case len(pts) == 1 && errs == 0:
@@ -123,8 +123,9 @@ func readCrashSweep(p experiments.CrashSweepParams, r experiments.CrashSweepResu
 		}
 	}
 	if len(coarseRates) > 0 && lost > 0 {
-		out = append(out, fmt.Sprintf("On %s, %s %s only %s lost, and a job is lost whole, so at %s the count is too coarse to follow the rate.",
-			plural(r.Jobs, "job", "jobs"), pickNoun(coarseRates, "a rate of", "rates of")+" "+sayList(coarseRates), pickNoun(coarseRates, "predicts", "predict"), sayList(coarseExpect)+" "+pickNoun(coarseExpect, "job", "jobs", "1"), pickNoun(coarseRates, "that rate", "those rates")))
+		out = append(out, fmt.Sprintf("On %s, %s %s that only %s of them %s lost, and a job is lost whole, so at %s the count is too coarse to follow the rate.",
+			plural(r.Jobs, "job", "jobs"), pickNoun(coarseRates, "a rate of", "rates of")+" "+sayList(coarseRates), pickNoun(coarseRates, "predicts", "predict"),
+			sayList(coarseExpect), pickNoun(coarseExpect, "is", "are", "1"), pickNoun(coarseRates, "that rate", "those rates")))
 	}
 	same := true
 	for _, pt := range pts {

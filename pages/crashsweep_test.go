@@ -27,7 +27,7 @@ func TestReadCrashSweep(t *testing.T) {
 			result: experiments.CrashSweepResult{Jobs: 10, Points: []experiments.CrashSweepPoint{
 				{CrashRate: 0.01, Lost: 1, AckAfterDuplicated: 1}, {CrashRate: 0.05, Lost: 1, AckAfterDuplicated: 1},
 			}},
-			want: []string{"on 10 jobs", "rates of 1% and 5% predict only 0.1 and 0.5 jobs lost", "too coarse", "the single job lost at 5% includes"}, not: []string{"follows", "grows"}},
+			want: []string{"on 10 jobs", "rates of 1% and 5% predict that only 0.1 and 0.5 of them are lost", "too coarse", "the single job lost at 5% includes"}, not: []string{"follows", "grows"}},
 		{name: "crash sweep of one job at one rate", params: experiments.CrashSweepParams{Jobs: 1, CrashRates: []float64{0.2}},
 			result: experiments.CrashSweepResult{Jobs: 1, Points: []experiments.CrashSweepPoint{{CrashRate: 0.2, Lost: 1, AckAfterDuplicated: 1}}},
 			want:   []string{"on 1 job:", "It raised 0 errors"}, not: []string{"1 jobs", "Summed"}},
@@ -39,11 +39,14 @@ func TestReadCrashSweep(t *testing.T) {
 			result: experiments.CrashSweepResult{Jobs: 20_000, Points: []experiments.CrashSweepPoint{
 				{CrashRate: 0.000001, Lost: 1, AckAfterDuplicated: 1}, {CrashRate: 0.000005, Lost: 1, AckAfterDuplicated: 1},
 			}},
-			want: []string{"at 0.0001% crashes, 1 lost (0.005%)", "at 0.0005% crashes", "rates of 0.0001% and 0.0005% predict only 0.02 and 0.1 jobs lost"},
+			want: []string{"at 0.0001% crashes, 1 lost (0.005%)", "at 0.0005% crashes", "rates of 0.0001% and 0.0005% predict that only 0.02 and 0.1 of them are lost"},
 			not:  []string{"0.00%", "0.0000999"}},
 		{name: "crash sweep predicting two jobs at one rate", params: experiments.CrashSweepParams{Jobs: 20_000, CrashRates: []float64{0.0001}},
 			result: experiments.CrashSweepResult{Jobs: 20_000, Points: []experiments.CrashSweepPoint{{CrashRate: 0.0001, Lost: 3, AckAfterDuplicated: 3}}},
-			want:   []string{"a rate of 0.01% predicts only 2 jobs lost"}, not: []string{"2 job lost"}},
+			want:   []string{"a rate of 0.01% predicts that only 2 of them are lost"}, not: []string{"2 job lost"}},
+		{name: "crash sweep predicting one job at one rate", params: experiments.CrashSweepParams{Jobs: 100, CrashRates: []float64{0.01}},
+			result: experiments.CrashSweepResult{Jobs: 100, Points: []experiments.CrashSweepPoint{{CrashRate: 0.01, Lost: 1, AckAfterDuplicated: 1}}},
+			want:   []string{"a rate of 1% predicts that only 1 of them is lost"}},
 	})
 }
 

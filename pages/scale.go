@@ -50,7 +50,7 @@ func readScale(p experiments.ScaleParams, r experiments.ScaleResult) []string {
 		out = append(out, "Without an idempotent consumer each of those is a corrupted effect, such as a second charge; with one, each is a skipped no-op. The delivery layer is identical in both cases.")
 	}
 	if p.ReplayDays <= 0 {
-		out = append(out, "A replay window of 0 days keeps no dedup keys at all. That is no dedup: every redelivery would find nothing to match and be applied again.")
+		out = append(out, "With no replay window at all, no dedup key is kept. That is no dedup: every redelivery would find nothing to match and be applied again.")
 	} else {
 		out = append(out, fmt.Sprintf("Keeping dedup keys for %s means holding about %s; at %s a key that is about %s.",
 			pluralGiven(p.ReplayDays, "day", "days"), pluralF(r.DedupKeys, "key", "keys"), pluralGiven(p.BytesPerKey, "byte", "bytes"), bytesSI(r.DedupStoreBytes)))

@@ -20,7 +20,7 @@ func TestReadScale(t *testing.T) {
 			want:   []string{"1,000 messages", "one every 1,000 days", "for 1 day", "1,000 keys", "at 1 byte a key", "1 KB"}, not: []string{"kB", "1 days", "1 bytes"}},
 		{name: "scale with no replay window", params: experiments.ScaleParams{MessagesPerDay: 1e9, CrashWindowP: 1e-6, BytesPerKey: 64, RetryMultiplier: 5},
 			result: experiments.ScaleResult{DuplicatesPerDay: 1000, SecondsBetweenDuplicates: 86.4, RetryPeakMultiplier: 5},
-			want:   []string{"0 days keeps no dedup keys at all", "That is no dedup"}, not: []string{"0 B", "0 keys"}},
+			want:   []string{"With no replay window at all, no dedup key is kept", "That is no dedup"}, not: []string{"0 B", "0 keys"}},
 		{name: "scale with a zero crash window", params: experiments.ScaleParams{MessagesPerDay: 1e6, ReplayDays: 1, BytesPerKey: 64, RetryMultiplier: 1},
 			result: experiments.ScaleResult{DedupKeys: 1e6, DedupStoreBytes: 64e6, RetryPeakMultiplier: 1},
 			want:   []string{"none, because the chance is zero", "64 MB"}, not: []string{"corrupted", "retry policy"}},
