@@ -44,6 +44,11 @@ func TestReadCrashSweep(t *testing.T) {
 		{name: "crash sweep predicting two jobs at one rate", params: experiments.CrashSweepParams{Jobs: 20_000, CrashRates: []float64{0.0001}},
 			result: experiments.CrashSweepResult{Jobs: 20_000, Points: []experiments.CrashSweepPoint{{CrashRate: 0.0001, Lost: 3, AckAfterDuplicated: 3}}},
 			want:   []string{"a rate of 0.01% predicts that only 2 of them are lost"}, not: []string{"2 job lost"}},
+		// Found by the property test: "predict only 0.000002, 0.0228 and 1 jobs lost".
+		{name: "crash sweep of one job at rates up to one", params: experiments.CrashSweepParams{Jobs: 1, CrashRates: []float64{0.000002, 0.0228, 1}},
+			result: experiments.CrashSweepResult{Jobs: 1, Points: []experiments.CrashSweepPoint{
+				{CrashRate: 0.000002, Lost: 1, AckAfterDuplicated: 1}, {CrashRate: 0.0228, Lost: 1, AckAfterDuplicated: 1}, {CrashRate: 1, Lost: 1, AckAfterDuplicated: 1}}},
+			want: []string{"predict that only 0.000002, 0.0228 and 1 of them are lost"}, not: []string{"1 jobs"}},
 		{name: "crash sweep predicting one job at one rate", params: experiments.CrashSweepParams{Jobs: 100, CrashRates: []float64{0.01}},
 			result: experiments.CrashSweepResult{Jobs: 100, Points: []experiments.CrashSweepPoint{{CrashRate: 0.01, Lost: 1, AckAfterDuplicated: 1}}},
 			want:   []string{"a rate of 1% predicts that only 1 of them is lost"}},
