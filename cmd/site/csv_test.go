@@ -30,7 +30,8 @@ func readCSV(t *testing.T, body string) (params map[string]string, head []string
 
 // TestCSVIsForPrograms holds issue 8's item 13 through the API: every CSV opens with the run's
 // parameters as comment lines and carries raw numbers under headers that name their units, so that
-// each numeric column parses as a number, at the defaults and at the largest scale values.
+// each numeric column parses as a number, at the defaults and at the largest scale values. (It
+// replaces TestCSV, which pinned the display form: "1,000",15 KB,195,0.97%.)
 func TestCSVIsForPrograms(t *testing.T) {
 	s := newTestServer(t, testConfig())
 	for _, tc := range []struct {
@@ -56,8 +57,8 @@ func TestCSVIsForPrograms(t *testing.T) {
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			r := do(t, s, "GET", "/api/experiments/"+tc.query, nil)
-			if r.status != 200 {
-				t.Fatalf("status %d: %s", r.status, r.body)
+			if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/csv") {
+				t.Fatalf("status %d, type %s: %s", r.status, r.header.Get("Content-Type"), r.body)
 			}
 			params, head, rows := readCSV(t, r.body)
 			for k, v := range tc.params {

@@ -246,18 +246,6 @@ func TestAPIErrors(t *testing.T) {
 	}
 }
 
-func TestCSV(t *testing.T) {
-	s := newTestServer(t, testConfig())
-	r := do(t, s, "GET", "/api/experiments/window?format=csv", nil)
-	if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/csv") {
-		t.Fatalf("status %d type %s", r.status, r.header.Get("Content-Type"))
-	}
-	lines := strings.Split(strings.TrimSpace(r.body), "\r\n")
-	if lines[0] != "# experiment=window" || lines[7] != "window_ids,state_bytes,escaped_duplicates,escape_rate" || len(lines) != 14 || lines[10] != "1000,16000,195,0.00975" {
-		t.Errorf("csv:\n%s", r.body)
-	}
-}
-
 func TestHTMXFragment(t *testing.T) {
 	s := newTestServer(t, testConfig())
 	r := do(t, s, "GET", "/blocks/4?max_delay=1000", map[string]string{"HX-Request": "true", "HX-Target": "exp-window"})
