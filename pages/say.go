@@ -63,7 +63,7 @@ func plural(n int64, one, many string) string {
 }
 
 // pluralF is plural for an estimate, written as approx writes it; the noun agrees with the number
-// as written, so 1.0001 days reads "1 day".
+// as written: "1 day", but "1.00 days" for 1.0001, whose digits say it is not exactly one.
 func pluralF(f float64, one, many string) string {
 	if s := approx(f); s != "1" {
 		return s + " " + many
