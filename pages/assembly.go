@@ -23,10 +23,11 @@ func assemblyCharts(domID string, _ experiments.StreamParams, r experiments.Asse
 }
 
 func assemblyTables(_ experiments.StreamParams, r experiments.AssemblyResult) []Table {
-	t := Table{Caption: fmt.Sprintf("Four designs, %s jobs, %s crashed", count(r.Jobs), count(r.Crashed)),
-		Head: []string{"design", "lost", "exactly once", "duplicated", "correct"}, Numeric: []bool{false, true, true, true, false}}
+	t := newTable(fmt.Sprintf("Four designs, %s, %s crashed", plural(r.Jobs, "job", "jobs"), count(r.Crashed)),
+		col{"design", "design", false}, col{"lost", "lost_jobs", true}, col{"exactly once", "exactly_once_jobs", true},
+		col{"duplicated", "duplicated_jobs", true}, col{"correct", "correct", false})
 	for _, row := range r.Rows {
-		t.Rows = append(t.Rows, []string{string(row.Design), count(row.Lost), count(row.ExactlyOnce), count(row.Duplicated), yesNo(row.Correct)})
+		t.add(textCell(string(row.Design)), countCell(row.Lost), countCell(row.ExactlyOnce), countCell(row.Duplicated), yesNoCell(row.Correct))
 	}
 	return []Table{t}
 }
@@ -53,12 +54,12 @@ func readAssembly(p experiments.StreamParams, r experiments.AssemblyResult) []st
 		return []string{"This run has no jobs, so there is nothing to compare."}
 	}
 	if r.Crashed == 0 {
-		return []string{fmt.Sprintf("%s, at a crash rate of %s.", sayNoneCrashed(r.Jobs), percent(p.CrashRate)), "With no crash there is no crash window, so all four designs come out correct and this run " +
+		return []string{fmt.Sprintf("%s, at a crash rate of %s.", sayNoneCrashed(r.Jobs), rate(p.CrashRate)), "With no crash there is no crash window, so all four designs come out correct and this run " +
 			"cannot tell them apart. That is also why a test suite that never kills a worker passes a broken " +
 			"dedup. " + noCrashAdvice(p.CrashRate, r.Jobs, "see the rows separate")}
 	}
 	out := []string{fmt.Sprintf("%s mid-job, drawn at a crash rate of %s: %s of the stream.",
-		sayCrashed(r.Crashed, r.Jobs, "had its worker die", "had their worker die"), percent(p.CrashRate), sayShare(r.Crashed, r.Jobs))}
+		sayCrashed(r.Crashed, r.Jobs, "had its worker die", "had their worker die"), rate(p.CrashRate), sayShare(r.Crashed, r.Jobs))}
 	var amo, alo, loose, tx *experiments.AssemblyRow
 	var other []experiments.AssemblyRow
 	for i := range r.Rows {
@@ -134,14 +135,14 @@ func readAssembly(p experiments.StreamParams, r experiments.AssemblyResult) []st
 
 // noCrashAdvice says how to get a crash into a run that had none: a rate of zero cannot crash
 // anything, and a positive rate on a short stream may simply expect less than one crash.
-func noCrashAdvice(rate float64, jobs int64, goal string) string {
-	if rate <= 0 {
+func noCrashAdvice(crashRate float64, jobs int64, goal string) string {
+	if crashRate <= 0 {
 		return "Set crash_rate above zero to " + goal + "."
 	}
-	expect := rate * float64(jobs)
+	expect, pct := crashRate*float64(jobs), rate(crashRate)
 	if expect < 3 {
 		return fmt.Sprintf("The crash rate is above zero, but %s too few: at %s the stream expects only %s. Raise jobs or crash_rate to %s.",
-			plural(jobs, "job is", "jobs are"), percent(rate), pluralF(expect, "crash", "crashes"), goal)
+			plural(jobs, "job is", "jobs are"), pct, pluralF(expect, "crash", "crashes"), goal)
 	}
 	return fmt.Sprintf("This stream expected about %s and drew none; try another seed to %s.", pluralF(expect, "crash", "crashes"), goal)
 }

@@ -14,10 +14,10 @@ var claimsShows = shows[experiments.ClaimsParams, experiments.ClaimsResult]{
 }
 
 func claimsTables(_ experiments.ClaimsParams, r experiments.ClaimsResult) []Table {
-	t := Table{Caption: fmt.Sprintf("%d/%d claims verified", r.Passed, r.Total),
-		Head: []string{"id", "claim", "result", "measured"}}
+	t := newTable(fmt.Sprintf("%d/%d claims verified", r.Passed, r.Total),
+		col{"id", "id", false}, col{"claim", "claim", false}, col{"result", "holds", false}, col{"measured", "measured", false})
 	for _, c := range r.Claims {
-		t.Rows = append(t.Rows, []string{c.ID, c.Text, PassFail(c.Holds), c.Detail})
+		t.add(textCell(c.ID), textCell(c.Text), flagCell(PassFail(c.Holds), c.Holds), textCell(c.Detail))
 	}
 	return []Table{t}
 }
@@ -35,6 +35,26 @@ var claimReach = []struct {
 	{"the maximum delay", func(a, b experiments.ClaimsParams) bool { return a.MaxDelay != b.MaxDelay }, []string{"B4"}},
 	{"the delay seed", func(a, b experiments.ClaimsParams) bool { return a.DelaySeed != b.DelaySeed }, []string{"B4"}},
 	{"the duration seed", func(a, b experiments.ClaimsParams) bool { return a.LeaseSeed != b.LeaseSeed }, []string{"B6"}},
+}
+
+// sayMeasured writes what the verifier measured for a claim from the claim's own numbers, as
+// every reading writes numbers (the Detail beside it in the table is the verifier's line, which
+// prints them bare, as the document's verifier does).
+func sayMeasured(p experiments.ClaimsParams, c experiments.Claim) string {
+	against := " against " + plural(c.Crashes, "crash", "crashes")
+	switch c.Kind {
+	case experiments.ClaimAckBeforeLoses, experiments.ClaimAckAfterDuplicates, experiments.ClaimDedupKeyCatches:
+		return fmt.Sprintf("%s lost and %s duplicated,%s", count(c.Lost), count(c.Duplicated), against)
+	case experiments.ClaimKeyOutsideTxMisses:
+		return fmt.Sprintf("%s duplicated,%s", count(c.Duplicated), against)
+	case experiments.ClaimSmallWindowLeaks, experiments.ClaimFullWindowLeaksNone:
+		return fmt.Sprintf("%s escaped a window of %s, with delays of up to %s", count(c.Escaped), plural(c.Window, "id", "ids"), plural(c.MaxDelay, "job", "jobs"))
+	case experiments.ClaimShortTimeoutDoubles:
+		return fmt.Sprintf("%s of %s outlived a %s timeout", count(c.Doubles), plural(p.Jobs, "job", "jobs"), seconds(c.TimeoutS))
+	case experiments.ClaimLongTimeoutReachesZero:
+		return fmt.Sprintf("%s outlived a 60 s timeout and %s a 300 s one", plural(c.Doubles60, "job", "jobs"), count(c.Doubles300))
+	}
+	return strings.TrimSuffix(c.Detail, ".")
 }
 
 // whyFailed explains one failed claim: either why it does not carry over to these parameters, or
@@ -88,7 +108,7 @@ func readClaims(p experiments.ClaimsParams, r experiments.ClaimsResult) []string
 		out = append(out, fmt.Sprintf("%d of %d claims hold; %s.", r.Passed, r.Total, failed))
 		for _, c := range r.Claims {
 			if !c.Holds {
-				out = append(out, fmt.Sprintf("%s failed (%s): %s. %s", c.ID, c.Text, strings.TrimSuffix(c.Detail, "."), whyFailed(p, c, crashes)))
+				out = append(out, fmt.Sprintf("%s failed (%s): %s. %s", c.ID, c.Text, sayMeasured(p, c), whyFailed(p, c, crashes)))
 			}
 		}
 	}

@@ -26,6 +26,7 @@ func TestReadClaims(t *testing.T) {
 	tinyDelay, tinyDelayResult := verify(func(p *experiments.ClaimsParams) { p.MaxDelay = 1 })
 	fewJobs, fewJobsResult := verify(func(p *experiments.ClaimsParams) { p.Jobs = 10 })
 	allCrash, allCrashResult := verify(func(p *experiments.ClaimsParams) { p.CrashRate = 1 })
+	oneDelay, oneDelayResult := verify(func(p *experiments.ClaimsParams) { p.Jobs, p.CrashRate, p.MaxDelay = 4, 0, 1 })
 	// A failure at the document's own inputs cannot be produced by any parameter: flip one verdict.
 	broken := allPass
 	broken.Claims = slices.Clone(allPass.Claims)
@@ -46,6 +47,9 @@ func TestReadClaims(t *testing.T) {
 			want: []string{"B6 failed", "No job on this draw ran longer than 60 s", "which every claim reads"}},
 		{name: "claims with every job crashing", params: allCrash, result: allCrashResult,
 			want: []string{"That reaches B1", "B6 reads none of it"}, not: []string{"survived", "empty"}},
+		// Found by the property test: the verifier's own line said "delays up to 1 jobs".
+		{name: "claims failing at a delay of one job", params: oneDelay, result: oneDelayResult,
+			want: []string{"B4 failed", "0 escaped a window of 0 ids, with delays of up to 1 job."}, not: []string{"1 jobs"}},
 		{name: "claims with a failure at the defaults", params: defaults, result: broken,
 			want: []string{"B1 failed", "the code changed"}},
 	})

@@ -26,12 +26,16 @@ func crashSweepCharts(domID string, _ experiments.CrashSweepParams, r experiment
 		"crash rate", "jobs", cats, series)}
 }
 
+// crashRule is the sweep's crash rule in a reader's notation, for the caption and the reading.
+const crashRule = "job i crashes when (i × 7,919) mod 100,000 is below the rate × 100,000"
+
 func crashSweepTables(_ experiments.CrashSweepParams, r experiments.CrashSweepResult) []Table {
-	t := Table{Caption: fmt.Sprintf("Ack before work, %s jobs", count(r.Jobs)),
+	t := Table{Caption: fmt.Sprintf("Ack before work, %s, by a fixed rule rather than the random stream: %s", plural(r.Jobs, "job", "jobs"), crashRule),
 		Head:    []string{"crash rate", "lost", "duplicated", "errors raised", "duplicated if acked after"},
+		Keys:    []string{"crash_rate", "lost_jobs", "duplicated_jobs", "errors_raised", "ack_after_duplicated_jobs"},
 		Numeric: []bool{true, true, true, true, true}}
 	for _, p := range r.Points {
-		t.Rows = append(t.Rows, []string{rate(p.CrashRate), count(p.Lost), count(p.Duplicated), count(p.Errors), count(p.AckAfterDuplicated)})
+		t.add(rateCell(p.CrashRate), countCell(p.Lost), countCell(p.Duplicated), countCell(p.Errors), countCell(p.AckAfterDuplicated))
 	}
 	return []Table{t}
 }
@@ -46,7 +50,7 @@ func readCrashSweep(p experiments.CrashSweepParams, r experiments.CrashSweepResu
 	var lost, dup, errs int64
 	anyRate := false
 	for _, pt := range pts {
-		parts = append(parts, fmt.Sprintf("at %s crashes, %s lost (%s)", percent(pt.CrashRate), count(pt.Lost), sayShare(pt.Lost, r.Jobs)))
+		parts = append(parts, fmt.Sprintf("at %s crashes, %s lost (%s)", rate(pt.CrashRate), count(pt.Lost), sayShare(pt.Lost, r.Jobs)))
 		lost += pt.Lost
 		dup += pt.Duplicated
 		errs += pt.Errors
@@ -54,19 +58,31 @@ func readCrashSweep(p experiments.CrashSweepParams, r experiments.CrashSweepResu
 			anyRate = true
 		}
 	}
-	out := []string{fmt.Sprintf("Acknowledging before the work, on %s: %s.", plural(r.Jobs, "job", "jobs"), strings.Join(parts, "; "))}
+	out := []string{fmt.Sprintf("Acknowledging before the work, on %s: %s.", plural(r.Jobs, "job", "jobs"), strings.Join(parts, "; ")),
+		"Which jobs crash here is not drawn at random: " + crashRule + ". The rule needs no seed and spreads the crashes evenly over the " +
+			"stream, while the seeded stream of the other experiments tosses a coin for each job; so at the same rate the two crash different " +
+			"jobs, and different numbers of them, and this table need not match theirs."}
 	runs := plural(int64(len(pts)), "run", "runs")
+	top := pts[len(pts)-1]
 	switch {
 	case lost == 0 && !anyRate:
-		out = append(out, "Every rate tried was zero, so nothing crashed and nothing could be lost. Add a rate such as 0.05 to see the loss.")
+		out = append(out, "Every rate tried was zero, so nothing crashed and nothing could be lost. Add a rate above zero to see the loss.")
 	case lost == 0:
 		out = append(out, fmt.Sprintf("No rate tried crashed any of these %s, so nothing was lost. Add jobs or a higher rate to see the loss.", plural(r.Jobs, "job", "jobs")))
 	case len(pts) == 1 && errs == 0:
 		out = append(out, fmt.Sprintf("It raised %s and duplicated %s. The loss is silent: no exception, no dead letter, no metric that moves.",
 			plural(errs, "error", "errors"), count(dup)))
 	case errs == 0:
-		out = append(out, fmt.Sprintf("Summed over the %s, %s, %s and %s. Every run replays the same jobs, so a job lost at several rates is counted once per run. The loss is silent at every point: no exception, no dead letter, no metric that moves.",
-			runs, plural(lost, "loss", "losses"), plural(dup, "duplicate", "duplicates"), plural(errs, "error", "errors")))
+		s := fmt.Sprintf("None of the %s raised an error", runs)
+		if dup == 0 {
+			s += " or ran a job twice"
+		}
+		s += ": the loss is silent at every rate, with no exception, no dead letter and no metric that moves."
+		if top.Lost > 0 && top.CrashRate > pts[0].CrashRate {
+			s += fmt.Sprintf(" The rule nests its crashes, since a job below the bar at one rate is below it at every higher one, so %s lost at %s %s every job lost at a lower rate; the counts overlap and do not add up.",
+				sayThe(top.Lost, "job", "jobs"), rate(top.CrashRate), verb(top.Lost, "includes", "include"))
+		}
+		out = append(out, s)
 	default:
 		out = append(out, fmt.Sprintf("The %s raised %s between them. Ack-before-work normally has no one left to raise anything, so errors here point at the simulation, not the design.",
 			runs, plural(errs, "error", "errors")))
@@ -83,7 +99,7 @@ func readCrashSweep(p experiments.CrashSweepParams, r experiments.CrashSweepResu
 		}
 		expect := pt.CrashRate * float64(r.Jobs)
 		if expect < enough {
-			coarseRates = append(coarseRates, percent(pt.CrashRate))
+			coarseRates = append(coarseRates, rate(pt.CrashRate))
 			coarseExpect = append(coarseExpect, approx(expect))
 			continue
 		}
@@ -96,7 +112,7 @@ func readCrashSweep(p experiments.CrashSweepParams, r experiments.CrashSweepResu
 		lo, hi := fine[0], fine[len(fine)-1]
 		if hi.CrashRate > lo.CrashRate && lo.Lost > 0 {
 			s := fmt.Sprintf("From %s to %s crashes the rate grows %sx and the loss grows %sx (%s to %s).",
-				percent(lo.CrashRate), percent(hi.CrashRate), sayRatio(hi.CrashRate/lo.CrashRate), sayRatio(float64(hi.Lost)/float64(lo.Lost)),
+				rate(lo.CrashRate), rate(hi.CrashRate), sayRatio(hi.CrashRate/lo.CrashRate), sayRatio(float64(hi.Lost)/float64(lo.Lost)),
 				count(lo.Lost), plural(hi.Lost, "job", "jobs"))
 			if follows {
 				s += " At each of these rates the loss is within a fifth of the rate times the stream: it follows the crash rate."
@@ -107,8 +123,9 @@ func readCrashSweep(p experiments.CrashSweepParams, r experiments.CrashSweepResu
 		}
 	}
 	if len(coarseRates) > 0 && lost > 0 {
-		out = append(out, fmt.Sprintf("On %s, %s %s only %s lost, and a job is lost whole, so at %s the count is too coarse to follow the rate.",
-			plural(r.Jobs, "job", "jobs"), pickNoun(coarseRates, "a rate of", "rates of")+" "+sayList(coarseRates), pickNoun(coarseRates, "predicts", "predict"), sayList(coarseExpect)+" "+pickNoun(coarseExpect, "job", "jobs"), pickNoun(coarseRates, "that rate", "those rates")))
+		out = append(out, fmt.Sprintf("On %s, %s %s that only %s of them %s lost, and a job is lost whole, so at %s the count is too coarse to follow the rate.",
+			plural(r.Jobs, "job", "jobs"), pickNoun(coarseRates, "a rate of", "rates of")+" "+sayList(coarseRates), pickNoun(coarseRates, "predicts", "predict"),
+			sayList(coarseExpect), pickNoun(coarseExpect, "is", "are", "1"), pickNoun(coarseRates, "that rate", "those rates")))
 	}
 	same := true
 	for _, pt := range pts {
@@ -122,7 +139,7 @@ func readCrashSweep(p experiments.CrashSweepParams, r experiments.CrashSweepResu
 		} else {
 			var d []string
 			for _, pt := range pts {
-				d = append(d, fmt.Sprintf("%s at %s", count(pt.AckAfterDuplicated), percent(pt.CrashRate)))
+				d = append(d, fmt.Sprintf("%s at %s", count(pt.AckAfterDuplicated), rate(pt.CrashRate)))
 			}
 			out = append(out, fmt.Sprintf("Moving the ack after the work would duplicate %s instead.", sayList(d)))
 		}

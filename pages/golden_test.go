@@ -123,7 +123,7 @@ func TestTablesAndCSV(t *testing.T) {
 		t.Fatal(len(tabs))
 	}
 	csv := tabs[0].CSV()
-	want := "design,lost,exactly once,duplicated,correct\r\nat-most-once,398,\"19,602\",0,no\r\ndedup-transactional,0,\"20,000\",0,yes\r\n"
+	want := "design,lost_jobs,exactly_once_jobs,duplicated_jobs,correct\r\nat-most-once,398,19602,0,false\r\ndedup-transactional,0,20000,0,true\r\n"
 	if csv != want {
 		t.Errorf("csv = %q\nwant %q", csv, want)
 	}

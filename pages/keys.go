@@ -21,10 +21,10 @@ func keysCharts(domID string, _ experiments.StreamParams, r experiments.KeysResu
 }
 
 func keysTables(_ experiments.StreamParams, r experiments.KeysResult) []Table {
-	t := Table{Caption: fmt.Sprintf("Dedup keys, %s jobs, %s redelivered", count(r.Jobs), count(r.Crashed)),
-		Head: []string{"dedup key", "duplicates"}, Numeric: []bool{false, true}}
+	t := newTable(fmt.Sprintf("Dedup keys, %s, %s redelivered", plural(r.Jobs, "job", "jobs"), count(r.Crashed)),
+		col{"dedup key", "dedup_key", false}, col{"duplicates", "duplicated_jobs", true})
 	for _, row := range r.Rows {
-		t.Rows = append(t.Rows, []string{string(row.Key), count(row.Duplicated)})
+		t.add(textCell(string(row.Key)), countCell(row.Duplicated))
 	}
 	return []Table{t}
 }

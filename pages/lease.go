@@ -21,10 +21,11 @@ var leaseShows = shows[experiments.LeaseParams, experiments.LeaseResult]{
 }
 
 func leaseTables(_ experiments.LeaseParams, r experiments.LeaseResult) []Table {
-	t := Table{Caption: fmt.Sprintf("Jobs executed twice, of %s", count(r.Jobs)),
-		Head: []string{"visibility timeout", "no renewal", "renew at t/3", "renew at 2t"}, Numeric: []bool{true, true, true, true}}
+	t := newTable(fmt.Sprintf("Jobs executed twice, of %s", count(r.Jobs)),
+		col{"visibility timeout", "timeout_s", true}, col{"no renewal", "twice_no_renewal_jobs", true},
+		col{"renew at t/3", "twice_renew_third_jobs", true}, col{"renew at 2t", "twice_renew_double_jobs", true})
 	for _, p := range r.Points {
-		t.Rows = append(t.Rows, []string{seconds(p.TimeoutS), count(p.NoRenewal), count(p.RenewThird), count(p.RenewDouble)})
+		t.add(secondsCell(p.TimeoutS), countCell(p.NoRenewal), countCell(p.RenewThird), countCell(p.RenewDouble))
 	}
 	return []Table{t}
 }
@@ -49,9 +50,9 @@ func readLease(p experiments.LeaseParams, r experiments.LeaseResult) []string {
 	first, last := pts[0], pts[len(pts)-1]
 	one := len(pts) == 1
 	// atTimeouts names the timeouts a whole column was measured at.
-	atTimeouts := fmt.Sprintf("at every timeout from %s to %s", saySecs(first.TimeoutS), saySecs(last.TimeoutS))
+	atTimeouts := fmt.Sprintf("at every timeout from %s to %s", seconds(first.TimeoutS), seconds(last.TimeoutS))
 	if one {
-		atTimeouts = "at the only timeout tried, " + saySecs(first.TimeoutS)
+		atTimeouts = "at the only timeout tried, " + seconds(first.TimeoutS)
 	}
 	var out []string
 	if r.Jobs == 1 {
@@ -69,16 +70,16 @@ func readLease(p experiments.LeaseParams, r experiments.LeaseResult) []string {
 	}
 	switch {
 	case zero == 0 && one:
-		out = append(out, fmt.Sprintf("Without renewal, the only timeout tried, %s, ran no job twice: no job outlived it.", saySecs(first.TimeoutS)))
+		out = append(out, fmt.Sprintf("Without renewal, the only timeout tried, %s, ran no job twice: no job outlived it.", seconds(first.TimeoutS)))
 	case zero == 0:
-		out = append(out, fmt.Sprintf("Without renewal, even the shortest timeout tried, %s, ran no job twice: no job outlived it.", saySecs(first.TimeoutS)))
+		out = append(out, fmt.Sprintf("Without renewal, even the shortest timeout tried, %s, ran no job twice: no job outlived it.", seconds(first.TimeoutS)))
 	case zero > 0:
 		out = append(out, fmt.Sprintf("Without renewal, a %s visibility timeout ran %s twice (%s). The count first reaches zero at %s, the first timeout tried that outlasts every job; but with that timeout a worker that really has died keeps its job hidden for %s before anyone retries it.",
-			saySecs(first.TimeoutS), plural(first.NoRenewal, "job", "jobs"), sayShare(first.NoRenewal, r.Jobs), saySecs(pts[zero].TimeoutS), saySecs(pts[zero].TimeoutS)))
+			seconds(first.TimeoutS), plural(first.NoRenewal, "job", "jobs"), sayShare(first.NoRenewal, r.Jobs), seconds(pts[zero].TimeoutS), seconds(pts[zero].TimeoutS)))
 	default:
-		s := fmt.Sprintf("Without renewal, a %s visibility timeout ran %s twice (%s)", saySecs(first.TimeoutS), plural(first.NoRenewal, "job", "jobs"), sayShare(first.NoRenewal, r.Jobs))
+		s := fmt.Sprintf("Without renewal, a %s visibility timeout ran %s twice (%s)", seconds(first.TimeoutS), plural(first.NoRenewal, "job", "jobs"), sayShare(first.NoRenewal, r.Jobs))
 		if !one {
-			s += fmt.Sprintf(", and no timeout tried reaches zero: at %s, %s still ran twice", saySecs(last.TimeoutS), count(last.NoRenewal))
+			s += fmt.Sprintf(", and no timeout tried reaches zero: at %s, %s still ran twice", seconds(last.TimeoutS), count(last.NoRenewal))
 		}
 		s += fmt.Sprintf(". Without a heartbeat the timeout has to outlast the slowest job, %s here.", saySecs(r.SlowestS))
 		out = append(out, s)
@@ -103,16 +104,16 @@ func readLease(p experiments.LeaseParams, r experiments.LeaseResult) []string {
 				rule, atTimeouts))
 			ruleSaid = true
 		} else {
-			s := fmt.Sprintf("Renewing every third of the timeout ran %s twice at %s", plural(first.RenewThird, "job", "jobs"), saySecs(first.TimeoutS))
+			s := fmt.Sprintf("Renewing every third of the timeout ran %s twice at %s", plural(first.RenewThird, "job", "jobs"), seconds(first.TimeoutS))
 			if !one {
-				s += fmt.Sprintf(" and %s at %s", count(last.RenewThird), saySecs(last.TimeoutS))
+				s += fmt.Sprintf(" and %s at %s", count(last.RenewThird), seconds(last.TimeoutS))
 			}
 			out = append(out, s+", although no heartbeat was lost.")
 		}
 	} else {
-		s := fmt.Sprintf("With %s of heartbeats lost, renewing every third of the timeout ran %s twice at %s", percent(p.HeartbeatLoss), plural(first.RenewThird, "job", "jobs"), saySecs(first.TimeoutS))
+		s := fmt.Sprintf("With %s of heartbeats lost, renewing every third of the timeout ran %s twice at %s", rate(p.HeartbeatLoss), plural(first.RenewThird, "job", "jobs"), seconds(first.TimeoutS))
 		if !one {
-			s += fmt.Sprintf(" and %s at %s", count(last.RenewThird), saySecs(last.TimeoutS))
+			s += fmt.Sprintf(" and %s at %s", count(last.RenewThird), seconds(last.TimeoutS))
 		}
 		s += fmt.Sprintf(", against %s", count(first.NoRenewal))
 		if !one {
@@ -144,9 +145,9 @@ func readLease(p experiments.LeaseParams, r experiments.LeaseResult) []string {
 		}
 		out = append(out, s)
 	} else {
-		s := fmt.Sprintf("Renewing only once every two timeouts ran %s twice at %s", plural(first.RenewDouble, "job", "jobs"), saySecs(first.TimeoutS))
+		s := fmt.Sprintf("Renewing only once every two timeouts ran %s twice at %s", plural(first.RenewDouble, "job", "jobs"), seconds(first.TimeoutS))
 		if !one {
-			s += fmt.Sprintf(" and %s at %s", count(last.RenewDouble), saySecs(last.TimeoutS))
+			s += fmt.Sprintf(" and %s at %s", count(last.RenewDouble), seconds(last.TimeoutS))
 		}
 		out = append(out, s+": a heartbeat slower than the lease cannot keep it alive.")
 	}

@@ -44,9 +44,17 @@ func TestReadLease(t *testing.T) {
 		{name: "lease of one job", params: lease, result: oneJob,
 			want: []string{"The one job took 4.8 s", "the one job ran twice"}, not: []string{"1 jobs", "slowest"}},
 		{name: "lease under heartbeat loss", params: lossy, result: lossyResult,
-			want: []string{"30.00% of heartbeats lost", "ran 611 jobs twice at 5 s and 7 at 300 s", "against 2,448 and 0", "should stop", "completion on a heartbeat tick"}},
+			want: []string{"30% of heartbeats lost", "ran 611 jobs twice at 5 s and 7 at 300 s", "against 2,448 and 0", "should stop", "completion on a heartbeat tick"}},
 		{name: "lease with one point that never reaches zero", params: lease, result: shortLease,
 			want: []string{"ran 140 jobs twice (14.00%)", "outlast the slowest job, 95.5 s"}, not: []string{"first reaches zero", "no timeout tried"}},
+		// Issue 8: a 0.001 s timeout read "a 0.0 s visibility timeout", a 0.0004 s job "took 0.0 s".
+		{name: "lease at a timeout of a millisecond", params: lease,
+			result: experiments.LeaseResult{Jobs: 20_000, SlowestS: 289.2, Points: []experiments.LeasePoint{
+				{TimeoutS: 0.001, NoRenewal: 19_989, RenewDouble: 20_000}, {TimeoutS: 5, NoRenewal: 2448, RenewDouble: 20_000}, {TimeoutS: 300, RenewDouble: 20_000}}},
+			want: []string{"a 0.001 s visibility timeout ran 19,989 jobs twice", "from 0.001 s to 300 s"}, not: []string{"0.0 s"}},
+		{name: "lease of very short jobs", params: lease,
+			result: experiments.LeaseResult{Jobs: 20_000, SlowestS: 0.0004, Points: []experiments.LeasePoint{{TimeoutS: 5, RenewDouble: 20_000}}},
+			want:   []string{"the slowest took 0.0004 s"}, not: []string{"0.0 s"}},
 		{name: "lease where nothing outlives the timeout", params: lease, result: idle,
 			want: []string{"even the shortest timeout tried, 10 s, ran no job twice"}},
 	})

@@ -21,10 +21,10 @@ func orderingsCharts(domID string, _ experiments.StreamParams, r experiments.Ord
 }
 
 func orderingsTables(_ experiments.StreamParams, r experiments.OrderingsResult) []Table {
-	t := Table{Caption: fmt.Sprintf("Dedup key and effect, %s jobs", count(r.Jobs)),
-		Head: []string{"order", "lost", "duplicated"}, Numeric: []bool{false, true, true}}
+	t := newTable("Dedup key and effect, "+plural(r.Jobs, "job", "jobs"),
+		col{"order", "order", false}, col{"lost", "lost_jobs", true}, col{"duplicated", "duplicated_jobs", true})
 	for _, row := range r.Rows {
-		t.Rows = append(t.Rows, []string{string(row.Order), count(row.Lost), count(row.Duplicated)})
+		t.add(textCell(string(row.Order)), countCell(row.Lost), countCell(row.Duplicated))
 	}
 	return []Table{t}
 }

@@ -28,14 +28,15 @@ func outboxCharts(domID string, _ experiments.OutboxParams, r experiments.Outbox
 }
 
 func outboxTables(_ experiments.OutboxParams, r experiments.OutboxResult) []Table {
-	t := Table{Caption: fmt.Sprintf("Producer designs, %s events", count(r.Events)),
-		Head: []string{"producer", "consumer", "lost events", "phantom events", "duplicate applications"}, Numeric: []bool{false, false, true, true, true}}
+	t := newTable("Producer designs, "+plural(r.Events, "event", "events"),
+		col{"producer", "producer", false}, col{"consumer", "consumer_dedup", false}, col{"lost events", "lost_events", true},
+		col{"phantom events", "phantom_events", true}, col{"duplicate applications", "duplicate_applications", true})
 	for _, row := range r.Rows {
 		c := "no dedup key"
 		if row.ConsumerDedup {
 			c = "dedup key"
 		}
-		t.Rows = append(t.Rows, []string{string(row.Design), c, count(row.Lost), count(row.Phantom), count(row.DuplicateApplications)})
+		t.add(textCell(string(row.Design)), flagCell(c, row.ConsumerDedup), countCell(row.Lost), countCell(row.Phantom), countCell(row.DuplicateApplications))
 	}
 	return []Table{t}
 }
@@ -57,7 +58,7 @@ func readOutbox(p experiments.OutboxParams, r experiments.OutboxResult) []string
 	if r.Events == 0 || len(r.Rows) == 0 {
 		return []string{"No events were produced in this run, so there is nothing to read."}
 	}
-	out := []string{fmt.Sprintf("The producer made %s, and each step crashed with a chance of %s.", plural(r.Events, "business change", "business changes"), percent(p.CrashRate))}
+	out := []string{fmt.Sprintf("The producer made %s, and each step crashed with a chance of %s.", plural(r.Events, "business change", "business changes"), rate(p.CrashRate))}
 	// Group the rows by producer design: lost and phantom events are the producer's doing and the
 	// same for either consumer, duplicate applications are the consumer's.
 	type pair struct{ no, yes *experiments.OutboxRow }

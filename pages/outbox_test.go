@@ -15,7 +15,7 @@ func TestReadOutbox(t *testing.T) {
 				{Design: experiments.TransactionalOutbox, DuplicateApplications: 377},
 				{Design: experiments.TransactionalOutbox, ConsumerDedup: true},
 			}},
-			want: []string{"20,000 business changes", "2.00%", "The dual write that commits first: 392 events lost, no phantom event, no event applied twice", "401 phantom events",
+			want: []string{"20,000 business changes", "a chance of 2%", "The dual write that commits first: 392 events lost, no phantom event, no event applied twice", "401 phantom events",
 				"377 duplicate applications at a consumer without a dedup key and 0 at one with a key",
 				"Only one combination", "the outbox with a consumer that dedups", "Each of the outbox's 377 duplicates", "applied none of them"}},
 		{name: "outbox of one clean event", params: experiments.OutboxParams{Events: 1, CrashRate: 0.5, Seed: 13},

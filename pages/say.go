@@ -2,13 +2,13 @@ package pages
 
 import (
 	"math"
-	"strconv"
 	"strings"
 )
 
-// pickNoun chooses the singular when a list has one item.
-func pickNoun(items []string, one, many string) string {
-	if len(items) == 1 {
+// pickNoun chooses the singular when a list has one item, and, when singular is given, only when
+// that one item is written as it: "rates of 1% and 5%", "predicts 2 jobs", "predicts 1 job".
+func pickNoun(items []string, one, many string, singular ...string) string {
+	if len(items) == 1 && (len(singular) == 0 || items[0] == singular[0]) {
 		return one
 	}
 	return many
@@ -22,40 +22,23 @@ func sayShare(n, of int64) string {
 	return percent(float64(n) / float64(of))
 }
 
-// saySecs writes a duration in seconds as given, or to one decimal when it was measured, with
-// thousands separators (1,000 s).
-func saySecs(s float64) string {
-	digits := 1
-	if s == math.Trunc(s) {
-		digits = 0
-	}
-	f := strconv.FormatFloat(math.Abs(s), 'f', digits, 64)
-	whole, frac, _ := strings.Cut(f, ".")
-	n, err := strconv.ParseInt(whole, 10, 64)
-	if err != nil {
-		return strconv.FormatFloat(s, 'g', 3, 64) + " s"
-	}
-	out := count(n)
-	if frac != "" {
-		out += "." + frac
-	}
-	if s < 0 {
-		out = "-" + out
-	}
-	return out + " s"
-}
+// saySecs writes a measured duration in seconds to one decimal, as the documents print job times
+// (287.3 s), and with more decimals where one would hide it: a job of 0.0004 s never took 0.0 s.
+func saySecs(s float64) string { return fixed(s, 1) + " s" }
 
 // sayRatio writes a growth factor to at most one decimal.
-func sayRatio(f float64) string {
-	return strings.TrimSuffix(strconv.FormatFloat(f, 'f', 1, 64), ".0")
-}
+func sayRatio(f float64) string { return trimZeros(fixed(f, 1)) }
 
-// sayProb writes a small probability as "1 in N" and a larger one as a percentage.
+// sayProb writes a probability the reader gave: a small one as "1 in N", a larger one as a
+// percentage as given.
 func sayProb(f float64) string {
-	if f > 0 && f < 0.001 {
+	switch {
+	case f > 0 && math.IsInf(1/f, 1): // below 10⁻³⁰⁸, where "1 in N" has no N
+		return sig(f*100, 3) + "%"
+	case f > 0 && f < 0.001:
 		return "1 in " + approx(1/f)
 	}
-	return percent(f)
+	return rate(f)
 }
 
 // saySpan writes seconds in the table's unit: the short unit below two minutes, words above.
@@ -65,9 +48,9 @@ func saySpan(s float64) string {
 	}
 	v, u := spanIn(s)
 	if u.seconds < 60 {
-		return sig3(v) + " " + u.short
+		return sig(v, 3) + " " + u.short
 	}
-	return pluralF(roundSig3(v), u.one, u.many)
+	return pluralF(v, u.one, u.many)
 }
 
 // plural writes a count with its noun in the right number: "1 job", "0 jobs", "1,000 jobs". The
@@ -79,12 +62,21 @@ func plural(n int64, one, many string) string {
 	return count(n) + " " + many
 }
 
-// pluralF is plural for an estimate, written as approx writes it.
+// pluralF is plural for an estimate, written as approx writes it; the noun agrees with the number
+// as written: "1 day", but "1.00 days" for 1.0001, whose digits say it is not exactly one.
 func pluralF(f float64, one, many string) string {
-	if f == 1 {
-		return "1 " + one
+	if s := approx(f); s != "1" {
+		return s + " " + many
 	}
-	return approx(f) + " " + many
+	return "1 " + one
+}
+
+// pluralGiven is plural for a value the reader gave, written as given (exact).
+func pluralGiven(f float64, one, many string) string {
+	if s := exact(f); s != "1" {
+		return s + " " + many
+	}
+	return "1 " + one
 }
 
 // verb picks a verb's number for a count.

@@ -3,6 +3,7 @@ package pages
 import (
 	"effectivelyonce/experiments"
 	"fmt"
+	"math"
 )
 
 // scaleShows presents the concept page's arithmetic at scale: a table of five quantities.
@@ -20,13 +21,23 @@ func scaleTables(_ experiments.ScaleParams, r experiments.ScaleResult) []Table {
 		{"dedup store", bytesSI(r.DedupStoreBytes)},
 		{"load on a failing downstream", approx(r.RetryPeakMultiplier) + "x"},
 	}
+	// For a program, the five quantities are one row under headers that carry their units. With no
+	// duplicates there is no interval between them: the result's 0 means never, an empty cell here.
+	between := r.SecondsBetweenDuplicates
+	if between <= 0 {
+		between = math.Inf(1)
+	}
+	t.Keys = []string{"duplicates_per_day", "seconds_between_duplicates", "dedup_keys", "dedup_store_bytes", "retry_peak_multiplier"}
+	t.Data = [][]string{{raw(r.DuplicatesPerDay), raw(between), raw(r.DedupKeys), raw(r.DedupStoreBytes), raw(r.RetryPeakMultiplier)}}
 	return []Table{t}
 }
 
 func readScale(p experiments.ScaleParams, r experiments.ScaleResult) []string {
 	s := fmt.Sprintf("At %s a day, with a %s chance per message that the consumer dies inside the crash window, expect about %s a day",
-		pluralF(p.MessagesPerDay, "message", "messages"), sayProb(p.CrashWindowP), pluralF(r.DuplicatesPerDay, "duplicate", "duplicates"))
+		pluralGiven(p.MessagesPerDay, "message", "messages"), sayProb(p.CrashWindowP), pluralF(r.DuplicatesPerDay, "duplicate", "duplicates"))
 	switch {
+	case r.DuplicatesPerDay > 0 && math.IsInf(r.SecondsBetweenDuplicates, 1):
+		s += ", so few that the wait between two of them overflows any clock this page can compute."
 	case r.DuplicatesPerDay <= 0:
 		s += ": none, because the chance is zero. No real consumer gets there; deploys, OOM kills and rebalances all land in the window sooner or later."
 	case r.DuplicatesPerDay < 1:
@@ -39,14 +50,14 @@ func readScale(p experiments.ScaleParams, r experiments.ScaleResult) []string {
 		out = append(out, "Without an idempotent consumer each of those is a corrupted effect, such as a second charge; with one, each is a skipped no-op. The delivery layer is identical in both cases.")
 	}
 	if p.ReplayDays <= 0 {
-		out = append(out, "A replay window of 0 days keeps no dedup keys at all. That is no dedup: every redelivery would find nothing to match and be applied again.")
+		out = append(out, "With no replay window at all, no dedup key is kept. That is no dedup: every redelivery would find nothing to match and be applied again.")
 	} else {
 		out = append(out, fmt.Sprintf("Keeping dedup keys for %s means holding about %s; at %s a key that is about %s.",
-			pluralF(p.ReplayDays, "day", "days"), pluralF(r.DedupKeys, "key", "keys"), pluralF(p.BytesPerKey, "byte", "bytes"), bytesSI(r.DedupStoreBytes)))
+			pluralGiven(p.ReplayDays, "day", "days"), pluralF(r.DedupKeys, "key", "keys"), pluralGiven(p.BytesPerKey, "byte", "bytes"), bytesSI(r.DedupStoreBytes)))
 	}
 	if r.RetryPeakMultiplier > 1 {
 		out = append(out, fmt.Sprintf("A naive retry policy of %sx puts %sx the normal load on a downstream at the moment it is already failing; backoff, a retry budget and a dead-letter queue are part of correctness, not polish.",
-			approx(p.RetryMultiplier), approx(r.RetryPeakMultiplier)))
+			exact(p.RetryMultiplier), approx(r.RetryPeakMultiplier)))
 	}
 	return out
 }

@@ -31,11 +31,24 @@ var windowGridShows = shows[experiments.WindowGridParams, experiments.WindowGrid
 	reading: readWindowGrid,
 }
 
+// stateBytesPerID is what the experiment charges an id of the dedup window (its StateKB is
+// window*16/1024); the table writes the state from bytes so that a window under 64 ids does not
+// read 0 KB. TestStateBytesMatchExperiment holds the two together.
+const stateBytesPerID = 16
+
+// windowCaption names the delays the window table was measured against.
+func windowCaption(maxDelay int64) string {
+	if maxDelay == 1 {
+		return "Bounded dedup, every redelivery 1 job late"
+	}
+	return "Bounded dedup, redeliveries 1 to " + count(maxDelay) + " jobs late"
+}
+
 func windowTables(_ experiments.WindowParams, r experiments.WindowResult) []Table {
-	t := Table{Caption: fmt.Sprintf("Bounded dedup, redeliveries 1 to %s jobs late", count(r.MaxDelay)),
-		Head: []string{"window", "state", "duplicates escaped", "rate"}, Numeric: []bool{true, true, true, true}}
+	t := newTable(windowCaption(r.MaxDelay),
+		col{"window", "window_ids", true}, col{"state", "state_bytes", true}, col{"duplicates escaped", "escaped_duplicates", true}, col{"rate", "escape_rate", true})
 	for _, p := range r.Points {
-		t.Rows = append(t.Rows, []string{count(p.Window), count(p.StateKB) + " KB", count(p.Escaped), percent(p.EscapeRate)})
+		t.add(countCell(p.Window), stateCell(p.Window*stateBytesPerID), countCell(p.Escaped), shareCell(p.EscapeRate))
 	}
 	return []Table{t}
 }
@@ -53,18 +66,17 @@ func windowMeasures(_ experiments.WindowParams, r experiments.WindowResult) map[
 }
 
 func windowGridTables(_ experiments.WindowGridParams, r experiments.WindowGridResult) []Table {
-	t := Table{Caption: "Duplicates escaped, by max redelivery delay (rows) and window (columns)",
-		Head: []string{"max redelivery delay"}, Numeric: []bool{true}}
+	cols := []col{{"max redelivery delay", "max_delay_jobs", true}}
 	for _, w := range r.Windows {
-		t.Head = append(t.Head, "window "+count(w))
-		t.Numeric = append(t.Numeric, true)
+		cols = append(cols, col{"window " + count(w), "escaped_duplicates_window_" + strconv.FormatInt(w, 10), true})
 	}
+	t := newTable("Duplicates escaped, by max redelivery delay (rows) and window (columns)", cols...)
 	for di, d := range r.MaxDelays {
-		row := []string{count(d)}
+		row := []cell{countCell(d)}
 		for wi := range r.Windows {
-			row = append(row, count(gridCell(r, di, wi)))
+			row = append(row, countCell(gridCell(r, di, wi)))
 		}
-		t.Rows = append(t.Rows, row)
+		t.add(row...)
 	}
 	return []Table{t}
 }
@@ -122,14 +134,16 @@ func readWindow(p experiments.WindowParams, r experiments.WindowResult) []string
 		out = append(out, s)
 	} else {
 		w := pts[zero]
-		size := "about " + count(w.StateKB) + " KB"
-		if w.StateKB == 0 {
-			size = "under 1 KB"
+		size := stateSize(w.Window * stateBytesPerID)
+		if w.Window*stateBytesPerID >= 1024 {
+			size = "about " + size
 		}
 		s := fmt.Sprintf("The smallest window tried with zero escapes is %s (%s of ids). ", plural(w.Window, "id", "ids"), size)
 		switch {
-		case w.Window >= bound && bound <= 1:
+		case w.Window >= bound && r.Jobs == 1:
 			s += "On a stream of one job any window holds every id, so no window can leak here."
+		case w.Window >= bound && bound == 1:
+			s += "With a maximum delay of 1 job each redelivery arrives right after its original, so a window of one id or more still holds its key and no window can leak here."
 		case w.Window >= bound && zero == 0:
 			s += fmt.Sprintf("Every window tried is at least %s, where zero is guaranteed, so this run does not locate the threshold. Add windows below %s to see where the leak stops.",
 				sayBound(r.MaxDelay, r.Jobs), count(bound))

@@ -1,6 +1,8 @@
 package pages
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	"effectivelyonce/experiments"
@@ -59,6 +61,14 @@ func TestReadWindow(t *testing.T) {
 		{name: "window: one job, crashed", params: window,
 			result: experiments.WindowResult{Jobs: 1, Crashed: 1, MaxDelay: 2000, Points: []experiments.WindowPoint{{Window: 100, StateKB: 1}}},
 			want:   []string{"The one job crashed. Its redelivery was due", "1 id, which holds every id", "no window can leak"}, not: []string{"1 jobs", "1 redeliveries", "luck", "below 1"}},
+		// Issue 8: a maximum delay of 1 read "on a stream of one job" for a stream of 20,000.
+		{name: "window: a maximum delay of one job", params: window,
+			result: experiments.WindowResult{Jobs: 20_000, Crashed: 398, MaxDelay: 1, Points: []experiments.WindowPoint{{Window: 100, StateKB: 1}, {Window: 500, StateKB: 7}}},
+			want:   []string{"due up to 1 job later", "maximum delay of 1 job", "no window can leak"}, not: []string{"stream of one job", "1 jobs"}},
+		// Issue 8: windows under 64 ids read "under 1 KB"; the state is written from bytes.
+		{name: "window: a window smaller than a kilobyte", params: window,
+			result: experiments.WindowResult{Jobs: 20_000, Crashed: 398, MaxDelay: 10, Points: []experiments.WindowPoint{{Window: 10}}},
+			want:   []string{"10 ids (160 B of ids)"}, not: []string{"0 KB", "under 1 KB"}},
 		{name: "window: nothing crashed", params: window,
 			result: experiments.WindowResult{Jobs: 20_000, MaxDelay: 2000, Points: []experiments.WindowPoint{{Window: 100}, {Window: 2000}}},
 			want:   []string{"None of the 20,000 jobs crashed", "says nothing about sizing"}},
@@ -99,4 +109,33 @@ func TestReadWindowGrid(t *testing.T) {
 			result: experiments.WindowGridResult{Jobs: 800, Windows: []int64{1000}, MaxDelays: []int64{200, 5000}, Cells: []experiments.GridCell{gc(200, 1000, 0), gc(5000, 1000, 0)}},
 			want:   []string{"Every cell of the grid is zero, as it must be"}, not: []string{"luck"}},
 	})
+}
+
+// TestStateBytesMatchExperiment holds the table's bytes an id to the experiment's own StateKB, and
+// the state column to the document's figures at its windows (1 KB to 78 KB), while a window under
+// 64 ids reads in bytes instead of issue 8's "0 KB".
+func TestStateBytesMatchExperiment(t *testing.T) {
+	p := experiments.DefaultWindowParams()
+	p.Jobs = 2000
+	p.Windows = []int64{1, 10, 63, 64, 100, 500, 1000, 1500, 2000, 5000, 70_000}
+	r, err := experiments.Window(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pt := range r.Points {
+		if got := pt.Window * stateBytesPerID / 1024; got != pt.StateKB {
+			t.Errorf("window %d: %d KB from stateBytesPerID, experiment says %d", pt.Window, got, pt.StateKB)
+		}
+	}
+	var state []string
+	for _, row := range windowTables(p, r)[0].Rows {
+		state = append(state, row[1])
+	}
+	want := []string{"16 B", "160 B", "1,008 B", "1 KB", "1 KB", "7 KB", "15 KB", "23 KB", "31 KB", "78 KB", "1.07 MB"}
+	if strings.Join(state, "|") != strings.Join(want, "|") {
+		t.Errorf("state column %q, want %q", state, want)
+	}
+	if c := windowTables(p, experiments.WindowResult{MaxDelay: 1})[0].Caption; strings.Contains(c, "1 to 1") || strings.Contains(c, "1 jobs") {
+		t.Errorf("caption %q", c)
+	}
 }

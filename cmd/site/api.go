@@ -100,7 +100,15 @@ func (s *server) handleExperiment() echo.HandlerFunc {
 	}
 }
 
-// csvOf writes a run's tables as CSV, for the API and the command line alike.
+// csvOf writes a run as CSV, for the API and the command line alike, in the form spreadsheets and
+// pandas want rather than the form the page shows: raw numbers in base units under snake_case
+// headers that name the unit (state_bytes, timeout_s, escape_rate as a fraction), one table after
+// another, separated by an empty line (every experiment has one table today). The run's
+// parameters come first, as comment lines, one "# name=value" per parameter in the experiment's
+// order after a "# experiment=name" line, values written as a permalink carries them (lists
+// comma-separated): comment lines rather than columns, so that a parameter list does not repeat
+// on every row and the table's own columns stay the result's. pandas reads it with
+// read_csv(url, comment="#"); a spreadsheet shows the comment lines above the header.
 func csvOf(e *experiments.Experiment, params, result any) (string, error) {
 	pr, err := pages.PresenterOf(e)
 	if err != nil {
@@ -110,11 +118,19 @@ func csvOf(e *experiments.Experiment, params, result any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var parts []string
-	for _, t := range tables {
-		parts = append(parts, t.CSV())
+	var b strings.Builder
+	b.WriteString("# experiment=" + e.Name + "\r\n")
+	values := e.Format(params)
+	for _, f := range e.Fields {
+		b.WriteString("# " + f.Name + "=" + values[f.Name] + "\r\n")
 	}
-	return strings.Join(parts, "\r\n"), nil
+	for i, t := range tables {
+		if i > 0 {
+			b.WriteString("\r\n")
+		}
+		b.WriteString(t.CSV())
+	}
+	return b.String(), nil
 }
 
 // apiErrors is the body of every refused API request, whatever refused it: one entry per field,

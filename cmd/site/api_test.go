@@ -39,16 +39,3 @@ func TestAPIErrors(t *testing.T) {
 		})
 	}
 }
-
-// TestCSV: the API answers ?format=csv with the table the page shows, formatted as on the page.
-func TestCSV(t *testing.T) {
-	s := newTestServer(t, testConfig())
-	r := do(t, s, "GET", "/api/experiments/window?format=csv", nil)
-	if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/csv") {
-		t.Fatalf("status %d type %s", r.status, r.header.Get("Content-Type"))
-	}
-	lines := strings.Split(strings.TrimSpace(r.body), "\r\n")
-	if lines[0] != "window,state,duplicates escaped,rate" || len(lines) != 7 || lines[3] != `"1,000",15 KB,195,0.97%` {
-		t.Errorf("csv:\n%s", r.body)
-	}
-}
