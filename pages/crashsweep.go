@@ -59,8 +59,8 @@ func readCrashSweep(p experiments.CrashSweepParams, r experiments.CrashSweepResu
 		}
 	}
 	out := []string{fmt.Sprintf("Acknowledging before the work, on %s: %s.", plural(r.Jobs, "job", "jobs"), strings.Join(parts, "; ")),
-		"Which jobs crash here is not drawn at random: " + crashRule + ". The rule needs no seed and spreads the crashes evenly over the " +
-			"stream, while the seeded stream of the other experiments tosses a coin for each job; so at the same rate the two crash different " +
+		"Which jobs crash here is not drawn at random: " + crashRule + ". The rule needs no seed and hits exactly the asked share only over a full cycle of 100,000 jobs, " +
+			"while the seeded stream of the other experiments tosses a coin for each job; so at the same rate the two crash different " +
 			"jobs, and different numbers of them, and this table need not match theirs."}
 	runs := plural(int64(len(pts)), "run", "runs")
 	top := pts[len(pts)-1]
