@@ -25,9 +25,11 @@ func assemblyCharts(domID string, _ experiments.StreamParams, r experiments.Asse
 func assemblyTables(_ experiments.StreamParams, r experiments.AssemblyResult) []Table {
 	t := newTable(fmt.Sprintf("Four designs, %s, %s crashed", plural(r.Jobs, "job", "jobs"), count(r.Crashed)),
 		col{"design", "design", false}, col{"lost", "lost_jobs", true}, col{"exactly once", "exactly_once_jobs", true},
-		col{"duplicated", "duplicated_jobs", true}, col{"correct", "correct", false})
+		col{"duplicated", "duplicated_jobs", true}, col{"correct", "correct", false},
+		col{"deliveries", "deliveries", true}, col{"effects applied", "effects", true})
 	for _, row := range r.Rows {
-		t.add(textCell(string(row.Design)), countCell(row.Lost), countCell(row.ExactlyOnce), countCell(row.Duplicated), yesNoCell(row.Correct))
+		t.add(textCell(string(row.Design)), countCell(row.Lost), countCell(row.ExactlyOnce), countCell(row.Duplicated), yesNoCell(row.Correct),
+			countCell(row.Deliveries), countCell(row.Effects))
 	}
 	return []Table{t}
 }
@@ -109,8 +111,13 @@ func readAssembly(p experiments.StreamParams, r experiments.AssemblyResult) []st
 		out = append(out, s)
 	}
 	if tx != nil {
-		out = append(out, fmt.Sprintf("With the key and the effect committed together in one transaction: %s lost, %s duplicated, %s applied exactly once.",
-			count(tx.Lost), count(tx.Duplicated), count(tx.ExactlyOnce)))
+		s := fmt.Sprintf("With the key and the effect committed together in one transaction: %s lost, %s duplicated, %s applied exactly once.",
+			count(tx.Lost), count(tx.Duplicated), count(tx.ExactlyOnce))
+		if redelivered := tx.Deliveries - r.Jobs; redelivered > 0 {
+			s += fmt.Sprintf(" Delivery did not change: the workers still received %s for %s, because %s came a second time; the dedup key turned every second delivery into a no-op, so %s landed.",
+				plural(tx.Deliveries, "delivery", "deliveries"), plural(r.Jobs, "job", "jobs"), plural(redelivered, "job", "jobs"), plural(tx.Effects, "effect", "effects"))
+		}
+		out = append(out, s)
 	}
 	for _, row := range other {
 		out = append(out, fmt.Sprintf("%s: %s lost, %s exactly once, %s duplicated.",

@@ -12,7 +12,7 @@ func TestReadAssembly(t *testing.T) {
 		{Design: experiments.DesignAtMostOnce, Lost: 398, ExactlyOnce: 19_602},
 		{Design: experiments.DesignAtLeastOnce, ExactlyOnce: 19_602, Duplicated: 398},
 		{Design: experiments.DesignDedupNonTransactional, ExactlyOnce: 19_602, Duplicated: 398},
-		{Design: experiments.DesignDedupTransactional, ExactlyOnce: 20_000, Correct: true},
+		{Design: experiments.DesignDedupTransactional, ExactlyOnce: 20_000, Correct: true, Deliveries: 20_398, Effects: 20_000},
 	}}
 	partial := docAssembly
 	partial.Rows = append([]experiments.AssemblyRow(nil), docAssembly.Rows...)
@@ -38,7 +38,8 @@ func TestReadAssembly(t *testing.T) {
 		{name: "pointer instead of value", params: &stream, result: &docAssembly, empty: true},
 		{name: "assembly at the document's values", params: stream, result: docAssembly,
 			want: []string{"20,000 jobs", "398", "1.99%", "crash rate of 2%", "19,602", "exactly the ones the first design lost",
-				"caught 0 of the 398", "Only one row is correct", "dedup-transactional"}},
+				"caught 0 of the 398", "Only one row is correct", "dedup-transactional",
+				"still received 20,398 deliveries for 20,000 jobs, because 398 jobs came a second time", "so 20,000 effects landed"}},
 		{name: "assembly where the loose key catches some", params: stream, result: partial,
 			want: []string{"let 100 duplicates through", "caught 298 of the 398", "not the same set"}},
 		{name: "assembly with no crashes", params: experiments.StreamParams{Jobs: 5_000}, result: noCrash,

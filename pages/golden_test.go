@@ -118,12 +118,13 @@ func TestTimelineAndCardsGolden(t *testing.T) {
 
 func TestTablesAndCSV(t *testing.T) {
 	tabs := assemblyTables(experiments.DefaultStreamParams(), experiments.AssemblyResult{Jobs: 20000, Crashed: 398, Rows: []experiments.AssemblyRow{
-		{Design: experiments.DesignAtMostOnce, Lost: 398, ExactlyOnce: 19602}, {Design: experiments.DesignDedupTransactional, ExactlyOnce: 20000, Correct: true}}})
+		{Design: experiments.DesignAtMostOnce, Lost: 398, ExactlyOnce: 19602, Deliveries: 20000, Effects: 19602},
+		{Design: experiments.DesignDedupTransactional, ExactlyOnce: 20000, Correct: true, Deliveries: 20398, Effects: 20000}}})
 	if len(tabs) != 1 {
 		t.Fatal(len(tabs))
 	}
 	csv := tabs[0].CSV()
-	want := "design,lost_jobs,exactly_once_jobs,duplicated_jobs,correct\r\nat-most-once,398,19602,0,false\r\ndedup-transactional,0,20000,0,true\r\n"
+	want := "design,lost_jobs,exactly_once_jobs,duplicated_jobs,correct,deliveries,effects\r\nat-most-once,398,19602,0,false,20000,19602\r\ndedup-transactional,0,20000,0,true,20398,20000\r\n"
 	if csv != want {
 		t.Errorf("csv = %q\nwant %q", csv, want)
 	}

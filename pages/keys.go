@@ -22,9 +22,10 @@ func keysCharts(domID string, _ experiments.StreamParams, r experiments.KeysResu
 
 func keysTables(_ experiments.StreamParams, r experiments.KeysResult) []Table {
 	t := newTable(fmt.Sprintf("Dedup keys, %s, %s redelivered", plural(r.Jobs, "job", "jobs"), count(r.Crashed)),
-		col{"dedup key", "dedup_key", false}, col{"duplicates", "duplicated_jobs", true})
+		col{"dedup key", "dedup_key", false}, col{"duplicates", "duplicated_jobs", true},
+		col{"deliveries", "deliveries", true}, col{"effects applied", "effects", true})
 	for _, row := range r.Rows {
-		t.add(textCell(string(row.Key)), countCell(row.Duplicated))
+		t.add(textCell(string(row.Key)), countCell(row.Duplicated), countCell(row.Deliveries), countCell(row.Effects))
 	}
 	return []Table{t}
 }

@@ -269,3 +269,15 @@ func TestBlocksShowThePlainMechanism(t *testing.T) {
 		}
 	}
 }
+
+// TestBlock3ShowsDeliveriesBesideEffects: block 3's point is that redeliveries still happen while
+// effects land once, so its table shows both counts (issue 8, item 21).
+func TestBlock3ShowsDeliveriesBesideEffects(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	body := do(t, s, "GET", "/blocks/3", nil).body
+	for _, want := range []string{">deliveries</th>", ">effects applied</th>", ">20,398</td>", "still received 20,398 deliveries"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("block 3 lacks %q", want)
+		}
+	}
+}

@@ -44,7 +44,7 @@ func TestCLIRun(t *testing.T) {
 		t.Errorf("lease json %+v", got.Result.Points)
 	}
 	out, err = runCLI(t, "run", "keys", "-format=csv")
-	if err != nil || !strings.HasPrefix(out, "# experiment=keys\r\n# jobs=20000\r\n# crash_rate=0.02\r\n# seed=13\r\ndedup_key,duplicated_jobs\r\njob-id,0\r\n") {
+	if err != nil || !strings.HasPrefix(out, "# experiment=keys\r\n# jobs=20000\r\n# crash_rate=0.02\r\n# seed=13\r\ndedup_key,duplicated_jobs,deliveries,effects\r\njob-id,0,20398,20000\r\n") {
 		t.Errorf("csv %q err %v", out, err)
 	}
 }

@@ -44,7 +44,7 @@ func TestCSVIsForPrograms(t *testing.T) {
 		{"window?format=csv", map[string]string{"experiment": "window", "jobs": "20000", "crash_rate": "0.02", "max_delay": "2000", "windows": "100,500,1000,1500,2000,5000"},
 			"window_ids,state_bytes,escaped_duplicates,escape_rate", []string{"window_ids", "state_bytes", "escaped_duplicates", "escape_rate"}, "2000,32000,0,0"},
 		{"assembly?format=csv", map[string]string{"experiment": "assembly", "jobs": "20000", "seed": "13"},
-			"design,lost_jobs,exactly_once_jobs,duplicated_jobs,correct", []string{"lost_jobs", "exactly_once_jobs", "duplicated_jobs"}, "at-most-once,398,19602,0,false"},
+			"design,lost_jobs,exactly_once_jobs,duplicated_jobs,correct,deliveries,effects", []string{"lost_jobs", "exactly_once_jobs", "duplicated_jobs", "deliveries", "effects"}, "at-most-once,398,19602,0,false,20000,19602"},
 		{"lease?format=csv&timeouts=0.001,5", map[string]string{"experiment": "lease", "timeouts": "0.001,5", "heartbeat_loss": "0"},
 			"timeout_s,twice_no_renewal_jobs,twice_renew_third_jobs,twice_renew_double_jobs", []string{"timeout_s", "twice_no_renewal_jobs"}, "5,2448,0,20000"},
 		{"scale?format=csv&messages_per_day=1e15&crash_window_p=1&replay_days=36500&bytes_per_key=1000000&retry_multiplier=1000",
