@@ -71,14 +71,14 @@ func checkProgramForm(t *testing.T, name string, tb Table) {
 func TestProgramFormInBaseUnits(t *testing.T) {
 	w := windowTables(experiments.DefaultWindowParams(), experiments.WindowResult{Jobs: 20_000, Crashed: 398, MaxDelay: 2000,
 		Points: []experiments.WindowPoint{{Window: 1000, Escaped: 195, EscapeRate: 0.00975, StateKB: 15}}})[0]
-	l := leaseTables(experiments.DefaultLeaseParams(), experiments.LeaseResult{Jobs: 20_000, Points: []experiments.LeasePoint{{TimeoutS: 0.001, NoRenewal: 19_989, RenewDouble: 20_000}}})[0]
+	l := leaseTables(experiments.DefaultLeaseParams(), experiments.LeaseResult{Jobs: 20_000, Points: []experiments.LeasePoint{{TimeoutS: 0.001, NoRenewal: 19_989, RenewDouble: 20_000, RenewDoubleReal: 19_989}}})[0]
 	c := crashSweepTables(experiments.DefaultCrashSweepParams(), experiments.CrashSweepResult{Jobs: 20_000, Points: []experiments.CrashSweepPoint{{CrashRate: 0.000001, Lost: 1, AckAfterDuplicated: 1}}})[0]
 	s := scaleTables(experiments.ScaleParams{}, experiments.ScaleResult{DuplicatesPerDay: 1e15, SecondsBetweenDuplicates: 8.64e-11, DedupKeys: 3.65e19, DedupStoreBytes: 3.65e25, RetryPeakMultiplier: 1000})[0]
 	none := scaleTables(experiments.ScaleParams{}, experiments.ScaleResult{DedupKeys: 7e9, DedupStoreBytes: 448e9, RetryPeakMultiplier: 5})[0]
 	for _, tc := range []struct{ got, want string }{
 		{w.CSV(), "window_ids,state_bytes,escaped_duplicates,escape_rate\r\n1000,16000,195,0.00975\r\n"},
 		{strings.Join(w.Rows[0], "|"), "1,000|15 KB|195|0.97%"},
-		{l.CSV(), "timeout_s,twice_no_renewal_jobs,twice_renew_third_jobs,twice_renew_double_jobs\r\n0.001,19989,0,20000\r\n"},
+		{l.CSV(), "timeout_s,twice_no_renewal_jobs,twice_renew_third_jobs,twice_renew_double_jobs,twice_renew_double_real_jobs\r\n0.001,19989,0,20000,19989\r\n"},
 		{c.CSV(), "crash_rate,lost_jobs,duplicated_jobs,errors_raised,ack_after_duplicated_jobs\r\n0.000001,1,0,0,1\r\n"},
 		{s.CSV(), "duplicates_per_day,seconds_between_duplicates,dedup_keys,dedup_store_bytes,retry_peak_multiplier\r\n" +
 			"1000000000000000,8.64e-11,36500000000000000000,3.65e+25,1000\r\n"},

@@ -46,7 +46,7 @@ func TestCSVIsForPrograms(t *testing.T) {
 		{"assembly?format=csv", map[string]string{"experiment": "assembly", "jobs": "20000", "seed": "13"},
 			"design,lost_jobs,exactly_once_jobs,duplicated_jobs,correct,deliveries,effects", []string{"lost_jobs", "exactly_once_jobs", "duplicated_jobs", "deliveries", "effects"}, "at-most-once,398,19602,0,false,20000,19602"},
 		{"lease?format=csv&timeouts=0.001,5", map[string]string{"experiment": "lease", "timeouts": "0.001,5", "heartbeat_loss": "0"},
-			"timeout_s,twice_no_renewal_jobs,twice_renew_third_jobs,twice_renew_double_jobs", []string{"timeout_s", "twice_no_renewal_jobs"}, "5,2448,0,20000"},
+			"timeout_s,twice_no_renewal_jobs,twice_renew_third_jobs,twice_renew_double_jobs,twice_renew_double_real_jobs", []string{"timeout_s", "twice_no_renewal_jobs", "twice_renew_double_real_jobs"}, "5,2448,0,20000,2448"},
 		{"scale?format=csv&messages_per_day=1e15&crash_window_p=1&replay_days=36500&bytes_per_key=1000000&retry_multiplier=1000",
 			map[string]string{"experiment": "scale", "messages_per_day": "1000000000000000", "replay_days": "36500"},
 			"duplicates_per_day,seconds_between_duplicates,dedup_keys,dedup_store_bytes,retry_peak_multiplier",
