@@ -39,6 +39,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("Keyboard", func(t *testing.T) { browserKeyboard(t, b) })
 	t.Run("WithoutJavaScript", func(t *testing.T) { browserWithoutJavaScript(t, b) })
 	t.Run("PredictionsPersist", func(t *testing.T) { browserPredictionsPersist(t, b) })
+	t.Run("PageURLHoldsEveryForm", func(t *testing.T) { browserPageURLHoldsEveryForm(t, b) })
 }
 
 // browserPagesLoadCleanly opens every page and fails on any console error, uncaught exception or
@@ -359,5 +360,101 @@ func browserPredictionsPersist(t *testing.T, b *browserSuite) {
 	}
 	for _, prob := range tb.takeProblems() {
 		t.Errorf("predictions: %s", prob)
+	}
+}
+
+// rerun types each value over its input in the block with DOM id block, presses Run and waits for
+// the block to come back holding the values, and its charts to be drawn.
+func (tb *browserTab) rerun(block string, values map[string]string) {
+	tb.t.Helper()
+	for name, v := range values {
+		tb.retype("#"+block+"-"+name, v)
+	}
+	tb.do(chromedp.Click(chromedp.CSS("#" + block + " button.run")))
+	for name, v := range values {
+		tb.waitFor(block+" back with "+name+"="+v, `document.querySelector("#`+block+`-`+name+`").defaultValue === `+jsString(v))
+	}
+	tb.waitCharts()
+}
+
+// blockSnapshot is what testdata/browser/experiment-blocks.js reports for each experiment block.
+type blockSnapshot struct {
+	ID      string            `json:"id"`
+	Inputs  map[string]string `json:"inputs"`
+	Stream  string            `json:"stream"`
+	Reading string            `json:"reading"`
+	Rows    []string          `json:"rows"`
+}
+
+// browserPageURLHoldsEveryForm reruns the first form of a page with two experiments, then the
+// second, then the first again: the pushed URL must hold both forms' values, the second block must
+// follow the stream set in the first, and a reload of that URL must show exactly what was on screen.
+func browserPageURLHoldsEveryForm(t *testing.T, b *browserSuite) {
+	for _, tc := range []struct {
+		path          string
+		first, second string            // the blocks' DOM ids
+		firstValues   map[string]string // typed into the first form, run, ...
+		secondValues  map[string]string // ... then these into the second ...
+		againValues   map[string]string // ... then these into the first again
+		inherited     string            // a stream value the second block must show after the first run
+		wantInURL     []string          // in the final URL
+	}{
+		{"/blocks/1", "exp-assembly", "exp-crash-sweep",
+			map[string]string{"jobs": "30000"}, map[string]string{"crash_rates": "0.01,0.1"}, map[string]string{"seed": "7"},
+			"30000", []string{"jobs=30000", "seed=7", "crash-sweep.crash_rates=0.01%2C0.1"}},
+		{"/blocks/4", "exp-window", "exp-window-grid",
+			map[string]string{"jobs": "30000", "max_delay": "3000"}, map[string]string{"max_delays": "500,4000"}, map[string]string{"seed": "7"},
+			"30000", []string{"jobs=30000", "max_delay=3000", "seed=7", "window-grid.max_delays=500%2C4000"}},
+	} {
+		t.Run(strings.TrimPrefix(strings.ReplaceAll(tc.path, "/", "-"), "-"), func(t *testing.T) {
+			tb := b.newTab(t, tabOption{})
+			tb.open(tc.path)
+			tb.waitCharts()
+			snap := tb.script("experiment-blocks.js")
+			search := func() string { return browserEval[string](tb, `decodeURIComponent(location.search)`) }
+
+			tb.rerun(tc.first, tc.firstValues)
+			tb.waitFor("the second block to take the first form's stream",
+				`document.querySelector("#`+tc.second+` p.stream").textContent.includes(`+jsString(tc.inherited)+`)`)
+			tb.rerun(tc.second, tc.secondValues)
+			for k, v := range tc.firstValues {
+				if !strings.Contains(search(), k+"="+v) {
+					t.Errorf("after rerunning the second form the URL %s lost the first form's %s=%s", search(), k, v)
+				}
+			}
+			tb.rerun(tc.first, tc.againValues)
+			for k, v := range tc.secondValues {
+				if !strings.Contains(search(), tc.second[len("exp-"):]+"."+k+"="+v) {
+					t.Errorf("after rerunning the first form again the URL %s lost the second form's %s=%s", search(), k, v)
+				}
+			}
+			u := browserEval[string](tb, `location.search`)
+			for _, w := range tc.wantInURL {
+				if !strings.Contains(u, w) {
+					t.Errorf("the URL %s lacks %s", u, w)
+				}
+			}
+			before := browserEval[[]blockSnapshot](tb, snap)
+			tb.do(chromedp.Reload())
+			tb.waitCharts()
+			if got := browserEval[string](tb, `location.search`); got != u {
+				t.Errorf("the reload changed the URL from %s to %s", u, got)
+			}
+			after := browserEval[[]blockSnapshot](tb, snap)
+			if len(before) != 2 || len(after) != 2 {
+				t.Fatalf("%d blocks before the reload, %d after; want 2", len(before), len(after))
+			}
+			for i := range before {
+				if fmt.Sprint(before[i]) != fmt.Sprint(after[i]) {
+					t.Errorf("%s shows something else after the reload of %s:\nbefore %+v\nafter  %+v", before[i].ID, u, before[i], after[i])
+				}
+				if len(before[i].Rows) == 0 || before[i].Reading == "" {
+					t.Errorf("%s: no table rows or no reading to compare: %+v", before[i].ID, before[i])
+				}
+			}
+			for _, prob := range tb.takeProblems() {
+				t.Errorf("%s: %s", tc.path, prob)
+			}
+		})
 	}
 }
