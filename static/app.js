@@ -82,24 +82,50 @@
     document.body.removeChild(ta);
   }
 
-  // Remembers the measured values a result carries, so the home page can set a reader's
-  // predictions beside the numbers of the runs they actually made.
-  function rememberMeasures(root) {
-    root.querySelectorAll("[data-measures]").forEach(function (el) {
-      try {
-        var m = JSON.parse(el.getAttribute("data-measures"));
-        var url = el.getAttribute("data-permalink") || window.location.href;
-        Object.keys(m).forEach(function (q) {
-          localStorage.setItem("eo.measured." + q, JSON.stringify({ value: m[q], url: url }));
-        });
-      } catch (e) { /* storage may be off; predictions then show the document's values */ }
-    });
+  var numbers = window.Intl ? new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 }) : null;
+
+  // fmt writes a number as the pages do, with thousands separators.
+  function fmt(n) {
+    return numbers ? numbers.format(n) : String(n);
+  }
+
+  // verdictOf puts a guess beside the question's measurement and says how far off it is: exact,
+  // close (within 10%) or far, with the distance in words. The gap is the lesson, so a far guess
+  // is said plainly and never styled as a success.
+  function verdictOf(raw, measured) {
+    var guess = Number(String(raw).replace(/[,_\s]/g, ""));
+    if (String(raw).trim() === "" || isNaN(guess)) {
+      return { kind: "", text: "You wrote \u201c" + raw + "\u201d, which is not a number to compare." };
+    }
+    var said = "You said " + fmt(guess) + ": ";
+    var gap = guess - measured;
+    if (gap === 0) return { kind: "exact", text: said + "exactly right." };
+    var off = fmt(Math.abs(gap)) + (gap > 0 ? " too high" : " too low");
+    if (measured === 0) return { kind: "far", text: said + off + " (the measurement is 0)." };
+    var share = Math.abs(gap) / Math.abs(measured);
+    if (share <= 0.1) {
+      return { kind: "close", text: said + off + ", within " + Math.max(1, Math.ceil(share * 100)) + "% of the measurement." };
+    }
+    var ratio = guess / measured;
+    var how;
+    if (ratio >= 2) how = fmt(ratio >= 10 ? Math.round(ratio) : Math.round(ratio * 10) / 10) + "x the measurement";
+    else if (ratio > 1) how = Math.round((ratio - 1) * 100) + "% above the measurement";
+    else if (ratio > 0) how = Math.round(ratio * 100) + "% of the measurement";
+    else how = "the measurement is " + fmt(measured);
+    return { kind: "far", text: said + off + " (" + how + ")." };
   }
 
   function initPredictions(root) {
     var form = root.querySelector("[data-predictions]");
     if (!form || form.dataset.bound) return;
     form.dataset.bound = "1";
+    // Earlier versions kept the last run's numbers and compared every question with them; a run
+    // at other parameters answers a different question, so those are dropped.
+    try {
+      Object.keys(localStorage).forEach(function (k) {
+        if (k.indexOf("eo.measured.") === 0) localStorage.removeItem(k);
+      });
+    } catch (e) {}
     var items = form.querySelectorAll("[data-question]");
     function show() {
       items.forEach(function (li) {
@@ -110,24 +136,11 @@
         if (saved !== null && input.value === "") input.value = saved;
         var reveal = li.querySelector(".reveal");
         reveal.hidden = saved === null;
-        var m = null;
-        try { m = JSON.parse(localStorage.getItem("eo.measured." + q) || "null"); } catch (e) {}
-        if (m) {
-          li.querySelector(".measured").textContent = String(m.value);
-          li.querySelector(".measured-where").textContent = "at your last run";
-          li.querySelector(".reveal a").setAttribute("href", m.url);
-        }
-        // Put the reader's guess beside the measurement: the gap is the lesson.
-        var guess = saved === null ? NaN : Number(String(saved).replace(/[,_\s]/g, ""));
-        var measured = Number(li.querySelector(".measured").textContent);
         var verdict = li.querySelector(".verdict");
-        if (!isNaN(guess) && !isNaN(measured)) {
-          var gap = guess - measured;
-          verdict.textContent = gap === 0 ? "You said " + guess + ": exactly right." :
-            "You said " + guess + ": " + Math.abs(gap) + (gap > 0 ? " too high." : " too low.");
-        } else {
-          verdict.textContent = "";
-        }
+        var measured = Number(li.getAttribute("data-measured"));
+        var v = saved === null || li.getAttribute("data-measured") === "" || isNaN(measured) ? { kind: "", text: "" } : verdictOf(saved, measured);
+        verdict.textContent = v.text;
+        ["exact", "close", "far"].forEach(function (k) { reveal.classList.toggle(k, v.kind === k); });
       });
     }
     form.addEventListener("submit", function (ev) {
@@ -172,7 +185,6 @@
   function init(root) {
     initCharts(root);
     initCopy(root);
-    rememberMeasures(root);
     initPredictions(root);
   }
 

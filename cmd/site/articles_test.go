@@ -254,3 +254,23 @@ func TestStreamBelongsToThePage(t *testing.T) {
 		t.Error("a later form's rerun redrew the first")
 	}
 }
+
+// TestQuizShowsEachQuestionsOwnMeasurement: the home page's questions carry the measurement at
+// the document's values, as digits for the script and with thousands separators for the reader,
+// whatever runs were made before.
+func TestQuizShowsEachQuestionsOwnMeasurement(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	if r := do(t, s, "GET", "/blocks/1?crash_rate=1", nil); r.status != 200 {
+		t.Fatalf("block 1 at crash_rate=1: %d", r.status)
+	}
+	home := do(t, s, "GET", "/", nil).body
+	for _, want := range []string{
+		`data-question="q1" data-measured="398"`,
+		`data-question="q5" data-measured="2448"`,
+		`<strong class="measured">2,448</strong>`,
+	} {
+		if !strings.Contains(home, want) {
+			t.Errorf("home page lacks %s", want)
+		}
+	}
+}

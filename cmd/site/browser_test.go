@@ -40,6 +40,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("WithoutJavaScript", func(t *testing.T) { browserWithoutJavaScript(t, b) })
 	t.Run("PredictionsPersist", func(t *testing.T) { browserPredictionsPersist(t, b) })
 	t.Run("PageURLHoldsEveryForm", func(t *testing.T) { browserPageURLHoldsEveryForm(t, b) })
+	t.Run("PredictionsOwnMeasurement", func(t *testing.T) { browserPredictionsOwnMeasurement(t, b) })
 }
 
 // browserPagesLoadCleanly opens every page and fails on any console error, uncaught exception or
@@ -355,7 +356,7 @@ func browserPredictionsPersist(t *testing.T, b *browserSuite) {
 		t.Errorf("q1 reveals %q %q, want 398 at the document's values", rs[0].Measured, rs[0].Where)
 	}
 	// The guess stands beside the measurement: 400 against 398 is 2 too high.
-	if v := browserEval[string](tb, `document.querySelector('[data-question="q1"] .verdict').textContent`); v != "You said 400: 2 too high." {
+	if v := browserEval[string](tb, `document.querySelector('[data-question="q1"] .verdict').textContent`); v != "You said 400: 2 too high, within 1% of the measurement." {
 		t.Errorf("q1 verdict %q", v)
 	}
 	for _, prob := range tb.takeProblems() {
@@ -456,5 +457,75 @@ func browserPageURLHoldsEveryForm(t *testing.T, b *browserSuite) {
 				t.Errorf("%s: %s", tc.path, prob)
 			}
 		})
+	}
+}
+
+// browserPredictionsOwnMeasurement saves guesses, runs block 1 at a crash rate of 1 and comes back:
+// each question must still be compared with its own measurement (its own parameters), whatever
+// else the reader ran, the verdict must say how far off a guess is, a far guess must not look like
+// a success, and numbers carry thousands separators.
+func browserPredictionsOwnMeasurement(t *testing.T, b *browserSuite) {
+	tb := b.newTab(t, tabOption{ownStorage: true})
+	bound := `document.querySelector("form[data-predictions]").dataset.bound === "1"`
+	tb.open("/")
+	tb.waitFor("app.js to bind the form", bound)
+	for id, g := range map[string]string{"q1": "2000", "q2": "400", "q3": "12", "q4": "195", "q5": "1000"} {
+		tb.do(chromedp.SendKeys(chromedp.ID("predict-"+id), g))
+	}
+	tb.do(chromedp.Click(chromedp.CSS(`form[data-predictions] button[type="submit"]`)))
+	tb.waitFor("the saved status", `document.querySelector("form[data-predictions] .status").textContent.includes("5 predictions saved")`)
+
+	// Every job crashes: block 1 loses all 20,000. That run answers nothing the questions ask.
+	tb.open("/blocks/1?crash_rate=1")
+	tb.waitCharts()
+	tb.open("/")
+	tb.waitFor("app.js to bind the form", bound)
+
+	type verdict struct {
+		Q        string `json:"q"`
+		Measured string `json:"measured"`
+		Where    string `json:"where"`
+		Verdict  string `json:"verdict"`
+		Class    string `json:"class"`
+		Bg       string `json:"bg"`
+		Href     string `json:"href"`
+	}
+	got := browserEval[[]verdict](tb, `[...document.querySelectorAll("form[data-predictions] [data-question]")].map(li => {
+		const r = li.querySelector(".reveal");
+		return {q: li.dataset.question, measured: li.querySelector(".measured").textContent.trim(),
+			where: li.querySelector(".measured-where").textContent.trim(), verdict: li.querySelector(".verdict").textContent.trim(),
+			class: r.className, bg: getComputedStyle(r).backgroundColor, href: r.querySelector("a").getAttribute("href")};
+	})`)
+	if len(got) != 5 {
+		t.Fatalf("%d questions, want 5", len(got))
+	}
+	want := []struct{ measured, verdict, class string }{
+		{"398", "You said 2,000: 1,602 too high (5x the measurement).", "far"},
+		{"398", "You said 400: 2 too high, within 1% of the measurement.", "close"},
+		{"0", "You said 12: 12 too high (the measurement is 0).", "far"},
+		{"195", "You said 195: exactly right.", "exact"},
+		{"2,448", "You said 1,000: 1,448 too low (41% of the measurement).", "far"},
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.Measured != w.measured || g.Where != "at the document's values" {
+			t.Errorf("%s: measured %q %q, want %q at the document's values (the question's own parameters)", g.Q, g.Measured, g.Where, w.measured)
+		}
+		if g.Verdict != w.verdict {
+			t.Errorf("%s: verdict %q, want %q", g.Q, g.Verdict, w.verdict)
+		}
+		if !slices.Contains(strings.Fields(g.Class), w.class) {
+			t.Errorf("%s: reveal classes %q, want %q", g.Q, g.Class, w.class)
+		}
+		if strings.Contains(g.Href, "crash_rate") {
+			t.Errorf("%s: links to the reader's run %s, not to its own measurement", g.Q, g.Href)
+		}
+	}
+	// A far guess must not wear the success colour an exact one does.
+	if got[0].Bg == got[3].Bg {
+		t.Errorf("a far guess (q1) has the same background as an exact one (q4): %s", got[0].Bg)
+	}
+	for _, prob := range tb.takeProblems() {
+		t.Errorf("predictions: %s", prob)
 	}
 }
