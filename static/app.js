@@ -195,16 +195,27 @@
     if (fold && window.matchMedia && window.matchMedia("(max-width: 860px)").matches) fold.open = false;
   }
 
+  // The crash-window timeline steps in place: each step replaces the history entry instead of
+  // adding one, so Back leaves the page rather than walking back through every step. A step is
+  // still a plain link without script, or when opened in a new tab.
+  document.addEventListener("click", function (ev) {
+    var a = ev.target.closest && ev.target.closest("#timeline a[href]");
+    if (!a || !window.htmx || ev.button !== 0 || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.altKey) return;
+    ev.preventDefault();
+    var href = a.getAttribute("href");
+    var which = a.getAttribute("data-tl") || "step";
+    window.htmx.ajax("GET", href, { source: a, target: "#timeline", swap: "outerHTML show:none", replace: href }).then(function () {
+      var tl = document.getElementById("timeline");
+      if (!tl) return;
+      var to = which === "step" ? tl.querySelector(".tl-step.active") : tl.querySelector('[data-tl="' + which + '"]');
+      to = to || tl.querySelector('[data-tl="next"]') || tl.querySelector('[data-tl="prev"]');
+      if (to) to.focus({ preventScroll: true });
+    }, function () { window.location.href = href; });
+  });
+
   document.addEventListener("DOMContentLoaded", function () { foldContents(); init(document); });
   document.addEventListener("htmx:afterSettle", function (ev) {
     init(ev.detail.elt && ev.detail.elt.parentNode ? ev.detail.elt.parentNode : document);
-    // After a swap, keep keyboard focus where the reader was: on the timeline control they used,
-    // or on the run button of the experiment they reran.
-    var tl = document.getElementById("timeline");
-    if (ev.detail.elt && ev.detail.elt.id === "timeline" && tl) {
-      var next = tl.querySelector('[data-tl="next"]') || tl.querySelector('[data-tl="prev"]');
-      if (next) next.focus();
-    }
   });
   // A rerun of one form sends every other form's current values along (each block keeps them in
   // data-query, fresh after every swap), so the pushed URL holds the whole page as it is on screen.

@@ -41,6 +41,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("PredictionsPersist", func(t *testing.T) { browserPredictionsPersist(t, b) })
 	t.Run("PageURLHoldsEveryForm", func(t *testing.T) { browserPageURLHoldsEveryForm(t, b) })
 	t.Run("PredictionsOwnMeasurement", func(t *testing.T) { browserPredictionsOwnMeasurement(t, b) })
+	t.Run("TimelineStepsReplaceHistory", func(t *testing.T) { browserTimelineStepsReplaceHistory(t, b) })
 }
 
 // browserPagesLoadCleanly opens every page and fails on any console error, uncaught exception or
@@ -527,5 +528,42 @@ func browserPredictionsOwnMeasurement(t *testing.T, b *browserSuite) {
 	}
 	for _, prob := range tb.takeProblems() {
 		t.Errorf("predictions: %s", prob)
+	}
+}
+
+// historyLength is the number of entries in the tab's session history.
+func (tb *browserTab) historyLength() int {
+	tb.t.Helper()
+	hist, err := chromedp.Run(tb.ctx, chromedp.NavigationEntries())
+	if err != nil {
+		tb.t.Fatal(err)
+	}
+	return len(hist.Entries)
+}
+
+// browserTimelineStepsReplaceHistory steps the timeline three times: the steps swap in place and
+// replace the history entry, so one Back leaves the page.
+func browserTimelineStepsReplaceHistory(t *testing.T, b *browserSuite) {
+	tb := b.newTab(t, tabOption{})
+	tb.open("/glossary")
+	tb.open("/semantics")
+	n := tb.historyLength()
+	browserEval[chromedp.Void](tb, `window.__sameDocument = true`)
+	const activeJS = `(document.querySelector("#timeline .tl-step.active") || {getAttribute: () => ""}).getAttribute("aria-label")`
+	for step := 2; step <= 4; step++ {
+		tb.do(chromedp.Focus(chromedp.CSS(`#timeline [data-tl="next"]`)), chromedp.KeyEvent(kb.ArrowRight))
+		tb.waitFor(fmt.Sprintf("step %d", step), fmt.Sprintf(`location.search.includes("step=%d") && %s.startsWith("Step %d:")`, step, activeJS, step))
+		tb.waitFor("focus back on a timeline control", `!!document.activeElement.closest("#timeline")`)
+	}
+	if !browserEval[bool](tb, `window.__sameDocument === true`) {
+		t.Error("stepping the timeline loaded the page again instead of swapping the timeline in place")
+	}
+	if got := tb.historyLength(); got != n {
+		t.Errorf("three steps left %d history entries, want %d (each step replaces the entry)", got, n)
+	}
+	browserEval[chromedp.Void](tb, `history.back()`)
+	tb.waitFor("one Back to leave the page", `location.pathname === "/glossary"`)
+	for _, prob := range tb.takeProblems() {
+		t.Errorf("timeline: %s", prob)
 	}
 }
