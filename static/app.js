@@ -59,8 +59,7 @@
       b.dataset.bound = "1";
       b.addEventListener("click", function () {
         var url = new URL(b.getAttribute("data-copy"), window.location.href).href;
-        var status = b.closest("form").querySelector(".status");
-        var done = function () { if (status) status.textContent = "Link copied."; };
+        var done = function () { say(b.closest("form"), "Link copied."); };
         if (navigator.clipboard && window.isSecureContext) {
           navigator.clipboard.writeText(url).then(done, function () { fallbackCopy(url); done(); });
         } else {
@@ -195,6 +194,181 @@
     if (fold && window.matchMedia && window.matchMedia("(max-width: 860px)").matches) fold.open = false;
   }
 
+  // One live region for the whole page, never swapped: a region that arrives with the swapped-in
+  // block is often not yet known to a screen reader when its text changes, so "Running…" would be
+  // heard and then nothing. Each form's .status shows the same words to the eye.
+  var announcer = null;
+
+  function makeAnnouncer() {
+    // A history restore swaps the whole body, this region with it: make it again then.
+    if (announcer && document.body.contains(announcer)) return;
+    announcer = document.createElement("div");
+    announcer.className = "offscreen";
+    announcer.setAttribute("role", "status");
+    announcer.setAttribute("aria-live", "polite");
+    announcer.setAttribute("data-announcer", "");
+    document.body.appendChild(announcer);
+  }
+
+  // say shows text in the status of form (or of the form in a block) and announces it, unless
+  // quiet: an alert that says the same is announced on its own.
+  function say(where, text, quiet) {
+    var form = where && (where.tagName === "FORM" ? where : where.querySelector("form.params"));
+    var s = form && form.querySelector(".status");
+    if (s) s.textContent = text;
+    makeAnnouncer();
+    announcer.textContent = quiet ? "" : text;
+  }
+
+  function textOf(el) {
+    return el ? el.textContent.replace(/\s+/g, " ").trim() : "";
+  }
+
+  // firstSentence cuts a reading down to what is worth hearing after every run.
+  function firstSentence(text) {
+    var m = /^(.+?[.!?])(\s|$)/.exec(text);
+    return m ? m[1] : text;
+  }
+
+  // blockOf is the experiment block whose form sent a request, or null for any other request.
+  function blockOf(elt) {
+    var form = elt && elt.closest && elt.closest("form.params");
+    return form && form.closest("section.experiment");
+  }
+
+  // Runs under way, by block id: where focus was when Run was pressed, so that it can be put back
+  // on the same control in the block that replaces it (htmx restores it only for an element with
+  // an id, and Run has none).
+  var pending = {};
+
+  function setBusy(sec, busy) {
+    var run = sec.querySelector("button.run");
+    if (busy) {
+      sec.setAttribute("aria-busy", "true");
+      // aria-disabled rather than disabled: a disabled button loses focus, and focus should stay
+      // where the reader pressed Run. A second press is refused by the submit guard below.
+      if (run) run.setAttribute("aria-disabled", "true");
+    } else {
+      sec.removeAttribute("aria-busy");
+      if (run) run.removeAttribute("aria-disabled");
+    }
+  }
+
+  // restoreFocus puts focus back in the block a run replaced, if it was there and got lost.
+  function restoreFocus(sec, p, prefer) {
+    if (!p || p.focusId === null) return;
+    var a = document.activeElement;
+    if (a && a !== document.body && document.body.contains(a) && !prefer) return;
+    var el = prefer || (p.focusId && document.getElementById(p.focusId)) || sec.querySelector("button.run");
+    if (el) el.focus({ preventScroll: true });
+  }
+
+  // retryAfter reads Retry-After (seconds, or an HTTP date) as whole seconds from now.
+  function retryAfter(xhr) {
+    var h = (xhr && xhr.getResponseHeader("Retry-After")) || "";
+    if (!h) return 0;
+    var n = /^\s*\d+\s*$/.test(h) ? parseInt(h, 10) : Math.ceil((Date.parse(h) - Date.now()) / 1000);
+    return isNaN(n) ? 0 : Math.max(1, n);
+  }
+
+  // keepStale handles a run the server refused (wrong values, load, rate limit, failure): the
+  // reader's form comes back with its messages, but the last good result stays, marked as not
+  // updated for the eye and for a screen reader, and nothing is pushed into history. The block's
+  // data-query keeps its last good values, so another form's rerun never carries a refused value.
+  function keepStale(sec, xhr, reason) {
+    var fresh = null;
+    var doc = null;
+    if (xhr && xhr.responseText) {
+      doc = new DOMParser().parseFromString(xhr.responseText, "text/html");
+      fresh = doc.getElementById(sec.id);
+    }
+    var oldForm = sec.querySelector("form.params");
+    var newForm = fresh && fresh.querySelector("form.params");
+    if (oldForm && newForm) {
+      newForm = document.importNode(newForm, true);
+      oldForm.replaceWith(newForm);
+      if (window.htmx) window.htmx.process(newForm);
+      initCopy(newForm);
+    }
+    var result = sec.querySelector(".result");
+    if (!result) return;
+    var old = result.querySelector(".stale-note");
+    if (old) old.remove();
+    var problem = fresh && fresh.querySelector(".result .problem");
+    if (problem) {
+      problem = document.importNode(problem, true);
+    } else {
+      problem = document.createElement("div");
+      problem.className = "problem";
+      var p = document.createElement("p");
+      var strong = document.createElement("strong");
+      strong.textContent = "Not run.";
+      p.appendChild(strong);
+      // An error page rather than a block: its message is the page's first paragraph.
+      var msg = (doc && textOf(doc.querySelector("main p"))) || reason;
+      p.appendChild(document.createTextNode(" " + msg.charAt(0).toUpperCase() + msg.slice(1)));
+      problem.appendChild(p);
+    }
+    problem.setAttribute("role", "alert");
+    var wait = retryAfter(xhr);
+    if (wait) {
+      var again = document.createElement("p");
+      again.className = "retry";
+      again.textContent = "Try again in " + wait + " s.";
+      problem.appendChild(again);
+    }
+    var hasResult = !!result.querySelector(".reading, table.data, [data-chart]");
+    if (!hasResult) {
+      // Nothing good to keep (the block was already refused): show the new refusal alone.
+      result.replaceChildren(problem);
+      result.classList.remove("stale");
+      return;
+    }
+    var kept = document.createElement("p");
+    kept.className = "kept";
+    kept.textContent = "Not updated: the result below is from your last run that went through.";
+    problem.appendChild(kept);
+    var note = document.createElement("div");
+    note.className = "stale-note";
+    note.id = sec.id + "-stale";
+    note.appendChild(problem);
+    result.insertBefore(note, result.firstChild);
+    result.classList.add("stale");
+    // Each heading and table of the kept result says so too, for a reader who jumps to them.
+    result.querySelectorAll(".reading h4, table.data caption").forEach(function (h) {
+      if (h.querySelector(".stale-tag")) return;
+      var tag = document.createElement("span");
+      tag.className = "stale-tag";
+      tag.textContent = " (not updated)";
+      h.appendChild(tag);
+    });
+    result.querySelectorAll(".table-wrap[aria-label]").forEach(function (w) {
+      var l = w.getAttribute("aria-label");
+      if (l.indexOf("Not updated: ") !== 0) w.setAttribute("aria-label", "Not updated: " + l);
+    });
+  }
+
+  // finishRefused ends a refused run: Run is free again and focus goes to the first refused field,
+  // or back to Run; the alert in the result is what a screen reader hears.
+  function finishRefused(sec, xhr) {
+    var p = pending[sec.id];
+    delete pending[sec.id];
+    setBusy(sec, false);
+    var invalid = sec.querySelector('form.params [aria-invalid="true"]');
+    var wait = retryAfter(xhr);
+    say(sec, invalid ? "Not run: fix the value marked above." : "Not run." + (wait ? " Try again in " + wait + " s." : ""), true);
+    restoreFocus(sec, p, invalid);
+  }
+
+  // A second Run while one is under way is dropped here, before htmx would queue it.
+  document.addEventListener("submit", function (ev) {
+    var sec = ev.target.closest && ev.target.closest("section.experiment");
+    if (sec && sec.getAttribute("aria-busy") === "true") {
+      ev.preventDefault();
+      ev.stopPropagation();
+    }
+  }, true);
+
   // The crash-window timeline steps in place: each step replaces the history entry instead of
   // adding one, so Back leaves the page rather than walking back through every step. A step is
   // still a plain link without script, or when opened in a new tab.
@@ -213,9 +387,18 @@
     }, function () { window.location.href = href; });
   });
 
-  document.addEventListener("DOMContentLoaded", function () { foldContents(); init(document); });
+  document.addEventListener("DOMContentLoaded", function () { foldContents(); makeAnnouncer(); init(document); });
   document.addEventListener("htmx:afterSettle", function (ev) {
     init(ev.detail.elt && ev.detail.elt.parentNode ? ev.detail.elt.parentNode : document);
+    // A block that came back from its rerun: say so, with the first sentence of its reading, and
+    // put focus back where the reader pressed Run.
+    var sec = ev.detail.elt;
+    if (!sec || !sec.id || !pending[sec.id] || !sec.matches("section.experiment")) return;
+    var p = pending[sec.id];
+    delete pending[sec.id];
+    var reading = sec.querySelector(".reading p");
+    say(sec, reading ? "Result updated: " + firstSentence(textOf(reading)) : "Result updated.");
+    restoreFocus(sec, p);
   });
   // A rerun of one form sends every other form's current values along (each block keeps them in
   // data-query, fresh after every swap), so the pushed URL holds the whole page as it is on screen.
@@ -234,11 +417,45 @@
     });
   });
   document.addEventListener("htmx:beforeRequest", function (ev) {
-    var form = ev.detail.elt.closest && ev.detail.elt.closest("form");
-    var s = form && form.querySelector(".status");
-    if (s) s.textContent = "Running…";
+    var sec = blockOf(ev.detail.elt);
+    if (!sec) return;
+    var a = document.activeElement;
+    pending[sec.id] = { focusId: a && sec.contains(a) ? a.id || "" : null };
+    setBusy(sec, true);
+    say(sec, "Running…");
+  });
+  // Any refusal of a rerun (422 wrong values, 429 rate limit, 503 load, or a failure) keeps the
+  // page as it was; the response handling in the htmx-config meta lets these through to here.
+  document.addEventListener("htmx:beforeSwap", function (ev) {
+    var sec = blockOf(ev.detail.requestConfig && ev.detail.requestConfig.elt);
+    var xhr = ev.detail.xhr;
+    if (!sec || !xhr || xhr.status < 400) return;
+    ev.detail.shouldSwap = false;
+    ev.detail.isError = false;
+    keepStale(sec, xhr, "The server answered " + xhr.status + ".");
+    finishRefused(sec, xhr);
+  });
+  document.addEventListener("htmx:sendError", function (ev) {
+    var sec = blockOf(ev.detail.elt);
+    if (!sec) return;
+    keepStale(sec, null, "The server could not be reached; check the connection and run again.");
+    finishRefused(sec, null);
+  });
+  // A block that is still the one that sent the request was not swapped (htmx found nothing to
+  // swap in): it must not stay busy.
+  document.addEventListener("htmx:afterRequest", function (ev) {
+    var sec = blockOf(ev.detail.elt);
+    if (sec && document.body.contains(sec) && sec.getAttribute("aria-busy") === "true" && ev.detail.successful) {
+      setBusy(sec, false);
+    }
   });
   document.addEventListener("htmx:responseError", function (ev) {
+    // A timeline step the server would not give as a fragment: follow the link instead.
+    var step = ev.detail.elt.closest && ev.detail.elt.closest("#timeline a[href]");
+    if (step) {
+      window.location.href = step.getAttribute("href");
+      return;
+    }
     var form = ev.detail.elt.closest && ev.detail.elt.closest("form");
     var s = form && form.querySelector(".status");
     if (s) s.textContent = "The server answered " + ev.detail.xhr.status + "; reload the page to try again.";
