@@ -59,8 +59,7 @@
       b.dataset.bound = "1";
       b.addEventListener("click", function () {
         var url = new URL(b.getAttribute("data-copy"), window.location.href).href;
-        var status = b.closest("form").querySelector(".status");
-        var done = function () { if (status) status.textContent = "Link copied."; };
+        var done = function () { say(b.closest("form"), "Link copied."); };
         if (navigator.clipboard && window.isSecureContext) {
           navigator.clipboard.writeText(url).then(done, function () { fallbackCopy(url); done(); });
         } else {
@@ -82,24 +81,50 @@
     document.body.removeChild(ta);
   }
 
-  // Remembers the measured values a result carries, so the home page can set a reader's
-  // predictions beside the numbers of the runs they actually made.
-  function rememberMeasures(root) {
-    root.querySelectorAll("[data-measures]").forEach(function (el) {
-      try {
-        var m = JSON.parse(el.getAttribute("data-measures"));
-        var url = el.getAttribute("data-permalink") || window.location.href;
-        Object.keys(m).forEach(function (q) {
-          localStorage.setItem("eo.measured." + q, JSON.stringify({ value: m[q], url: url }));
-        });
-      } catch (e) { /* storage may be off; predictions then show the document's values */ }
-    });
+  var numbers = window.Intl ? new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 }) : null;
+
+  // fmt writes a number as the pages do, with thousands separators.
+  function fmt(n) {
+    return numbers ? numbers.format(n) : String(n);
+  }
+
+  // verdictOf puts a guess beside the question's measurement and says how far off it is: exact,
+  // close (within 10%) or far, with the distance in words. The gap is the lesson, so a far guess
+  // is said plainly and never styled as a success.
+  function verdictOf(raw, measured) {
+    var guess = Number(String(raw).replace(/[,_\s]/g, ""));
+    if (String(raw).trim() === "" || isNaN(guess)) {
+      return { kind: "", text: "You wrote \u201c" + raw + "\u201d, which is not a number to compare." };
+    }
+    var said = "You said " + fmt(guess) + ": ";
+    var gap = guess - measured;
+    if (gap === 0) return { kind: "exact", text: said + "exactly right." };
+    var off = fmt(Math.abs(gap)) + (gap > 0 ? " too high" : " too low");
+    if (measured === 0) return { kind: "far", text: said + off + " (the measurement is 0)." };
+    var share = Math.abs(gap) / Math.abs(measured);
+    if (share <= 0.1) {
+      return { kind: "close", text: said + off + ", within " + Math.max(1, Math.ceil(share * 100)) + "% of the measurement." };
+    }
+    var ratio = guess / measured;
+    var how;
+    if (ratio >= 2) how = fmt(ratio >= 10 ? Math.round(ratio) : Math.round(ratio * 10) / 10) + "x the measurement";
+    else if (ratio > 1) how = Math.round((ratio - 1) * 100) + "% above the measurement";
+    else if (ratio > 0) how = Math.round(ratio * 100) + "% of the measurement";
+    else how = "the measurement is " + fmt(measured);
+    return { kind: "far", text: said + off + " (" + how + ")." };
   }
 
   function initPredictions(root) {
     var form = root.querySelector("[data-predictions]");
     if (!form || form.dataset.bound) return;
     form.dataset.bound = "1";
+    // Earlier versions kept the last run's numbers and compared every question with them; a run
+    // at other parameters answers a different question, so those are dropped.
+    try {
+      Object.keys(localStorage).forEach(function (k) {
+        if (k.indexOf("eo.measured.") === 0) localStorage.removeItem(k);
+      });
+    } catch (e) {}
     var items = form.querySelectorAll("[data-question]");
     function show() {
       items.forEach(function (li) {
@@ -110,24 +135,11 @@
         if (saved !== null && input.value === "") input.value = saved;
         var reveal = li.querySelector(".reveal");
         reveal.hidden = saved === null;
-        var m = null;
-        try { m = JSON.parse(localStorage.getItem("eo.measured." + q) || "null"); } catch (e) {}
-        if (m) {
-          li.querySelector(".measured").textContent = String(m.value);
-          li.querySelector(".measured-where").textContent = "at your last run";
-          li.querySelector(".reveal a").setAttribute("href", m.url);
-        }
-        // Put the reader's guess beside the measurement: the gap is the lesson.
-        var guess = saved === null ? NaN : Number(String(saved).replace(/[,_\s]/g, ""));
-        var measured = Number(li.querySelector(".measured").textContent);
         var verdict = li.querySelector(".verdict");
-        if (!isNaN(guess) && !isNaN(measured)) {
-          var gap = guess - measured;
-          verdict.textContent = gap === 0 ? "You said " + guess + ": exactly right." :
-            "You said " + guess + ": " + Math.abs(gap) + (gap > 0 ? " too high." : " too low.");
-        } else {
-          verdict.textContent = "";
-        }
+        var measured = Number(li.getAttribute("data-measured"));
+        var v = saved === null || li.getAttribute("data-measured") === "" || isNaN(measured) ? { kind: "", text: "" } : verdictOf(saved, measured);
+        verdict.textContent = v.text;
+        ["exact", "close", "far"].forEach(function (k) { reveal.classList.toggle(k, v.kind === k); });
       });
     }
     form.addEventListener("submit", function (ev) {
@@ -172,7 +184,6 @@
   function init(root) {
     initCharts(root);
     initCopy(root);
-    rememberMeasures(root);
     initPredictions(root);
   }
 
@@ -183,16 +194,211 @@
     if (fold && window.matchMedia && window.matchMedia("(max-width: 860px)").matches) fold.open = false;
   }
 
-  document.addEventListener("DOMContentLoaded", function () { foldContents(); init(document); });
+  // One live region for the whole page, never swapped: a region that arrives with the swapped-in
+  // block is often not yet known to a screen reader when its text changes, so "Running…" would be
+  // heard and then nothing. Each form's .status shows the same words to the eye.
+  var announcer = null;
+
+  function makeAnnouncer() {
+    // A history restore swaps the whole body, this region with it: make it again then.
+    if (announcer && document.body.contains(announcer)) return;
+    announcer = document.createElement("div");
+    announcer.className = "offscreen";
+    announcer.setAttribute("role", "status");
+    announcer.setAttribute("aria-live", "polite");
+    announcer.setAttribute("data-announcer", "");
+    document.body.appendChild(announcer);
+  }
+
+  // say shows text in the status of form (or of the form in a block) and announces it, unless
+  // quiet: an alert that says the same is announced on its own.
+  function say(where, text, quiet) {
+    var form = where && (where.tagName === "FORM" ? where : where.querySelector("form.params"));
+    var s = form && form.querySelector(".status");
+    if (s) s.textContent = text;
+    makeAnnouncer();
+    announcer.textContent = quiet ? "" : text;
+  }
+
+  function textOf(el) {
+    return el ? el.textContent.replace(/\s+/g, " ").trim() : "";
+  }
+
+  // firstSentence cuts a reading down to what is worth hearing after every run.
+  function firstSentence(text) {
+    var m = /^(.+?[.!?])(\s|$)/.exec(text);
+    return m ? m[1] : text;
+  }
+
+  // blockOf is the experiment block whose form sent a request, or null for any other request.
+  function blockOf(elt) {
+    var form = elt && elt.closest && elt.closest("form.params");
+    return form && form.closest("section.experiment");
+  }
+
+  // Runs under way, by block id: where focus was when Run was pressed, so that it can be put back
+  // on the same control in the block that replaces it (htmx restores it only for an element with
+  // an id, and Run has none).
+  var pending = {};
+
+  function setBusy(sec, busy) {
+    var run = sec.querySelector("button.run");
+    if (busy) {
+      sec.setAttribute("aria-busy", "true");
+      // aria-disabled rather than disabled: a disabled button loses focus, and focus should stay
+      // where the reader pressed Run. A second press is refused by the submit guard below.
+      if (run) run.setAttribute("aria-disabled", "true");
+    } else {
+      sec.removeAttribute("aria-busy");
+      if (run) run.removeAttribute("aria-disabled");
+    }
+  }
+
+  // restoreFocus puts focus back in the block a run replaced, if it was there and got lost.
+  function restoreFocus(sec, p, prefer) {
+    if (!p || p.focusId === null) return;
+    var a = document.activeElement;
+    if (a && a !== document.body && document.body.contains(a) && !prefer) return;
+    var el = prefer || (p.focusId && document.getElementById(p.focusId)) || sec.querySelector("button.run");
+    if (el) el.focus({ preventScroll: true });
+  }
+
+  // retryAfter reads Retry-After (seconds, or an HTTP date) as whole seconds from now.
+  function retryAfter(xhr) {
+    var h = (xhr && xhr.getResponseHeader("Retry-After")) || "";
+    if (!h) return 0;
+    var n = /^\s*\d+\s*$/.test(h) ? parseInt(h, 10) : Math.ceil((Date.parse(h) - Date.now()) / 1000);
+    return isNaN(n) ? 0 : Math.max(1, n);
+  }
+
+  // keepStale handles a run the server refused (wrong values, load, rate limit, failure): the
+  // reader's form comes back with its messages, but the last good result stays, marked as not
+  // updated for the eye and for a screen reader, and nothing is pushed into history. The block's
+  // data-query keeps its last good values, so another form's rerun never carries a refused value.
+  function keepStale(sec, xhr, reason) {
+    var fresh = null;
+    var doc = null;
+    if (xhr && xhr.responseText) {
+      doc = new DOMParser().parseFromString(xhr.responseText, "text/html");
+      fresh = doc.getElementById(sec.id);
+    }
+    var oldForm = sec.querySelector("form.params");
+    var newForm = fresh && fresh.querySelector("form.params");
+    if (oldForm && newForm) {
+      newForm = document.importNode(newForm, true);
+      oldForm.replaceWith(newForm);
+      if (window.htmx) window.htmx.process(newForm);
+      initCopy(newForm);
+    }
+    var result = sec.querySelector(".result");
+    if (!result) return;
+    var old = result.querySelector(".stale-note");
+    if (old) old.remove();
+    var problem = fresh && fresh.querySelector(".result .problem");
+    if (problem) {
+      problem = document.importNode(problem, true);
+    } else {
+      problem = document.createElement("div");
+      problem.className = "problem";
+      var p = document.createElement("p");
+      var strong = document.createElement("strong");
+      strong.textContent = "Not run.";
+      p.appendChild(strong);
+      // An error page rather than a block: its message is the page's first paragraph.
+      var msg = (doc && textOf(doc.querySelector("main p"))) || reason;
+      p.appendChild(document.createTextNode(" " + msg.charAt(0).toUpperCase() + msg.slice(1)));
+      problem.appendChild(p);
+    }
+    problem.setAttribute("role", "alert");
+    var wait = retryAfter(xhr);
+    if (wait) {
+      var again = document.createElement("p");
+      again.className = "retry";
+      again.textContent = "Try again in " + wait + " s.";
+      problem.appendChild(again);
+    }
+    var hasResult = !!result.querySelector(".reading, table.data, [data-chart]");
+    if (!hasResult) {
+      // Nothing good to keep (the block was already refused): show the new refusal alone.
+      result.replaceChildren(problem);
+      result.classList.remove("stale");
+      return;
+    }
+    var kept = document.createElement("p");
+    kept.className = "kept";
+    kept.textContent = "Not updated: the result below is from your last run that went through.";
+    problem.appendChild(kept);
+    var note = document.createElement("div");
+    note.className = "stale-note";
+    note.id = sec.id + "-stale";
+    note.appendChild(problem);
+    result.insertBefore(note, result.firstChild);
+    result.classList.add("stale");
+    // Each heading and table of the kept result says so too, for a reader who jumps to them.
+    result.querySelectorAll(".reading h4, table.data caption").forEach(function (h) {
+      if (h.querySelector(".stale-tag")) return;
+      var tag = document.createElement("span");
+      tag.className = "stale-tag";
+      tag.textContent = " (not updated)";
+      h.appendChild(tag);
+    });
+    result.querySelectorAll(".table-wrap[aria-label]").forEach(function (w) {
+      var l = w.getAttribute("aria-label");
+      if (l.indexOf("Not updated: ") !== 0) w.setAttribute("aria-label", "Not updated: " + l);
+    });
+  }
+
+  // finishRefused ends a refused run: Run is free again and focus goes to the first refused field,
+  // or back to Run; the alert in the result is what a screen reader hears.
+  function finishRefused(sec, xhr) {
+    var p = pending[sec.id];
+    delete pending[sec.id];
+    setBusy(sec, false);
+    var invalid = sec.querySelector('form.params [aria-invalid="true"]');
+    var wait = retryAfter(xhr);
+    say(sec, invalid ? "Not run: fix the value marked above." : "Not run." + (wait ? " Try again in " + wait + " s." : ""), true);
+    restoreFocus(sec, p, invalid);
+  }
+
+  // A second Run while one is under way is dropped here, before htmx would queue it.
+  document.addEventListener("submit", function (ev) {
+    var sec = ev.target.closest && ev.target.closest("section.experiment");
+    if (sec && sec.getAttribute("aria-busy") === "true") {
+      ev.preventDefault();
+      ev.stopPropagation();
+    }
+  }, true);
+
+  // The crash-window timeline steps in place: each step replaces the history entry instead of
+  // adding one, so Back leaves the page rather than walking back through every step. A step is
+  // still a plain link without script, or when opened in a new tab.
+  document.addEventListener("click", function (ev) {
+    var a = ev.target.closest && ev.target.closest("#timeline a[href]");
+    if (!a || !window.htmx || ev.button !== 0 || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.altKey) return;
+    ev.preventDefault();
+    var href = a.getAttribute("href");
+    var which = a.getAttribute("data-tl") || "step";
+    window.htmx.ajax("GET", href, { source: a, target: "#timeline", swap: "outerHTML show:none", replace: href }).then(function () {
+      var tl = document.getElementById("timeline");
+      if (!tl) return;
+      var to = which === "step" ? tl.querySelector(".tl-step.active") : tl.querySelector('[data-tl="' + which + '"]');
+      to = to || tl.querySelector('[data-tl="next"]') || tl.querySelector('[data-tl="prev"]');
+      if (to) to.focus({ preventScroll: true });
+    }, function () { window.location.href = href; });
+  });
+
+  document.addEventListener("DOMContentLoaded", function () { foldContents(); makeAnnouncer(); init(document); });
   document.addEventListener("htmx:afterSettle", function (ev) {
     init(ev.detail.elt && ev.detail.elt.parentNode ? ev.detail.elt.parentNode : document);
-    // After a swap, keep keyboard focus where the reader was: on the timeline control they used,
-    // or on the run button of the experiment they reran.
-    var tl = document.getElementById("timeline");
-    if (ev.detail.elt && ev.detail.elt.id === "timeline" && tl) {
-      var next = tl.querySelector('[data-tl="next"]') || tl.querySelector('[data-tl="prev"]');
-      if (next) next.focus();
-    }
+    // A block that came back from its rerun: say so, with the first sentence of its reading, and
+    // put focus back where the reader pressed Run.
+    var sec = ev.detail.elt;
+    if (!sec || !sec.id || !pending[sec.id] || !sec.matches("section.experiment")) return;
+    var p = pending[sec.id];
+    delete pending[sec.id];
+    var reading = sec.querySelector(".reading p");
+    say(sec, reading ? "Result updated: " + firstSentence(textOf(reading)) : "Result updated.");
+    restoreFocus(sec, p);
   });
   // A rerun of one form sends every other form's current values along (each block keeps them in
   // data-query, fresh after every swap), so the pushed URL holds the whole page as it is on screen.
@@ -211,11 +417,45 @@
     });
   });
   document.addEventListener("htmx:beforeRequest", function (ev) {
-    var form = ev.detail.elt.closest && ev.detail.elt.closest("form");
-    var s = form && form.querySelector(".status");
-    if (s) s.textContent = "Running…";
+    var sec = blockOf(ev.detail.elt);
+    if (!sec) return;
+    var a = document.activeElement;
+    pending[sec.id] = { focusId: a && sec.contains(a) ? a.id || "" : null };
+    setBusy(sec, true);
+    say(sec, "Running…");
+  });
+  // Any refusal of a rerun (422 wrong values, 429 rate limit, 503 load, or a failure) keeps the
+  // page as it was; the response handling in the htmx-config meta lets these through to here.
+  document.addEventListener("htmx:beforeSwap", function (ev) {
+    var sec = blockOf(ev.detail.requestConfig && ev.detail.requestConfig.elt);
+    var xhr = ev.detail.xhr;
+    if (!sec || !xhr || xhr.status < 400) return;
+    ev.detail.shouldSwap = false;
+    ev.detail.isError = false;
+    keepStale(sec, xhr, "The server answered " + xhr.status + ".");
+    finishRefused(sec, xhr);
+  });
+  document.addEventListener("htmx:sendError", function (ev) {
+    var sec = blockOf(ev.detail.elt);
+    if (!sec) return;
+    keepStale(sec, null, "The server could not be reached; check the connection and run again.");
+    finishRefused(sec, null);
+  });
+  // A block that is still the one that sent the request was not swapped (htmx found nothing to
+  // swap in): it must not stay busy.
+  document.addEventListener("htmx:afterRequest", function (ev) {
+    var sec = blockOf(ev.detail.elt);
+    if (sec && document.body.contains(sec) && sec.getAttribute("aria-busy") === "true" && ev.detail.successful) {
+      setBusy(sec, false);
+    }
   });
   document.addEventListener("htmx:responseError", function (ev) {
+    // A timeline step the server would not give as a fragment: follow the link instead.
+    var step = ev.detail.elt.closest && ev.detail.elt.closest("#timeline a[href]");
+    if (step) {
+      window.location.href = step.getAttribute("href");
+      return;
+    }
     var form = ev.detail.elt.closest && ev.detail.elt.closest("form");
     var s = form && form.querySelector(".status");
     if (s) s.textContent = "The server answered " + ev.detail.xhr.status + "; reload the page to try again.";

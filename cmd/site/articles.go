@@ -264,7 +264,9 @@ func (s *server) quiz(ctx context.Context, site pages.Site) []pages.Question {
 	return qs
 }
 
-// defaultMeasures runs the experiments that answer the questions at their defaults (cached).
+// defaultMeasures runs the experiments that answer the questions at their defaults (cached): the
+// document's values are the parameters each question's wording states, so a question is never
+// compared with a reader's run at other values.
 func (s *server) defaultMeasures(ctx context.Context) map[string]string {
 	out := map[string]string{}
 	for _, spec := range pages.QuestionSpecs {

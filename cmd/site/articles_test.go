@@ -270,6 +270,26 @@ func TestBlocksShowThePlainMechanism(t *testing.T) {
 	}
 }
 
+// TestQuizShowsEachQuestionsOwnMeasurement: the home page's questions carry the measurement at
+// the document's values, as digits for the script and with thousands separators for the reader,
+// whatever runs were made before.
+func TestQuizShowsEachQuestionsOwnMeasurement(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	if r := do(t, s, "GET", "/blocks/1?crash_rate=1", nil); r.status != 200 {
+		t.Fatalf("block 1 at crash_rate=1: %d", r.status)
+	}
+	home := do(t, s, "GET", "/", nil).body
+	for _, want := range []string{
+		`data-question="q1" data-measured="398"`,
+		`data-question="q5" data-measured="2448"`,
+		`<strong class="measured">2,448</strong>`,
+	} {
+		if !strings.Contains(home, want) {
+			t.Errorf("home page lacks %s", want)
+		}
+	}
+}
+
 // TestBlock3ShowsDeliveriesBesideEffects: block 3's point is that redeliveries still happen while
 // effects land once, so its table shows both counts (issue 8, item 21).
 func TestBlock3ShowsDeliveriesBesideEffects(t *testing.T) {
@@ -279,5 +299,44 @@ func TestBlock3ShowsDeliveriesBesideEffects(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("block 3 lacks %q", want)
 		}
+	}
+}
+
+// TestRefusedRunSaysWhy: the note under a refused form quotes each refused value's own message and
+// links to its input, so a value that is not a number is never called out of bounds, and a stream
+// value refused in a later block points at the first form, where it is set.
+func TestRefusedRunSaysWhy(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	problems := func(body string) []string {
+		return regexp.MustCompile(`(?s)<div class="problem" role="alert">(.*?)</div>`).FindAllString(body, -1)
+	}
+	r := do(t, s, "GET", "/blocks/1?crash_rate=abc", nil)
+	if r.status != http.StatusUnprocessableEntity {
+		t.Fatalf("status %d, want 422", r.status)
+	}
+	ps := problems(r.body)
+	if len(ps) == 0 {
+		t.Fatal("no problem note")
+	}
+	for _, want := range []string{"One value needs fixing", `<a href="#exp-assembly-crash_rate">Crash rate</a>: &#34;abc&#34; is not a number`} {
+		if !strings.Contains(ps[0], want) {
+			t.Errorf("the note lacks %q:\n%s", want, ps[0])
+		}
+	}
+	if strings.Contains(ps[0], "out of bounds") || strings.Contains(ps[0], "out of range") {
+		t.Errorf("a value that is not a number is said to be out of range:\n%s", ps[0])
+	}
+	r = do(t, s, "GET", "/blocks/1?crash_rate=3&jobs=abc", nil)
+	ps = problems(r.body)
+	if len(ps) != 2 {
+		t.Fatalf("%d problem notes, want one per block", len(ps))
+	}
+	for _, want := range []string{"2 values need fixing", "3 is out of range", "is not a number"} {
+		if !strings.Contains(ps[0], want) {
+			t.Errorf("the first block's note lacks %q:\n%s", want, ps[0])
+		}
+	}
+	if !strings.Contains(ps[1], `<a href="#exp-assembly-jobs">Jobs</a>`) {
+		t.Errorf("the sweep's note does not point at the first form's jobs:\n%s", ps[1])
 	}
 }
