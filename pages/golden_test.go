@@ -105,7 +105,7 @@ func TestTimelineAndCardsGolden(t *testing.T) {
 	}
 	// Each track is named in words where it starts, and each step shows its state under its title.
 	for _, want := range []string{`class="track-label track-crash">Without the fix</text>`, `class="track-label track-fix">With the fix</text>`,
-		`class="state">offset 41 · 1 row · key 42</text>`, `<dt>Rows written</dt><dd>1</dd>`, `aria-label="Step 3: commit (with the fix). After it: committed offset 41, 1 row, key 42."`} {
+		`class="state">offset 41 · 1 row · key 42</text>`, `<dt>Rows written</dt><dd>1</dd>`, `aria-label="Step 3: commit, offset 41, 1 row, key 42 (with the fix)"`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("timeline lacks %s", want)
 		}

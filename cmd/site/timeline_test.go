@@ -37,7 +37,7 @@ func TestTimelineLabelsTracksAndState(t *testing.T) {
 		if regexp.MustCompile(`^t\d`).MatchString(m[2]) {
 			t.Errorf("step %s still carries its own time label: %q", m[1], m[2])
 		}
-		if !strings.Contains(m[2], "committed offset") {
+		if !strings.Contains(m[2], ", offset ") {
 			t.Errorf("step %s does not tell a screen reader its state: %q", m[1], m[2])
 		}
 	}
