@@ -285,3 +285,13 @@ func (l *connLimiter) registerGauge(reg prometheus.Registerer) {
 		Name: "site_open_connections", Help: "Client connections open now.",
 	}, func() float64 { return float64(l.openConns()) }))
 }
+
+// heldBy reports the connections one client address holds.
+func (l *connLimiter) heldBy(key netip.Addr) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if cl := l.clients[key]; cl != nil {
+		return cl.open
+	}
+	return 0
+}

@@ -210,7 +210,9 @@ func (s *server) handleError(err error, c echo.Context) {
 }
 
 func (s *server) handleMetrics() echo.HandlerFunc {
-	return echo.WrapHandler(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
+	// echo's gzip middleware compresses every answer already: promhttp's own compression on top
+	// of it sent gzip inside gzip, which no scraper reads.
+	return echo.WrapHandler(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{DisableCompression: true}))
 }
 
 // newHTTPServer sets every timeout, so a slow or idle client cannot hold a connection open: the
@@ -228,6 +230,22 @@ func newHTTPServer(cfg config, h http.Handler) *http.Server {
 		IdleTimeout:                  60 * time.Second,
 		MaxHeaderBytes:               32 << 10,
 	}
+}
+
+// httpServer wires the HTTP server to s, over ln within the connection bounds of s.cfg; the
+// caller runs hs.Serve(conns).
+func (s *server) httpServer(ln net.Listener) (*http.Server, *connLimiter) {
+	total := s.cfg.MaxConns
+	if total == 0 {
+		files, _ := raiseFileLimit()
+		total = maxConnsDefault(files, s.cfg.MemLimit)
+	}
+	conns := newConnLimiter(ln, total, s.cfg.MaxConnsPerClient, s.metrics)
+	conns.registerGauge(s.metrics.reg)
+	hs := newHTTPServer(s.cfg, s.echo)
+	hs.ConnState = conns.connState
+	hs.ErrorLog = slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)
+	return hs, conns
 }
 
 // gracePeriod is how long shutdown waits for the requests in flight: a run that started just
@@ -273,11 +291,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	conns := newConnLimiter(ln, cfg.MaxConns, cfg.MaxConnsPerClient, s.metrics)
-	conns.registerGauge(s.metrics.reg)
-	hs := newHTTPServer(cfg, s.echo)
-	hs.ConnState = conns.connState
-	hs.ErrorLog = slog.NewLogLogger(handler, slog.LevelWarn)
+	hs, conns := s.httpServer(ln)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(conns) }()
 	log.Info("serving", "addr", "http://"+ln.Addr().String()+cfg.BasePath+"/", "max_runs", cfg.MaxRuns,
