@@ -203,9 +203,10 @@ func (c *limitedConn) Close() error {
 const goErrorHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
 
 // Write adds the security headers to net/http's own error answers, which it writes straight to
-// the connection in one call; every other answer comes from the handler and has them already.
+// the connection in one short call; every other answer comes from the handler and has them
+// already (and is written through a 4 KB buffer, so only short writes are looked at).
 func (c *limitedConn) Write(p []byte) (int, error) {
-	if bytes.HasPrefix(p, []byte("HTTP/1.1 ")) && bytes.Contains(p, []byte(goErrorHeaders)) && !bytes.Contains(p, []byte("Content-Security-Policy")) {
+	if len(p) <= 1024 && bytes.HasPrefix(p, []byte("HTTP/1.1 ")) && bytes.Contains(p, []byte(goErrorHeaders)) && !bytes.Contains(p, []byte("Content-Security-Policy")) {
 		i := bytes.Index(p, []byte(goErrorHeaders))
 		var b bytes.Buffer
 		b.Write(p[:i])
