@@ -12,7 +12,6 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/yuin/goldmark v1.8.7
 	golang.org/x/sync v0.25.0
-	golang.org/x/time v0.16.0
 )
 
 require (
@@ -41,6 +40,7 @@ require (
 	golang.org/x/net v0.59.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
+	golang.org/x/time v0.16.0 // indirect
 	golang.org/x/tools v0.51.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )

@@ -80,8 +80,11 @@ func (s *server) handleExperiment() echo.HandlerFunc {
 			var fe experiments.FieldErrors
 			if errors.As(err, &fe) {
 				s.metrics.rejected.WithLabelValues("invalid").Inc()
-				return c.JSON(http.StatusBadRequest, apiErrors{Errors: fe})
+				return c.JSON(http.StatusBadRequest, apiErrors{Errors: capErrors(fe)})
 			}
+			return err
+		}
+		if err := s.admitRun(c.Request().Context(), e, p); err != nil {
 			return err
 		}
 		res, err := s.runner.run(c.Request().Context(), e, p)

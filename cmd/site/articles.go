@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -32,17 +33,18 @@ func (s *server) handleArticle(entry content.Entry) echo.HandlerFunc {
 		site := s.site(entry.Path)
 
 		if hx.Target == pages.TimelineID && hasMarker(page, content.MarkerTimeline) {
-			return render(c, http.StatusOK, pages.Timeline(s.timeline(site, entry.Path, q)))
+			return render(c, http.StatusOK, pages.Timeline(s.timeline(site, entry.Path, pageParams(page, q))))
 		}
 		only := ""
 		if name, ok := hx.experiment(); ok && slices.Contains(experimentsOn(page), name) {
 			only = name
 		}
-		runs := s.pageRuns(ctx, page, q, only)
+		runs, refused := s.pageRuns(ctx, page, q, only)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		status := http.StatusOK
+		var retry time.Duration
 		views := map[string]pages.ExperimentView{}
 		var also []templ.Component // runs drawn again beside an htmx fragment, swapped out of band
 		for _, r := range runs {
@@ -62,12 +64,17 @@ func (s *server) handleArticle(entry content.Entry) echo.HandlerFunc {
 			views[r.Experiment.Name] = v
 			if len(r.Errors) > 0 {
 				status = http.StatusUnprocessableEntity
-			} else if r.Busy != "" && status == http.StatusOK {
-				status = http.StatusServiceUnavailable
+			} else if he := refused[r.Experiment.Name]; he != nil {
+				// Not run now (rate limited, busy, too big): the page is still the page, with
+				// this block marked not run, and the status says why to a script or a test.
+				if status == http.StatusOK {
+					status = he.Status
+				}
+				retry = max(retry, he.RetryAfter)
 			}
 		}
-		if status == http.StatusServiceUnavailable {
-			c.Response().Header().Set("Retry-After", "5")
+		if retry > 0 {
+			c.Response().Header().Set("Retry-After", strconv.Itoa(retrySeconds(retry)))
 		}
 		if only != "" {
 			return render(c, status, templ.Join(append([]templ.Component{pages.Experiment(views[only])}, also...)...))
@@ -76,7 +83,7 @@ func (s *server) handleArticle(entry content.Entry) echo.HandlerFunc {
 		view := pages.ArticleView{Site: site, Page: onceEach(page), Runs: views, Code: s.sources}
 		view.Prev, view.Next = neighbours(site, entry.Path)
 		if hasMarker(page, content.MarkerTimeline) {
-			view.Steps = s.timeline(site, entry.Path, q)
+			view.Steps = s.timeline(site, entry.Path, pageParams(page, q))
 		}
 		if hasMarker(page, content.MarkerPredictions) {
 			view.Quiz = s.quiz(ctx, site)
@@ -109,8 +116,9 @@ func hasMarker(page *content.Page, marker string) bool {
 // pageRuns reads every experiment's parameters from the page query and runs them. When only names
 // one experiment, the others are read (their values ride along in its form) but not run, except
 // those that take the stream from the first form when only is the first: they are drawn again.
-func (s *server) pageRuns(ctx context.Context, page *content.Page, q url.Values, only string) []pages.Run {
-	var runs []pages.Run
+// refused holds, by experiment, why a run was not run now.
+func (s *server) pageRuns(ctx context.Context, page *content.Page, q url.Values, only string) (runs []pages.Run, refused map[string]*httpError) {
+	refused = map[string]*httpError{}
 	for _, name := range experimentsOn(page) {
 		e, _ := experiments.Lookup(name) // checkBook made sure it exists
 		prefix := ""
@@ -120,11 +128,13 @@ func (s *server) pageRuns(ctx context.Context, page *content.Page, q url.Values,
 		}
 		r, sub := readRun(e, prefix, first, q)
 		if only == "" || only == e.Name || (first != nil && only == first.Name && dependsOnFirst(r)) {
-			s.runOne(ctx, &r, sub)
+			if he := s.runOne(ctx, &r, sub); he != nil {
+				refused[e.Name] = he
+			}
 		}
 		runs = append(runs, r)
 	}
-	return runs
+	return runs, refused
 }
 
 // readRun reads one experiment's parameters from the page query, under its prefix. Unknown keys
@@ -161,8 +171,10 @@ func readRun(e *experiments.Experiment, prefix string, first *experiments.Experi
 func dependsOnFirst(r pages.Run) bool { return r.Prefix != "" && len(r.Inherited) > 0 }
 
 // runOne parses the values read for r and runs the experiment, filling in its params and result,
-// or its field errors, or why it could not run now.
-func (s *server) runOne(ctx context.Context, r *pages.Run, sub map[string][]string) {
+// or its field errors, or why it could not run now. A run not run now (rate limited, every slot
+// busy, too big for the server) is marked Busy with what to do, and its refusal is returned: the
+// block then shows no result, old or new, only that it was not run and when to press Run again.
+func (s *server) runOne(ctx context.Context, r *pages.Run, sub map[string][]string) *httpError {
 	e := r.Experiment
 	p, err := e.Parse(sub)
 	if err != nil {
@@ -170,24 +182,34 @@ func (s *server) runOne(ctx context.Context, r *pages.Run, sub map[string][]stri
 		if errors.As(err, &fe) {
 			s.metrics.rejected.WithLabelValues("invalid").Inc()
 			r.Errors = fe
-			return
+			return nil
 		}
-		r.Busy = "the parameters could not be read"
-		return
+		r.Busy = "The parameters could not be read."
+		return &httpError{Status: http.StatusBadRequest, Msg: r.Busy, Err: err}
 	}
 	r.Params = p
-	res, err := s.runner.run(ctx, e, p)
+	err = s.admitRun(ctx, e, p)
+	var res any
+	if err == nil {
+		res, err = s.runner.run(ctx, e, p)
+	}
 	if err != nil {
-		var he *httpError
-		if errors.As(err, &he) {
-			r.Busy = he.Msg
-		} else {
-			r.Busy = "the run failed; try again"
-			s.log.Error("experiment run", "experiment", e.Name, "err", err)
+		if ctx.Err() != nil {
+			return nil // the reader left; nobody will see the block
 		}
-		return
+		var he *httpError
+		if !errors.As(err, &he) {
+			s.log.Error("experiment run", "experiment", e.Name, "err", err)
+			he = &httpError{Status: http.StatusInternalServerError, Msg: "The run failed.", RetryAfter: time.Second, Err: err}
+		}
+		r.Busy = he.Msg
+		if he.RetryAfter > 0 {
+			r.Busy += " " + waitText(he.RetryAfter)
+		}
+		return he
 	}
 	r.Result = res
+	return nil
 }
 
 // neighbours returns the previous and next pages in reading order.
@@ -207,6 +229,36 @@ func neighbours(site pages.Site, path string) (*pages.Link, *pages.Link) {
 		return prev, next
 	}
 	return nil, nil
+}
+
+// maxLinkValue is the longest value a link built from a page's query carries: a longer one is
+// refused by every field anyway (experiments' maxRawLen), so copying it would only inflate links.
+const maxLinkValue = pages.MaxShownValue
+
+// pageParams keeps of q what the page itself reads (its forms' fields, under their prefixes, and
+// the timeline's step), so that a link built from it carries nothing else appended to the URL.
+func pageParams(page *content.Page, q url.Values) url.Values {
+	out := url.Values{}
+	keep := func(k string) {
+		for _, v := range q[k] {
+			if len(v) <= maxLinkValue {
+				out[k] = append(out[k], v)
+			}
+		}
+	}
+	keep("step")
+	for i, name := range experimentsOn(page) {
+		e, _ := experiments.Lookup(name)
+		for _, f := range e.Fields {
+			if i == 0 || f.Shared {
+				keep(f.Name)
+			}
+			if i > 0 {
+				keep(e.Name + "." + f.Name)
+			}
+		}
+	}
+	return out
 }
 
 // timeline builds the crash-window steps from content/timeline.md; ?step=N picks the current one.

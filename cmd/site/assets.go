@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -84,12 +85,12 @@ func (a *assets) serve(w http.ResponseWriter, r *http.Request, hash, name string
 	} else {
 		h.Set("Cache-Control", "public, max-age=60")
 	}
-	if r.Header.Get("If-None-Match") == `"`+f.hash+`"` {
+	if etagMatches(r.Header.Values("If-None-Match"), f.hash) {
 		w.WriteHeader(http.StatusNotModified)
 		return true
 	}
 	body := f.raw
-	if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+	if acceptsGzip(r.Header.Values("Accept-Encoding")) {
 		h.Set("Content-Encoding", "gzip")
 		body = f.gz
 	}
@@ -109,4 +110,50 @@ func (s *server) handleStatic() echo.HandlerFunc {
 		}
 		return nil
 	}
+}
+
+// etagMatches reports whether an If-None-Match header names the tag: "*", or a list of tags any of
+// which is the tag, weak (W/"...") or strong alike, since If-None-Match compares weakly (RFC 9110
+// 13.1.2).
+func etagMatches(headers []string, hash string) bool {
+	for _, h := range headers {
+		for t := range strings.SplitSeq(h, ",") {
+			t = strings.TrimSpace(t)
+			if t == "*" || strings.TrimPrefix(t, "W/") == `"`+hash+`"` {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// acceptsGzip reports whether Accept-Encoding allows gzip: named (or "*") with a q-value above 0.
+// An explicit "gzip;q=0" refuses it even when "*" would allow it.
+func acceptsGzip(headers []string) bool {
+	gzip, star := -1.0, -1.0
+	for _, h := range headers {
+		for part := range strings.SplitSeq(h, ",") {
+			name, params, _ := strings.Cut(part, ";")
+			q := 1.0
+			for p := range strings.SplitSeq(params, ";") {
+				if v, ok := strings.CutPrefix(strings.ToLower(strings.TrimSpace(p)), "q="); ok {
+					if f, err := strconv.ParseFloat(v, 64); err == nil {
+						q = f
+					} else {
+						q = 0
+					}
+				}
+			}
+			switch strings.ToLower(strings.TrimSpace(name)) {
+			case "gzip", "x-gzip":
+				gzip = q
+			case "*":
+				star = q
+			}
+		}
+	}
+	if gzip >= 0 {
+		return gzip > 0
+	}
+	return star > 0
 }

@@ -22,6 +22,19 @@ type config struct {
 	RunTimeout time.Duration
 	RatePerSec float64 // experiment runs per client per second (sustained)
 	RateBurst  int
+	// RateClients bounds the addresses the rate limiter remembers: the least recently seen is
+	// forgotten first, so a flood of spoofed or rotating addresses costs a fixed amount of memory.
+	RateClients int
+	// MaxConns bounds the open connections in all, MaxConnsPerClient those from one address (an
+	// IPv6 /64); idle ones are closed first when a bound is reached. MaxConns 0 means "from the
+	// file limit" (maxConnsDefault).
+	MaxConns          int
+	MaxConnsPerClient int
+	// MemLimit is the Go memory limit in bytes (from GOMEMLIMIT, else from the machine's or the
+	// container's memory); the heavy runs are admitted so their estimates fit under it. 0 means
+	// no limit (tests).
+	MemLimit       int64
+	MemLimitSource string
 }
 
 func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -42,8 +55,11 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.IntVar(&c.MaxRuns, "max-runs", envInt(getenv, "MAX_RUNS", maxRunsDefault()), "heavy experiment runs at once (env MAX_RUNS)")
 	fs.DurationVar(&c.QueueWait, "queue-wait", envDuration(getenv, "QUEUE_WAIT", 2*time.Second), "how long a heavy run waits for a slot before 503 (env QUEUE_WAIT)")
 	fs.DurationVar(&c.RunTimeout, "run-timeout", envDuration(getenv, "RUN_TIMEOUT", 10*time.Second), "deadline of one experiment run (env RUN_TIMEOUT)")
-	fs.Float64Var(&c.RatePerSec, "rate", envFloat(getenv, "RATE", 5), "experiment runs per client per second (env RATE)")
-	fs.IntVar(&c.RateBurst, "burst", envInt(getenv, "BURST", 20), "burst of experiment runs per client (env BURST)")
+	fs.Float64Var(&c.RatePerSec, "rate", envFloat(getenv, "RATE", 20), "experiment runs per client address per second (env RATE)")
+	fs.IntVar(&c.RateBurst, "burst", envInt(getenv, "BURST", 60), "burst of experiment runs per client address (env BURST)")
+	fs.IntVar(&c.RateClients, "rate-clients", envInt(getenv, "RATE_CLIENTS", 100_000), "client addresses the rate limiter remembers at most (env RATE_CLIENTS)")
+	fs.IntVar(&c.MaxConns, "max-conns", envInt(getenv, "MAX_CONNS", 0), "open connections in all; 0 derives it from the file limit (env MAX_CONNS)")
+	fs.IntVar(&c.MaxConnsPerClient, "max-conns-per-client", envInt(getenv, "MAX_CONNS_PER_CLIENT", 256), "open connections from one client address (env MAX_CONNS_PER_CLIENT)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -63,8 +79,12 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return config{}, fmt.Errorf("log-format %q: want text or json", c.LogFormat)
 	}
-	if c.MaxRuns < 1 || c.CacheBytes < 1<<20 || c.RatePerSec <= 0 || c.RateBurst < 1 {
-		return config{}, fmt.Errorf("max-runs, cache-mb, rate and burst must be positive")
+	if c.MaxRuns < 1 || c.CacheBytes < 1<<20 || c.RatePerSec <= 0 || c.RateBurst < 1 || c.RateClients < 1 || c.MaxConnsPerClient < 1 || c.MaxConns < 0 {
+		return config{}, fmt.Errorf("max-runs, cache-mb, rate, burst, rate-clients and max-conns-per-client must be positive")
+	}
+	var err error
+	if c.MemLimit, c.MemLimitSource, err = memoryLimit(getenv); err != nil {
+		return config{}, err
 	}
 	return c, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -13,8 +14,8 @@ var (
 )
 
 // FuzzPageQuery sends arbitrary query strings to a page with two experiments: the answer is always
-// a page (200, 422, or 503 under load), never a server error, and reader text is never reflected
-// as markup.
+// a page (200, 422, or 503 under load), or a 400 for a query that does not parse at all, never a
+// server error, and reader text is never reflected as markup.
 func FuzzPageQuery(f *testing.F) {
 	for _, seed := range []string{
 		"", "jobs=20000", "jobs=-1", "jobs=1e309", "crash_rate=NaN", "windows=1,2,3",
@@ -35,6 +36,10 @@ func FuzzPageQuery(f *testing.F) {
 		fuzzServer.echo.ServeHTTP(rec, req)
 		switch rec.Code {
 		case 200, 422, 503:
+		case 400:
+			if _, err := url.ParseQuery(q); err == nil {
+				t.Fatalf("query %q parses, yet answered 400", q)
+			}
 		default:
 			t.Fatalf("query %q answered %d", q, rec.Code)
 		}

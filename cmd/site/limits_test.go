@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +28,8 @@ func TestBusyAnswers503(t *testing.T) {
 	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" {
 		t.Fatalf("status %d retry-after %q", r.status, r.header.Get("Retry-After"))
 	}
-	if !strings.Contains(r.body, `value="2000000"`) || !strings.Contains(r.body, "busy") {
+	if !strings.Contains(r.body, `value="2000000"`) || !strings.Contains(r.body, "Not run yet.</strong> Every experiment slot is busy") ||
+		!strings.Contains(r.body, "press Run again") {
 		t.Error("503 page lost the form or the reason")
 	}
 	api := do(t, s, "GET", "/api/experiments/window?jobs=2000000&seed=98", nil)
@@ -71,22 +75,93 @@ func TestRunStopsWhenClientLeaves(t *testing.T) {
 	}
 }
 
-// TestRateLimit: reruns are rate limited per client; a plain page view (served from the cache)
-// never is.
-func TestRateLimit(t *testing.T) {
+// TestRateLimitLimitsRunsNotReading: the limiter counts runs, not pages. A reader over the limit
+// still gets the whole page, status 429 with Retry-After, and each block that was not rerun marked
+// so, with the wait, and no result in it (not even the old one); an htmx fragment likewise; the API
+// answers 429 JSON. Cached runs (the defaults, a result seen before) cost nothing and are never
+// refused.
+func TestRateLimitLimitsRunsNotReading(t *testing.T) {
 	cfg := testConfig()
-	cfg.RatePerSec, cfg.RateBurst = 0.001, 2
+	cfg.RatePerSec, cfg.RateBurst = 0.001, 4 // block 4 reruns two experiments on one seed
 	s := newTestServer(t, cfg)
-	codes := []int{}
-	for i := range 4 {
-		codes = append(codes, do(t, s, "GET", "/blocks/1?seed="+string(rune('1'+i)), nil).status)
+	for i := range 2 {
+		if r := do(t, s, "GET", fmt.Sprintf("/blocks/4?seed=%d", 100+i), nil); r.status != 200 {
+			t.Fatalf("run %d within the burst answered %d", i+1, r.status)
+		}
 	}
-	if codes[0] != 200 || codes[1] != 200 || codes[2] != 429 {
-		t.Errorf("codes %v, want 200 200 429", codes)
+	r := do(t, s, "GET", "/blocks/4?seed=102", nil)
+	if r.status != http.StatusTooManyRequests {
+		t.Fatalf("third uncached run answered %d, want 429", r.status)
 	}
-	if r := do(t, s, "GET", "/blocks/1", nil); r.status != 200 {
-		t.Errorf("a plain page view was rate limited: %d", r.status)
+	if ra, err := strconv.Atoi(r.header.Get("Retry-After")); err != nil || ra < 1 {
+		t.Errorf("Retry-After %q, want whole seconds", r.header.Get("Retry-After"))
 	}
+	block := section(t, r.body, "exp-window")
+	for _, want := range []string{"Not run yet.", "Too many runs", "press Run again", `value="102"`} {
+		if !strings.Contains(block, want) {
+			t.Errorf("limited block lacks %q", want)
+		}
+	}
+	if strings.Contains(block, "What the numbers say") || strings.Contains(block, "data-chart") {
+		t.Error("a limited block shows a result")
+	}
+	if !strings.Contains(r.body, `class="prose"`) || strings.Contains(r.body, "error-page") {
+		t.Error("a limited page lost its prose")
+	}
+	// Reading stays free: the defaults and a run already cached answer 200.
+	for _, path := range []string{"/blocks/4", "/blocks/4?seed=100", "/semantics"} {
+		if r := do(t, s, "GET", path, nil); r.status != 200 {
+			t.Errorf("%s answered %d while the client is limited", path, r.status)
+		}
+	}
+	hx := do(t, s, "GET", "/blocks/4?seed=103", map[string]string{"HX-Request": "true", "HX-Target": "exp-window"})
+	if hx.status != 429 || hx.header.Get("Retry-After") == "" || !strings.Contains(hx.body, "Not run yet.") || strings.Contains(hx.body, "<html") {
+		t.Errorf("limited fragment: %d %q %.200s", hx.status, hx.header.Get("Retry-After"), hx.body)
+	}
+	api := do(t, s, "GET", "/api/experiments/window?seed=104", nil)
+	if api.status != 429 || api.header.Get("Retry-After") == "" || !strings.Contains(api.body, `"errors"`) {
+		t.Errorf("api: %d %q %s", api.status, api.header.Get("Retry-After"), api.body)
+	}
+	if api := do(t, s, "GET", "/api/experiments/window", nil); api.status != 200 {
+		t.Errorf("api at the defaults answered %d while limited", api.status)
+	}
+	// Another address has its own allowance.
+	other := httptest.NewRequest("GET", "/blocks/4?seed=105", nil)
+	other.RemoteAddr = "192.0.2.7:1234"
+	rec := httptest.NewRecorder()
+	s.echo.ServeHTTP(rec, other)
+	if rec.Code != 200 {
+		t.Errorf("another address was limited too: %d", rec.Code)
+	}
+}
+
+// TestRateDefaultsFitAClass: the default allowance lets a study group of 30 behind one address
+// press Run twice each at once, and the busy message is a sentence.
+func TestRateDefaultsFitAClass(t *testing.T) {
+	cfg, err := loadConfig(nil, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.RateBurst < 60 || cfg.RatePerSec < 20 {
+		t.Errorf("rate %v burst %d: a class of 30 pressing Run twice would be refused", cfg.RatePerSec, cfg.RateBurst)
+	}
+	if errBusy.Msg[0] < 'A' || errBusy.Msg[0] > 'Z' || errStopping.Msg[0] < 'A' || errStopping.Msg[0] > 'Z' {
+		t.Error("a refusal shown after \"Not run yet.\" must start with a capital")
+	}
+}
+
+// section returns the experiment block with the given id, up to its closing tag.
+func section(t *testing.T, body, id string) string {
+	t.Helper()
+	i := strings.Index(body, `id="`+id+`"`)
+	if i < 0 {
+		t.Fatalf("no %s in the body", id)
+	}
+	j := strings.Index(body[i:], "</section>")
+	if j < 0 {
+		return body[i:]
+	}
+	return body[i : i+j]
 }
 
 // TestCacheIsBounded: the result cache stays under its byte limit however many distinct runs it

@@ -16,8 +16,11 @@ import (
 	"syscall"
 )
 
+// main stops gracefully on the first SIGINT or SIGTERM (the context ends); once that has begun, the
+// signals are given back to the default action, so a second one ends the process at once.
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, stop)
 	err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	if err != nil {

@@ -12,6 +12,7 @@ type metrics struct {
 	runs     *prometheus.HistogramVec
 	cache    *prometheus.CounterVec
 	rejected *prometheus.CounterVec
+	conns    *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -30,8 +31,11 @@ func newMetrics() *metrics {
 		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "site_rejections_total", Help: "Requests refused or cut short, by reason.",
 		}, []string{"reason"}),
+		conns: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "site_connections_limited_total", Help: "Connections closed to keep within the connection bounds: evicted (idle, to make room) or refused (new, when nothing could go).",
+		}, []string{"outcome"}),
 	}
-	m.reg.MustRegister(m.requests, m.runs, m.cache, m.rejected,
+	m.reg.MustRegister(m.requests, m.runs, m.cache, m.rejected, m.conns,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -6,22 +6,48 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
-	"golang.org/x/time/rate"
 )
 
-// securityHeaders sets the strict CSP and its companions on every answer.
+// securityHeaderList is the strict CSP and its companions, set on every answer: by the middleware
+// on the handlers' answers, by withSecurityHeaders on what reaches the server outside echo, and by
+// the connection limiter on net/http's own error answers.
+var securityHeaderList = [][2]string{
+	{"Content-Security-Policy", csp},
+	{"X-Content-Type-Options", "nosniff"},
+	{"X-Frame-Options", "DENY"},
+	{"Referrer-Policy", "no-referrer"},
+	{"Permissions-Policy", "camera=(), microphone=(), geolocation=()"},
+	{"Cross-Origin-Opener-Policy", "same-origin"},
+}
+
+func setSecurityHeaders(h http.Header) {
+	for _, kv := range securityHeaderList {
+		h.Set(kv[0], kv[1])
+	}
+}
+
+// securityHeaders sets the security headers on every answer echo gives.
 func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		h := c.Response().Header()
-		h.Set("Content-Security-Policy", csp)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
-		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		setSecurityHeaders(c.Response().Header())
 		return next(c)
 	}
+}
+
+// withSecurityHeaders is the HTTP server's handler around echo: it sets the security headers
+// before anything else runs, and answers "OPTIONS *" itself (net/http's built-in answer to it
+// would carry none).
+func withSecurityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		setSecurityHeaders(w.Header())
+		if r.Method == http.MethodOptions && r.RequestURI == "*" {
+			w.Header().Set("Allow", "GET, HEAD")
+			w.Header().Set("Content-Length", "0")
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // requestLog logs every request once with slog, and counts it for /metrics by route.
@@ -42,27 +68,4 @@ func (s *server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 			"bytes", c.Response().Size, "ms", float64(time.Since(start).Microseconds())/1000, "ip", c.RealIP())
 		return nil
 	}
-}
-
-// rateLimit limits experiment runs per client. Plain page views at the document's values come
-// from the cache and are not limited.
-func (s *server) rateLimit() echo.MiddlewareFunc {
-	store := middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-		Rate: rate.Limit(s.cfg.RatePerSec), Burst: s.cfg.RateBurst,
-	})
-	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
-		Skipper: func(c echo.Context) bool { return len(c.QueryParams()) == 0 },
-		Store:   store,
-		IdentifierExtractor: func(c echo.Context) (string, error) {
-			return c.RealIP(), nil
-		},
-		ErrorHandler: func(c echo.Context, err error) error {
-			return &httpError{Status: http.StatusForbidden, Msg: "could not tell who is asking", Err: err}
-		},
-		DenyHandler: func(c echo.Context, id string, err error) error {
-			s.metrics.rejected.WithLabelValues("rate_limited").Inc()
-			c.Response().Header().Set("Retry-After", "2")
-			return &httpError{Status: http.StatusTooManyRequests, Msg: "too many runs from your address in a short time; wait a moment and run again"}
-		},
-	})
 }

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"sync"
 	"time"
 
+	"golang.org/x/sync/semaphore"
 	"golang.org/x/sync/singleflight"
 
 	"effectivelyonce/experiments"
@@ -19,30 +21,68 @@ import (
 // queue: readers changing a seed never wait behind someone's ten-million-job sweep.
 const lightCost = 4_000_000
 
-// errBusy is returned when every heavy slot stayed taken for the whole queue wait.
-var errBusy = &httpError{Status: http.StatusServiceUnavailable, Msg: "every experiment slot is busy with other readers' runs; try again in a few seconds"}
+// errBusy is returned when every heavy slot, or the memory the heavy runs share, stayed taken for
+// the whole queue wait.
+var errBusy = &httpError{Status: http.StatusServiceUnavailable, RetryAfter: 5 * time.Second,
+	Msg: "Every experiment slot is busy with other readers' runs."}
+
+// errStopping answers every run still waiting for a slot when the server begins to shut down: a
+// clean refusal at once instead of a cut connection when the grace period ends.
+var errStopping = &httpError{Status: http.StatusServiceUnavailable, RetryAfter: 10 * time.Second,
+	Msg: "The server is restarting."}
 
 // runner runs experiments with a result cache (runs are deterministic, so a result never goes
-// stale), one flight per key, and a bound on concurrent heavy runs.
+// stale), one flight per key, and a bound on concurrent heavy runs: a number of slots, and the
+// memory their estimates (memoryOf) add up to.
 type runner struct {
 	cache   *resultCache
 	flight  singleflight.Group
 	heavy   chan struct{}
 	light   chan struct{}
+	memory  *semaphore.Weighted
+	budget  int64 // bytes the heavy runs may hold at once
 	wait    time.Duration
 	timeout time.Duration
 	metrics *metrics
+	// stopping ends when the server begins to shut down: no run starts after it.
+	stopping context.Context
+	stop     context.CancelFunc
 }
 
 func newRunner(cfg config, m *metrics) *runner {
+	budget := runBudget(cfg)
+	stopping, stop := context.WithCancel(context.Background())
 	return &runner{
-		cache:   newResultCache(cfg.CacheBytes),
-		heavy:   make(chan struct{}, cfg.MaxRuns),
-		light:   make(chan struct{}, 4*cfg.MaxRuns),
-		wait:    cfg.QueueWait,
-		timeout: cfg.RunTimeout,
-		metrics: m,
+		cache:    newResultCache(cfg.CacheBytes),
+		heavy:    make(chan struct{}, cfg.MaxRuns),
+		light:    make(chan struct{}, 4*cfg.MaxRuns),
+		memory:   semaphore.NewWeighted(budget),
+		budget:   budget,
+		wait:     cfg.QueueWait,
+		timeout:  cfg.RunTimeout,
+		metrics:  m,
+		stopping: stopping,
+		stop:     stop,
 	}
+}
+
+// runBudget is the memory the heavy runs may hold together: the Go memory limit less the result
+// cache, counted twice (its estimate is rough), and a reserve for everything else the process
+// holds (pages being rendered, connections, the pinned defaults). Without a limit it is unbounded.
+func runBudget(cfg config) int64 {
+	if cfg.MemLimit <= 0 || cfg.MemLimit == math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return max(cfg.MemLimit/4, cfg.MemLimit-2*cfg.CacheBytes-memReserve)
+}
+
+// memReserve is what the process holds besides runs and the cache: about 60 MB measured at rest
+// with the defaults warm, plus room for a few thousand connections (about 20 KB each).
+const memReserve = 160 << 20
+
+// cached reports whether the result of e on p is in the cache, without counting a lookup.
+func (r *runner) cached(e *experiments.Experiment, p any) bool {
+	return r.cache.has(e.Key(p))
 }
 
 // warm runs every experiment at its defaults and pins the results, so a first visit to any page
@@ -87,32 +127,62 @@ func (r *runner) run(ctx context.Context, e *experiments.Experiment, p any) (any
 	}
 }
 
+// runNow waits for a slot (and, for a heavy run, for the memory it needs) at most the queue wait,
+// then runs under the run timeout. A wait ends early, with errStopping, when the server stops.
 func (r *runner) runNow(ctx context.Context, e *experiments.Experiment, p any, key string) (any, error) {
 	slots := r.light
 	lane := "light"
+	var need int64
 	if e.Cost(p) > lightCost {
 		slots, lane = r.heavy, "heavy"
+		need = memoryOf(e, p)
+		if need > r.budget {
+			r.metrics.rejected.WithLabelValues("memory").Inc()
+			return nil, &httpError{Status: http.StatusServiceUnavailable,
+				Msg: fmt.Sprintf("This run would need about %d MB, more than this server keeps for runs (%d MB); try smaller parameters.", need>>20, r.budget>>20)}
+		}
 	}
-	t := time.NewTimer(r.wait)
-	defer t.Stop()
+	wctx, cancel := context.WithTimeout(ctx, r.wait)
+	defer cancel()
+	defer context.AfterFunc(r.stopping, cancel)()
+	refused := func() error {
+		if r.stopping.Err() != nil {
+			r.metrics.rejected.WithLabelValues("stopping").Inc()
+			return errStopping
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r.metrics.rejected.WithLabelValues("busy").Inc()
+		return errBusy
+	}
+	if r.stopping.Err() != nil {
+		return nil, refused()
+	}
 	select {
 	case slots <- struct{}{}:
-	case <-t.C:
-		r.metrics.rejected.WithLabelValues("busy").Inc()
-		return nil, errBusy
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	case <-wctx.Done():
+		return nil, refused()
 	}
 	defer func() { <-slots }()
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
-	defer cancel()
+	if need > 0 {
+		if err := r.memory.Acquire(wctx, need); err != nil {
+			return nil, refused()
+		}
+		defer r.memory.Release(need)
+	}
+	if r.stopping.Err() != nil { // a slot freed during shutdown must not start a queued run
+		return nil, refused()
+	}
+	ctx, cancelRun := context.WithTimeout(ctx, r.timeout)
+	defer cancelRun()
 	start := time.Now()
 	res, err := e.Run(ctx, p)
 	r.metrics.runs.WithLabelValues(e.Name, lane).Observe(time.Since(start).Seconds())
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			r.metrics.rejected.WithLabelValues("deadline").Inc()
-			return nil, &httpError{Status: http.StatusServiceUnavailable, Msg: "the run took longer than the server allows; try smaller parameters", Err: err}
+			return nil, &httpError{Status: http.StatusServiceUnavailable, Msg: "The run took longer than the server allows; try smaller parameters.", Err: err}
 		}
 		return nil, fmt.Errorf("experiment %q: %w", e.Name, err)
 	}
@@ -149,6 +219,13 @@ func (c *resultCache) get(key string) (any, bool) {
 		return el.Value.(*cacheEntry).val, true
 	}
 	return nil, false
+}
+
+func (c *resultCache) has(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.items[key]
+	return ok
 }
 
 func (c *resultCache) add(key string, val any, pinned bool) {

@@ -5,8 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,11 +29,14 @@ import (
 // which echarts' tooltips need.
 const csp = "default-src 'self'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 
-// httpError is an error with the status to answer and a message safe to show a reader.
+// httpError is an error with the status to answer and a message safe to show a reader: a sentence,
+// capitalised, since a page shows it after "Not run yet.". RetryAfter, when set, becomes the
+// Retry-After header and the reader is told to wait that long.
 type httpError struct {
-	Status int
-	Msg    string
-	Err    error
+	Status     int
+	Msg        string
+	RetryAfter time.Duration
+	Err        error
 }
 
 func (e *httpError) Error() string {
@@ -50,6 +56,7 @@ type server struct {
 	assets  *assets
 	sources map[string]pages.Source
 	runner  *runner
+	limiter *rateLimiter
 	metrics *metrics
 	echo    *echo.Echo
 }
@@ -62,10 +69,13 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets) (*se
 		return nil, err
 	}
 	m := newMetrics()
-	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, runner: newRunner(cfg, m)}
+	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, runner: newRunner(cfg, m),
+		limiter: newRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients)}
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "site_result_cache_bytes", Help: "Estimated size of the cached experiment results.",
-	}, func() float64 { return float64(s.runner.cache.bytes()) }))
+	}, func() float64 { return float64(s.runner.cache.bytes()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "site_rate_limiter_clients", Help: "Client addresses the rate limiter tracks now (at most -rate-clients).",
+	}, func() float64 { return float64(s.limiter.size()) }))
 	if err := s.checkBook(); err != nil {
 		return nil, err
 	}
@@ -86,10 +96,16 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets) (*se
 	}}))
 	e.Use(s.requestLog)
 	e.Use(securityHeaders)
+	e.Use(identify)
+	e.Use(s.strictQuery())
 	e.Use(middleware.BodyLimit("64K"))
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
-		Level:   5,
-		Skipper: func(c echo.Context) bool { return strings.Contains(c.Request().URL.Path, "/static/") },
+		Level: 5,
+		// Assets carry their own gzip; and echo's check is a substring match, which would gzip
+		// for a client that said gzip;q=0.
+		Skipper: func(c echo.Context) bool {
+			return strings.Contains(c.Request().URL.Path, "/static/") || !acceptsGzip(c.Request().Header.Values("Accept-Encoding"))
+		},
 	}))
 	s.echo = e
 	s.routes()
@@ -175,7 +191,11 @@ func (s *server) handleError(err error, c echo.Context) {
 		c.Response().WriteHeader(status)
 		return
 	}
-	if status == http.StatusServiceUnavailable {
+	switch {
+	case he != nil && he.RetryAfter > 0:
+		c.Response().Header().Set("Retry-After", strconv.Itoa(retrySeconds(he.RetryAfter)))
+		msg += " " + fmt.Sprintf("Try again in %d s.", retrySeconds(he.RetryAfter))
+	case status == http.StatusServiceUnavailable:
 		c.Response().Header().Set("Retry-After", "5")
 	}
 	if strings.HasPrefix(c.Request().URL.Path, s.cfg.BasePath+"/api/") {
@@ -190,30 +210,68 @@ func (s *server) handleError(err error, c echo.Context) {
 }
 
 func (s *server) handleMetrics() echo.HandlerFunc {
-	return echo.WrapHandler(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
+	// echo's gzip middleware compresses every answer already: promhttp's own compression on top
+	// of it sent gzip inside gzip, which no scraper reads.
+	return echo.WrapHandler(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{DisableCompression: true}))
 }
 
 // newHTTPServer sets every timeout, so a slow or idle client cannot hold a connection open: the
-// write timeout leaves room for the longest run the server allows, queue wait included.
+// write timeout leaves room for the longest run the server allows, queue wait included. Every
+// answer carries the security headers, net/http's own ones too (see withSecurityHeaders and
+// limitedConn.Write).
 func newHTTPServer(cfg config, h http.Handler) *http.Server {
 	return &http.Server{
-		Addr:              cfg.Addr,
-		Handler:           h,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       10 * time.Second,
-		WriteTimeout:      cfg.RunTimeout + cfg.QueueWait + 10*time.Second,
-		IdleTimeout:       60 * time.Second,
-		MaxHeaderBytes:    32 << 10,
+		Addr:                         cfg.Addr,
+		Handler:                      withSecurityHeaders(h),
+		DisableGeneralOptionsHandler: true,
+		ReadHeaderTimeout:            5 * time.Second,
+		ReadTimeout:                  10 * time.Second,
+		WriteTimeout:                 cfg.RunTimeout + cfg.QueueWait + 10*time.Second,
+		IdleTimeout:                  60 * time.Second,
+		MaxHeaderBytes:               32 << 10,
 	}
 }
 
-// serve starts the HTTP server and stops it gracefully when ctx ends.
-func serve(ctx context.Context, cfg config, stdout interface{ Write([]byte) (int, error) }) error {
+// httpServer wires the HTTP server to s, over ln within the connection bounds of s.cfg; the
+// caller runs hs.Serve(conns).
+func (s *server) httpServer(ln net.Listener) (*http.Server, *connLimiter) {
+	total := s.cfg.MaxConns
+	if total == 0 {
+		files, _ := raiseFileLimit()
+		total = maxConnsDefault(files, s.cfg.MemLimit)
+	}
+	conns := newConnLimiter(ln, total, s.cfg.MaxConnsPerClient, s.metrics)
+	conns.registerGauge(s.metrics.reg)
+	hs := newHTTPServer(s.cfg, s.echo)
+	hs.ConnState = conns.connState
+	hs.ErrorLog = slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)
+	return hs, conns
+}
+
+// gracePeriod is how long shutdown waits for the requests in flight: a run that started just
+// before the signal, with the time to write its answer. Runs still waiting for a slot do not
+// count: they are refused at once.
+func gracePeriod(cfg config) time.Duration { return cfg.RunTimeout + 5*time.Second }
+
+// serve starts the HTTP server and stops it gracefully when ctx ends: it stops accepting, answers
+// every queued run with a 503 at once, lets the running ones finish within the run timeout, and
+// returns nil. (A second signal does not wait for any of that: see main.)
+func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	var handler slog.Handler = slog.NewTextHandler(stdout, nil)
 	if cfg.LogFormat == "json" {
 		handler = slog.NewJSONHandler(stdout, nil)
 	}
 	log := slog.New(handler)
+	if cfg.MemLimit > 0 {
+		applyMemoryLimit(cfg.MemLimit)
+	}
+	files, err := raiseFileLimit()
+	if err != nil {
+		log.Warn("open file limit", "err", err)
+	}
+	if cfg.MaxConns == 0 {
+		cfg.MaxConns = maxConnsDefault(files, cfg.MemLimit)
+	}
 	book, err := content.Load(content.Files, content.WithBase(cfg.BasePath))
 	if err != nil {
 		return err
@@ -229,17 +287,31 @@ func serve(ctx context.Context, cfg config, stdout interface{ Write([]byte) (int
 	if err := s.runner.warm(ctx); err != nil {
 		return err
 	}
-	hs := newHTTPServer(cfg, s.echo)
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	hs, conns := s.httpServer(ln)
 	errc := make(chan error, 1)
-	go func() { errc <- hs.ListenAndServe() }()
-	log.Info("serving", "addr", "http://"+cfg.Addr+cfg.BasePath+"/")
+	go func() { errc <- hs.Serve(conns) }()
+	log.Info("serving", "addr", "http://"+ln.Addr().String()+cfg.BasePath+"/", "max_runs", cfg.MaxRuns,
+		"max_conns", cfg.MaxConns, "max_conns_per_client", cfg.MaxConnsPerClient, "open_files", files,
+		"mem_limit_mb", cfg.MemLimit>>20, "mem_limit_from", cfg.MemLimitSource, "run_budget_mb", s.runner.budget>>20)
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down")
-	shut, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	grace := gracePeriod(cfg)
+	log.Info("shutting down", "grace", grace)
+	start := time.Now()
+	s.runner.stop()
+	shut, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	return hs.Shutdown(shut)
+	if err := hs.Shutdown(shut); err != nil {
+		hs.Close()
+		return fmt.Errorf("shutdown: requests still running after %s: %w", grace, err)
+	}
+	log.Info("stopped", "after", time.Since(start).Round(time.Millisecond))
+	return nil
 }

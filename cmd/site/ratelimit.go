@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"effectivelyonce/experiments"
+)
+
+// clientKey is the address a limit counts against: the client's IP, with an IPv6 address cut to
+// its /64, since one home or one host is usually handed a whole /64 and could otherwise take as
+// many allowances as it likes. An address that does not parse shares the zero key.
+func clientKey(ip string) netip.Addr {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return netip.Addr{}
+	}
+	a = a.Unmap().WithZone("")
+	if a.Is6() {
+		p, _ := a.Prefix(64)
+		return p.Addr()
+	}
+	return a
+}
+
+// clientCtxKey is the context key of the client's limit key, set once per request by identify so
+// that code below the handlers (a page's runs) can charge the right client without echo.Context.
+type clientCtxKey struct{}
+
+// identify stores the client's limit key in the request's context.
+func identify(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		c.SetRequest(req.WithContext(context.WithValue(req.Context(), clientCtxKey{}, clientKey(c.RealIP()))))
+		return next(c)
+	}
+}
+
+// clientOf returns the limit key identify stored.
+func clientOf(ctx context.Context) netip.Addr {
+	k, _ := ctx.Value(clientCtxKey{}).(netip.Addr)
+	return k
+}
+
+// rateLimiter is a token bucket per client address, in memory bounded by a number of clients: at
+// most max are tracked, the least recently seen is forgotten first, and a bucket that has had time
+// to fill up again is forgotten by a timer, whether or not anyone else asks (a forgotten bucket
+// and a full one mean the same, so forgetting never lets anyone run more than the rate).
+type rateLimiter struct {
+	rate  float64 // tokens a second
+	burst float64
+	max   int
+	idle  time.Duration // time for an empty bucket to fill up: past it, an entry is forgotten
+	now   func() time.Time
+
+	mu      sync.Mutex
+	clients map[netip.Addr]*bucket
+	head    *bucket // most recently seen; head.prev is the least recently seen (a ring)
+	sweep   *time.Timer
+}
+
+// bucket is one client's tokens, on the recency ring.
+type bucket struct {
+	key        netip.Addr
+	tokens     float64
+	last       time.Time
+	prev, next *bucket
+}
+
+func newRateLimiter(rate float64, burst, maxClients int) *rateLimiter {
+	idle := time.Duration(math.Ceil(float64(burst)/rate*1e9)) + 100*time.Millisecond
+	return &rateLimiter{rate: rate, burst: float64(burst), max: max(1, maxClients), idle: idle, now: time.Now,
+		clients: map[netip.Addr]*bucket{}}
+}
+
+// allow takes one token from key's bucket. When there is none it says how long until there is.
+func (l *rateLimiter) allow(key netip.Addr) (bool, time.Duration) {
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, ok := l.clients[key]
+	if ok {
+		b.tokens = min(l.burst, b.tokens+now.Sub(b.last).Seconds()*l.rate)
+		l.unlink(b)
+	} else {
+		if len(l.clients) >= l.max {
+			old := l.head.prev
+			l.unlink(old)
+			delete(l.clients, old.key)
+		}
+		b = &bucket{key: key, tokens: l.burst}
+		l.clients[key] = b
+	}
+	b.last = now
+	l.pushFront(b)
+	if l.sweep == nil {
+		l.sweep = time.AfterFunc(l.idle, l.expireTick)
+	}
+	if b.tokens >= 1 {
+		b.tokens--
+		return true, 0
+	}
+	return false, time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
+}
+
+// expireTick forgets the buckets that are full again, and comes back while any are left.
+func (l *rateLimiter) expireTick() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.expire(l.now())
+	if len(l.clients) > 0 {
+		l.sweep.Reset(l.idle)
+	} else {
+		l.sweep = nil
+	}
+}
+
+// expire forgets every bucket not seen for idle; the ring is in order of last sight, so it stops
+// at the first one still fresh.
+func (l *rateLimiter) expire(now time.Time) {
+	for l.head != nil {
+		old := l.head.prev
+		if now.Sub(old.last) < l.idle {
+			return
+		}
+		l.unlink(old)
+		delete(l.clients, old.key)
+	}
+}
+
+// size is the number of clients tracked, for /metrics.
+func (l *rateLimiter) size() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.clients)
+}
+
+func (l *rateLimiter) unlink(b *bucket) {
+	if b.next == b {
+		l.head = nil
+	} else {
+		b.prev.next, b.next.prev = b.next, b.prev
+		if l.head == b {
+			l.head = b.next
+		}
+	}
+	b.prev, b.next = nil, nil
+}
+
+func (l *rateLimiter) pushFront(b *bucket) {
+	if l.head == nil {
+		b.prev, b.next = b, b
+	} else {
+		b.next, b.prev = l.head, l.head.prev
+		l.head.prev.next = b
+		l.head.prev = b
+	}
+	l.head = b
+}
+
+// admitRun charges one run of e on p to the client of ctx. A result already cached (the document's
+// defaults are, from start-up) costs the server nothing and is never refused; a refusal is a 429
+// that says when the client's next run will be allowed.
+func (s *server) admitRun(ctx context.Context, e *experiments.Experiment, p any) error {
+	if s.runner.cached(e, p) {
+		return nil
+	}
+	ok, wait := s.limiter.allow(clientOf(ctx))
+	if ok {
+		return nil
+	}
+	s.metrics.rejected.WithLabelValues("rate_limited").Inc()
+	return &httpError{Status: http.StatusTooManyRequests, RetryAfter: wait,
+		Msg: "Too many runs from your network address in a short time (a class behind one address shares the allowance)."}
+}
+
+// retrySeconds is a wait in whole seconds for Retry-After: rounded up, and at least 1.
+func retrySeconds(d time.Duration) int { return max(1, int(math.Ceil(d.Seconds()))) }
+
+// waitText tells a reader when to run again.
+func waitText(d time.Duration) string {
+	return fmt.Sprintf("Wait %d s, then press Run again.", retrySeconds(d))
+}
