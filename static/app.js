@@ -51,6 +51,18 @@
   });
   if (dark && dark.addEventListener) dark.addEventListener("change", redrawAll);
 
+  // A table of the prose that is wider than its column scrolls inside its own box (app.css);
+  // keyboard focus lets a reader without a pointer scroll it too (code blocks are focusable from
+  // the server). Whether it overflows depends on the width, so this runs again after a resize.
+  function focusScrollers() {
+    document.querySelectorAll(".prose table").forEach(function (el) {
+      if (el.scrollWidth > el.clientWidth + 1) el.setAttribute("tabindex", "0");
+      else el.removeAttribute("tabindex");
+    });
+  }
+  document.addEventListener("DOMContentLoaded", focusScrollers);
+  window.addEventListener("resize", function () { setTimeout(focusScrollers, 150); });
+
   // Copy-link buttons are hidden until script can make them work.
   function initCopy(root) {
     root.querySelectorAll("[data-copy]").forEach(function (b) {
