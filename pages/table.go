@@ -10,6 +10,8 @@ type Table struct {
 	Rows    [][]string
 	// Numeric marks the columns to right-align.
 	Numeric []bool
+	// Focus marks the row whose first cell is this, the row the page is about ("" marks none).
+	Focus string
 }
 
 // CSV writes the table as RFC 4180 text.
