@@ -39,6 +39,14 @@ func TestBrowser(t *testing.T) {
 	t.Run("Keyboard", func(t *testing.T) { browserKeyboard(t, b) })
 	t.Run("WithoutJavaScript", func(t *testing.T) { browserWithoutJavaScript(t, b) })
 	t.Run("PredictionsPersist", func(t *testing.T) { browserPredictionsPersist(t, b) })
+	t.Run("ResultOrder", func(t *testing.T) { browserResultOrder(t, b) })
+	t.Run("DesktopColumns", func(t *testing.T) { browserDesktopColumns(t, b) })
+	t.Run("ChartText", func(t *testing.T) { browserChartText(t, b) })
+	t.Run("ChartRelayout", func(t *testing.T) { browserChartRelayout(t, b) })
+	t.Run("ChartScales", func(t *testing.T) { browserChartScales(t, b) })
+	t.Run("TinyBars", func(t *testing.T) { browserTinyBars(t, b) })
+	t.Run("AssemblyRows", func(t *testing.T) { browserAssemblyRows(t, b) })
+	t.Run("ContentsNames", func(t *testing.T) { browserContentsNames(t, b) })
 }
 
 // browserPagesLoadCleanly opens every page and fails on any console error, uncaught exception or
@@ -103,7 +111,7 @@ func browserChartsDrawSeries(t *testing.T, b *browserSuite) {
 		}
 		for _, c := range got {
 			if !c.Drawn || c.Points == 0 {
-				t.Errorf("%s: chart %s not drawn (canvas %v, %d points)", tc.path, c.ID, c.Drawn, c.Points)
+				t.Errorf("%s: chart %s not drawn (drawing %v, %d points)", tc.path, c.ID, c.Drawn, c.Points)
 			}
 		}
 		for _, w := range tc.want {
