@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/yuin/goldmark"
@@ -33,6 +34,34 @@ type Part struct {
 	Arg    string
 	Cards  []Card
 }
+
+// Name is the first word of the marker's argument: the experiment of "::: experiment assembly
+// upto=at-least-once", the first function of a source marker.
+func (p Part) Name() string {
+	name, _, _ := strings.Cut(strings.TrimSpace(p.Arg), " ")
+	return name
+}
+
+// Option returns the value of a "key=value" word of the marker's argument, and whether it is there.
+func (p Part) Option(key string) (string, bool) {
+	for _, w := range strings.Fields(p.Arg) {
+		if k, v, ok := strings.Cut(w, "="); ok && k == key {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// The options an experiment marker may carry after the experiment's name, as key=value words. They
+// say how this page shows the experiment's result; the run itself is the same everywhere.
+const (
+	OptionUpTo  = "upto"  // show the result's rows up to and including this one (those introduced so far)
+	OptionFocus = "focus" // mark this row of the result as the one the page is about
+	OptionTitle = "title" // "none": the page's own heading names the experiment, so it shows no title of its own
+)
+
+// experimentOptions are the option keys an experiment marker accepts.
+var experimentOptions = []string{OptionUpTo, OptionFocus, OptionTitle}
 
 // The markers a page may hold, each on a line of its own as "::: name [arg]". Code that places
 // an interactive part compares a Part's Marker with these, never with a string of its own.
@@ -154,6 +183,26 @@ func Load(fsys fs.FS, opts ...Option) (*Book, error) {
 	return b, nil
 }
 
+// checkOptions accepts an experiment marker's words after the name only as known key=value
+// options, each once, so a typo in an option stops the server instead of showing every row.
+func checkOptions(arg string) error {
+	seen := map[string]bool{}
+	for _, w := range strings.Fields(arg)[1:] {
+		k, v, ok := strings.Cut(w, "=")
+		if !ok || v == "" {
+			return fmt.Errorf("option %q is not key=value", w)
+		}
+		if !slices.Contains(experimentOptions, k) {
+			return fmt.Errorf("unknown option %q (known: %s)", k, strings.Join(experimentOptions, ", "))
+		}
+		if seen[k] {
+			return fmt.Errorf("option %q given twice", k)
+		}
+		seen[k] = true
+	}
+	return nil
+}
+
 // parsePage splits the source at marker lines and renders the prose between them. Fenced code is
 // passed through untouched so a marker-like line inside an example is not taken as a marker.
 func parsePage(md goldmark.Markdown, slug, src string) (*Page, error) {
@@ -271,6 +320,11 @@ func parsePage(md goldmark.Markdown, slug, src string) (*Page, error) {
 		case MarkerExperiment, MarkerSource:
 			if arg == "" {
 				return nil, fmt.Errorf("line %d: ::: %s needs a name", n+2, name)
+			}
+			if name == MarkerExperiment {
+				if err := checkOptions(arg); err != nil {
+					return nil, fmt.Errorf("line %d: ::: %s: %w", n+2, name, err)
+				}
 			}
 			fallthrough
 		case MarkerTimeline, MarkerPredictions, MarkerContents:

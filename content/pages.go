@@ -3,7 +3,8 @@ package content
 import "strings"
 
 // Entry is one page of the notebook in the table of contents: the markdown file that holds its
-// prose, the URL it is served at (below the site's base path) and its short title in the contents.
+// prose, the URL it is served at (below the site's base path) and its name in the contents, which
+// is the page's own title ("Block 4: X" is "4 · X"; TestContentsAgreeWithTitles holds them to it).
 type Entry struct {
 	Slug string
 	Path string
@@ -25,13 +26,13 @@ func (e Entry) Block() int {
 func Contents() []Entry {
 	return []Entry{
 		{"index", "/", "Start here"},
-		{"semantics", "/semantics", "The three semantics"},
+		{"semantics", "/semantics", "Delivery semantics"},
 		{"blocks/1", "/blocks/1", "1 · Ack before work"},
 		{"blocks/2", "/blocks/2", "2 · Ack after work"},
-		{"blocks/3", "/blocks/3", "3 · Dedup at the sink"},
-		{"blocks/4", "/blocks/4", "4 · The bounded window"},
+		{"blocks/3", "/blocks/3", "3 · Exactly-once does not exist"},
+		{"blocks/4", "/blocks/4", "4 · The bounded dedup window"},
 		{"blocks/5", "/blocks/5", "5 · The dual write"},
-		{"blocks/6", "/blocks/6", "6 · The lease"},
+		{"blocks/6", "/blocks/6", "6 · The lease and its heartbeat"},
 		{"assembly", "/assembly", "The assembly"},
 		{"verify", "/verify", "Verify the claims"},
 		{"glossary", "/glossary", "Glossary"},

@@ -7,23 +7,66 @@ import (
 
 // assemblyShows presents the four designs on one stream (blocks 1 to 3 and the assembly).
 var assemblyShows = shows[experiments.StreamParams, experiments.AssemblyResult]{
-	charts:   assemblyCharts,
 	tables:   assemblyTables,
 	reading:  readAssembly,
 	measures: assemblyMeasures,
+
+	// A block shows the designs it has introduced so far and marks its own (see Scope).
+	focusCharts: assemblyCharts,
+	rows:        &scoping[experiments.AssemblyResult]{keys: designKeys, upTo: assemblyUpTo},
 }
 
-func assemblyCharts(domID string, _ experiments.StreamParams, r experiments.AssemblyResult) []Chart {
+// assemblyCharts draws lost and duplicated jobs per design; the design a page is about (focus) is
+// marked on the axis.
+func assemblyCharts(domID string, _ experiments.StreamParams, r experiments.AssemblyResult, focus string) []Chart {
 	cats, series := rowBars(r.Rows, func(x experiments.AssemblyRow) string { return string(x.Design) },
 		column[experiments.AssemblyRow]{"lost", func(x experiments.AssemblyRow) int64 { return x.Lost }},
 		column[experiments.AssemblyRow]{"duplicated", func(x experiments.AssemblyRow) int64 { return x.Duplicated }})
-	return []Chart{barChart(domID+"-bars", "Lost and duplicated jobs per design",
-		"Grouped bars of lost and duplicated jobs for each of the four designs; the table below holds the numbers.",
-		"", "jobs", cats, series)}
+	alt := fmt.Sprintf("Grouped bars of lost and duplicated jobs for %s; the table below holds the numbers.", sayDesigns(len(r.Rows)))
+	if focus != "" {
+		alt = fmt.Sprintf("Grouped bars of lost and duplicated jobs for %s, %s marked; the table below holds the numbers.", sayDesigns(len(r.Rows)), focus)
+	}
+	return []Chart{barChart(domID+"-bars", "Lost and duplicated jobs per design", alt, "", "jobs", cats, series, withFocus(focus))}
+}
+
+// designKeys are the assembly's rows as a marker names them (upto=, focus=), in the result's order.
+func designKeys() []string {
+	var out []string
+	for _, d := range experiments.Designs() {
+		out = append(out, string(d))
+	}
+	return out
+}
+
+// assemblyUpTo keeps the designs up to and including key: the ones a block has introduced.
+func assemblyUpTo(r experiments.AssemblyResult, key string) experiments.AssemblyResult {
+	for i, row := range r.Rows {
+		if string(row.Design) == key {
+			r.Rows = r.Rows[: i+1 : i+1]
+			break
+		}
+	}
+	return r
+}
+
+// sayDesigns is "the one design", "the two designs" ... "the four designs".
+func sayDesigns(n int) string {
+	if n == 1 {
+		return "the one design"
+	}
+	return "the " + sayCount(n) + " designs"
+}
+
+// sayCount writes a small count as a word.
+func sayCount(n int) string {
+	if n >= 0 && n < 10 {
+		return [...]string{"no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"}[n]
+	}
+	return count(int64(n))
 }
 
 func assemblyTables(_ experiments.StreamParams, r experiments.AssemblyResult) []Table {
-	t := newTable(fmt.Sprintf("Four designs, %s, %s crashed", plural(r.Jobs, "job", "jobs"), count(r.Crashed)),
+	t := newTable(fmt.Sprintf("%s, %s, %s crashed", sayCap(sayCount(len(r.Rows))+" "+verb(int64(len(r.Rows)), "design", "designs")), plural(r.Jobs, "job", "jobs"), count(r.Crashed)),
 		col{"design", "design", false}, col{"lost", "lost_jobs", true}, col{"exactly once", "exactly_once_jobs", true},
 		col{"duplicated", "duplicated_jobs", true}, col{"correct", "correct", false},
 		col{"deliveries", "deliveries", true}, col{"effects applied", "effects", true})

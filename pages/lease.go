@@ -178,30 +178,80 @@ func sayAllJobs(n int64) string {
 	return "all " + count(n) + " jobs"
 }
 
+// leaseChart draws double executions against the visibility timeout in two panels that share the
+// timeout axis: no renewal and renewal at a third of the timeout above, on a scale that shows the
+// no-renewal count falling to zero, and renewal at twice the timeout below, on its own scale, where
+// it runs every job twice. Timeouts stand on a log axis at their true distances.
 func leaseChart(domID string, r experiments.LeaseResult) Chart {
-	c := charts.NewLine()
 	title := "Double executions versus visibility timeout"
-	var cats []string
-	no, third, double := []opts.LineData{}, []opts.LineData{}, []opts.LineData{}
-	for _, p := range r.Points {
-		cats = append(cats, seconds(p.TimeoutS))
-		no = append(no, opts.LineData{Value: p.NoRenewal})
-		third = append(third, opts.LineData{Value: p.RenewThird})
-		double = append(double, opts.LineData{Value: p.RenewDouble})
+	build := func(narrow bool) (map[string]any, int) {
+		c := charts.NewLine()
+		timeouts := make([]float64, len(r.Points))
+		no, third, double := []opts.LineData{}, []opts.LineData{}, []opts.LineData{}
+		for i, p := range r.Points {
+			timeouts[i] = p.TimeoutS
+			no = append(no, opts.LineData{Value: []any{p.TimeoutS, p.NoRenewal}})
+			third = append(third, opts.LineData{Value: []any{p.TimeoutS, p.RenewThird}})
+			double = append(double, opts.LineData{Value: []any{p.TimeoutS, p.RenewDouble}})
+		}
+		// Any two timeouts a decade apart go on a log axis: 5, 15, 30, 60 and 300 s are a
+		// geometric list, and even spacing would hide that 300 s is five times 60 s.
+		x, ticks := sweepAxis("visibility timeout (s)", "{value} s", timeouts, 10)
+		top, bottom := x, x
+		top.Name = ""
+		bottom.GridIndex = 1
+		width := wideWidth
+		if narrow {
+			width = narrowWidth
+		}
+		legend := legendHeight([]string{"no renewal", "renew at t/3", "renew at 2t"}, width)
+		var most int64
+		for _, p := range r.Points {
+			most = max(most, p.NoRenewal, p.RenewThird, p.RenewDouble)
+		}
+		left := 7*len(count(most)) + 18
+		upperTop, upperH, gap, lowerH := legend+26, 170, 58, 64
+		if narrow {
+			upperH = 150
+		}
+		lowerTop := upperTop + upperH + gap
+		c.SetGlobalOptions(append(common(),
+			charts.WithGridOpts(
+				opts.Grid{Top: itoa(upperTop), Height: itoa(upperH), Left: "8", Right: "28", ContainLabel: opts.Bool(true)},
+				opts.Grid{Top: itoa(lowerTop), Height: itoa(lowerH), Left: "8", Right: "28", ContainLabel: opts.Bool(true)},
+			),
+			charts.WithXAxisOpts(top),
+			charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "jobs run twice", Min: 0, AxisLabel: &opts.AxisLabel{FontSize: minFont}}),
+		)...)
+		c.ExtendXAxis(bottom)
+		c.ExtendYAxis(opts.YAxis{Type: "value", GridIndex: 1, Name: "jobs run twice, renewing at 2t", Min: 0, SplitNumber: 1,
+			AxisLabel: &opts.AxisLabel{FontSize: minFont}})
+		labels := charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "top"})
+		hide := charts.WithLabelLayoutOpts(opts.LabelLayout{HideOverlap: opts.Bool(true)})
+		c.AddSeries("no renewal", no, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), SymbolSize: 7}), labels, hide)
+		// At the document's values this line is flat at zero, on top of the axis: a thick dashed line
+		// with large symbols keeps it visible there.
+		c.AddSeries("renew at t/3", third, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), SymbolSize: 9}),
+			charts.WithLineStyleOpts(opts.LineStyle{Width: 3, Type: "dashed"}))
+		c.AddSeries("renew at 2t", double, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), SymbolSize: 7, XAxisIndex: 1, YAxisIndex: 1}))
+		c.Validate()
+		return extend(c.JSON(), func(o map[string]any) {
+			withTicksAt(o, ticks)
+			withCountLabels(o, "no renewal")
+			// Both panels start their plots at the same x, so the timeouts line up: a fixed left
+			// margin wide enough for the largest count, and the axis names start at it.
+			for _, g := range list(o["grid"]) {
+				g["containLabel"] = false
+				g["left"] = left
+			}
+			for _, y := range list(o["yAxis"]) {
+				y["nameTextStyle"] = map[string]any{"align": "left", "padding": []int{0, 0, 0, -left + 4}}
+			}
+		}), lowerTop + lowerH + 48
 	}
-	c.SetGlobalOptions(append(common(title),
-		charts.WithXAxisOpts(opts.XAxis{Name: "visibility timeout", NameLocation: "middle", NameGap: 30}),
-		charts.WithYAxisOpts(opts.YAxis{Name: "jobs run twice", Min: 0}),
-	)...)
-	c.SetXAxis(cats)
-	c.AddSeries("no renewal", no, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}))
-	// At the document's values this line is flat at zero, on top of the axis: a thick dashed line with
-	// large symbols keeps it visible there.
-	c.AddSeries("renew at t/3", third, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), SymbolSize: 9}),
-		charts.WithLineStyleOpts(opts.LineStyle{Width: 3, Type: "dashed"}))
-	c.AddSeries("renew at 2t", double, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}))
-	c.Validate()
+	wide, h := build(false)
+	narrow, nh := build(true)
 	return Chart{ID: domID + "-curve", Title: title,
-		Alt:     "Lines of jobs executed twice at each visibility timeout with no renewal, renewal at a third of the timeout, and renewal at twice the timeout.",
-		Options: c.JSON()}
+		Alt:     "Two panels of jobs executed twice at each visibility timeout, on a log scale of timeouts: above, no renewal and renewal at a third of the timeout; below, renewal at twice the timeout.",
+		Options: wide, Narrow: narrow, Height: h, NarrowHeight: nh}
 }

@@ -15,7 +15,12 @@ type Presenter struct {
 	// Experiment is the name of the experiment this presenter shows.
 	Experiment string
 
-	charts   func(domID string, params, result any) ([]Chart, error)
+	charts func(domID string, params, result any) ([]Chart, error)
+	// focusCharts draws the charts with one row marked ("" marks none).
+	focusCharts func(domID, focus string, params, result any) ([]Chart, error)
+	// rowKeys and upTo are set for an experiment whose rows a marker can name (see Scope).
+	rowKeys  func() []string
+	upTo     func(result any, key string) (any, error)
 	tables   func(params, result any) ([]Table, error)
 	reading  func(params, result any) ([]string, error)
 	measures func(params, result any) (map[string]int64, error)
@@ -30,6 +35,11 @@ type shows[P, R any] struct {
 	reading func(p P, r R) []string
 	// measures may be nil: most experiments answer no prediction question.
 	measures func(p P, r R) map[string]int64
+	// focusCharts, when set, draws the charts with the row a page is about marked; charts is then
+	// focusCharts with no row marked.
+	focusCharts func(domID string, p P, r R, focus string) []Chart
+	// rows may be nil: only an experiment whose rows a page shows in part has it (see Scope).
+	rows *scoping[R]
 }
 
 // present wraps typed parts as a Presenter.
@@ -42,12 +52,25 @@ func present[P, R any](name string, s shows[P, R]) *Presenter {
 		}
 		return p, r, nil
 	}
-	return &Presenter{
+	if s.focusCharts != nil {
+		s.charts = func(domID string, p P, r R) []Chart { return s.focusCharts(domID, p, r, "") }
+	}
+	pr := &Presenter{
 		Experiment: name,
 		charts: func(domID string, params, result any) ([]Chart, error) {
 			p, r, err := pair(params, result)
 			if err != nil || s.charts == nil {
 				return nil, err
+			}
+			return s.charts(domID, p, r), nil
+		},
+		focusCharts: func(domID, focus string, params, result any) ([]Chart, error) {
+			p, r, err := pair(params, result)
+			if err != nil || s.charts == nil {
+				return nil, err
+			}
+			if focus != "" && s.focusCharts != nil {
+				return s.focusCharts(domID, p, r, focus), nil
 			}
 			return s.charts(domID, p, r), nil
 		},
@@ -73,6 +96,18 @@ func present[P, R any](name string, s shows[P, R]) *Presenter {
 			return s.measures(p, r), nil
 		},
 	}
+	if s.rows != nil {
+		pr.rowKeys = s.rows.keys
+		pr.upTo = func(result any, key string) (any, error) {
+			r, ok := result.(R)
+			if !ok {
+				var want R
+				return nil, fmt.Errorf("presenter %q: given %T, wants %T", name, result, want)
+			}
+			return s.rows.upTo(r, key), nil
+		}
+	}
+	return pr
 }
 
 // presenters is every experiment's presenter, built once.

@@ -23,6 +23,8 @@ type Table struct {
 	// Keys and Data are the table for programs; see the type's comment.
 	Keys []string
 	Data [][]string
+	// Focus marks the row whose first cell is this, the row the page is about ("" marks none).
+	Focus string
 }
 
 // col is one column of a table: its heading for people, its key for programs.

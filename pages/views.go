@@ -65,8 +65,10 @@ type Hidden struct {
 
 // ExperimentView is one experiment block: its form, and either its result or its errors.
 type ExperimentView struct {
-	Name    string
-	Title   string
+	Name  string
+	Title string
+	// NoTitle hides the block's own title: the page's heading just above already names it.
+	NoTitle bool
 	Summary string
 	DOMID   string
 	Action  string
@@ -114,6 +116,8 @@ type Run struct {
 	Result    any
 	Errors    experiments.FieldErrors
 	Busy      string
+	// Scope is how this page shows the result, from the options of the experiment's marker.
+	Scope Scope
 }
 
 // NewExperimentView builds the view of run r on the page at pagePath; all runs on the page are
@@ -121,7 +125,7 @@ type Run struct {
 func NewExperimentView(site Site, pagePath string, r Run, all []Run) (ExperimentView, error) {
 	e := r.Experiment
 	v := ExperimentView{
-		Name: e.Name, Title: e.Title, Summary: e.Summary,
+		Name: e.Name, Title: e.Title, Summary: e.Summary, NoTitle: r.Scope.NoTitle,
 		DOMID:   DOMID(e.Name),
 		Action:  site.URL(pagePath),
 		Invalid: len(r.Errors) > 0,
@@ -196,13 +200,7 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) (Experiment
 		if err != nil {
 			return v, err
 		}
-		if v.Charts, err = pr.Charts(v.DOMID, r.Params, r.Result); err != nil {
-			return v, err
-		}
-		if v.Tables, err = pr.Tables(r.Params, r.Result); err != nil {
-			return v, err
-		}
-		if v.Reading, err = pr.Reading(r.Params, r.Result); err != nil {
+		if v.Charts, v.Tables, v.Reading, err = pr.View(v.DOMID, r.Scope, r.Params, r.Result); err != nil {
 			return v, err
 		}
 		m, err := pr.Measures(r.Params, r.Result)

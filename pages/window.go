@@ -278,26 +278,47 @@ func gridCell(r experiments.WindowGridResult, di, wi int) int64 {
 // windowChart plots escape rate against window size on a value axis, with a vertical marker at the
 // maximum redelivery delay: the point where the curve must reach zero.
 func windowChart(domID string, r experiments.WindowResult) Chart {
-	c := charts.NewLine()
 	title := "Escape rate versus dedup window"
-	c.SetGlobalOptions(append(common(title),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "window (ids)", NameLocation: "middle", NameGap: 30, Min: 0}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "escaped (%)", Min: 0}),
-	)...)
-	data := make([]opts.LineData, len(r.Points))
-	for i, p := range r.Points {
-		y, _ := strconv.ParseFloat(strconv.FormatFloat(p.EscapeRate*100, 'f', 2, 64), 64)
-		data[i] = opts.LineData{Value: []any{p.Window, y}}
+	build := func(narrow bool) (map[string]any, int) {
+		c := charts.NewLine()
+		windows := make([]float64, len(r.Points))
+		for i, p := range r.Points {
+			windows[i] = float64(p.Window)
+		}
+		// Windows that span two decades or more go on a log axis: 10, 100 and 1,000 would
+		// otherwise share the first pixels.
+		x, ticks := sweepAxis("window (ids)", "{value}", windows, 100)
+		width := wideWidth
+		if narrow {
+			width = narrowWidth
+		}
+		top := legendHeight([]string{"escape rate"}, width)
+		c.SetGlobalOptions(append(common(),
+			charts.WithXAxisOpts(x),
+			charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "escaped (%)", Min: 0, AxisLabel: &opts.AxisLabel{FontSize: minFont}}),
+			charts.WithGridOpts(opts.Grid{Top: itoa(top + 26), Left: "8", Right: "24", Bottom: "40", ContainLabel: opts.Bool(true)}),
+		)...)
+		data := make([]opts.LineData, len(r.Points))
+		for i, p := range r.Points {
+			y, _ := strconv.ParseFloat(strconv.FormatFloat(p.EscapeRate*100, 'f', 2, 64), 64)
+			data[i] = opts.LineData{Value: []any{p.Window, y}}
+		}
+		c.AddSeries("escape rate", data,
+			charts.WithMarkLineNameXAxisItemOpts(opts.MarkLineNameXAxisItem{Name: "max delay " + count(r.MaxDelay), XAxis: r.MaxDelay}),
+			charts.WithMarkLineStyleOpts(opts.MarkLineStyle{Symbol: []string{"none", "none"}, Label: &opts.Label{Show: opts.Bool(true), Formatter: "max delay " + count(r.MaxDelay)}}),
+			charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), SymbolSize: 7}),
+		)
+		c.Validate()
+		return extend(c.JSON(), func(o map[string]any) {
+			withTicksAt(o, ticks)
+			leftNames(o)
+		}), top + 300
 	}
-	c.AddSeries("escape rate", data,
-		charts.WithMarkLineNameXAxisItemOpts(opts.MarkLineNameXAxisItem{Name: "max delay " + count(r.MaxDelay), XAxis: r.MaxDelay}),
-		charts.WithMarkLineStyleOpts(opts.MarkLineStyle{Symbol: []string{"none", "none"}, Label: &opts.Label{Show: opts.Bool(true), Formatter: "max delay " + count(r.MaxDelay)}}),
-		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}),
-	)
-	c.Validate()
+	wide, h := build(false)
+	narrow, nh := build(true)
 	return Chart{ID: domID + "-curve", Title: title,
 		Alt:     fmt.Sprintf("Line of the share of duplicates that escape at each window size, with a marker at the maximum redelivery delay of %s jobs.", count(r.MaxDelay)),
-		Options: c.JSON()}
+		Options: wide, Narrow: narrow, Height: h, NarrowHeight: nh}
 }
 
 // gridChart groups bars by maximum delay, one bar per window: the bars vanish exactly where the

@@ -5,9 +5,44 @@
 
   var dark = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
   var charts = [];
+  var themes = null;
 
+  // The page's chart themes (pages.ChartThemes: one palette per colour scheme, checked for
+  // contrast against the stylesheet's panels), registered with echarts once.
   function theme() {
-    return dark && dark.matches ? "dark" : null;
+    if (!themes) {
+      var src = document.getElementById("chart-themes");
+      if (!src) return null;
+      themes = JSON.parse(src.textContent);
+      window.echarts.registerTheme(themes.name + "-light", themes.light);
+      window.echarts.registerTheme(themes.name + "-dark", themes.dark);
+    }
+    return themes.name + (dark && dark.matches ? "-dark" : "-light");
+  }
+
+  // layoutOf says which of a chart's two layouts fits its box: the narrow one (horizontal bars,
+  // broken names, a wrapping legend) below data-narrow-below pixels.
+  function layoutOf(el) {
+    var below = Number(el.getAttribute("data-narrow-below")) || 0;
+    return el.getAttribute("data-chart-narrow") && el.clientWidth < below ? "narrow" : "wide";
+  }
+
+  // draw draws one chart in the layout its box asks for, with the height that layout was laid out
+  // for, disposing whatever was drawn there before. The SVG renderer keeps every label as text in
+  // the page, where a test (and a reader's own tools) can read and measure it.
+  function draw(el) {
+    var layout = layoutOf(el);
+    var src = document.getElementById(el.getAttribute(layout === "narrow" ? "data-chart-narrow" : "data-chart"));
+    if (!src) return null;
+    var old = window.echarts.getInstanceByDom(el);
+    if (old) old.dispose();
+    var h = Number(el.getAttribute(layout === "narrow" ? "data-narrow-height" : "data-height"));
+    if (h > 0) el.style.height = h + "px";
+    var chart = window.echarts.init(el, theme(), { renderer: "svg" });
+    chart.setOption(JSON.parse(src.textContent));
+    el.setAttribute("data-chart-layout", layout);
+    el.setAttribute("data-chart-ready", "true");
+    return chart;
   }
 
   // Draws every chart under root from the JSON options the server put beside it; an instance already
@@ -23,14 +58,8 @@
       return true;
     });
     root.querySelectorAll("[data-chart]").forEach(function (el) {
-      var src = document.getElementById(el.getAttribute("data-chart"));
-      if (!src) return;
-      var old = window.echarts.getInstanceByDom(el);
-      if (old) old.dispose();
-      var options = JSON.parse(src.textContent);
-      var chart = window.echarts.init(el, theme(), { renderer: "canvas" });
-      chart.setOption(options);
-      el.setAttribute("data-chart-ready", "true");
+      var chart = draw(el);
+      if (!chart) return;
       charts = charts.filter(function (c) { return c.el !== el; });
       charts.push({ el: el, chart: chart });
     });
@@ -42,14 +71,31 @@
     initCharts(document);
   }
 
+  // A resize that moves a chart's box across the narrow line draws it again in the other layout;
+  // any other resize only fits the drawing to the box.
   var resizeTimer = null;
   window.addEventListener("resize", function () {
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(function () {
-      charts.forEach(function (c) { c.chart.resize(); });
+      charts.forEach(function (c) {
+        if (layoutOf(c.el) !== c.el.getAttribute("data-chart-layout")) c.chart = draw(c.el) || c.chart;
+        else c.chart.resize();
+      });
     }, 100);
   });
   if (dark && dark.addEventListener) dark.addEventListener("change", redrawAll);
+
+  // A table of the prose that is wider than its column scrolls inside its own box (app.css);
+  // keyboard focus lets a reader without a pointer scroll it too (code blocks are focusable from
+  // the server). Whether it overflows depends on the width, so this runs again after a resize.
+  function focusScrollers() {
+    document.querySelectorAll(".prose table").forEach(function (el) {
+      if (el.scrollWidth > el.clientWidth + 1) el.setAttribute("tabindex", "0");
+      else el.removeAttribute("tabindex");
+    });
+  }
+  document.addEventListener("DOMContentLoaded", focusScrollers);
+  window.addEventListener("resize", function () { setTimeout(focusScrollers, 150); });
 
   // Copy-link buttons are hidden until script can make them work.
   function initCopy(root) {

@@ -96,8 +96,8 @@ func (s *server) handleArticle(entry content.Entry) echo.HandlerFunc {
 func experimentsOn(page *content.Page) []string {
 	var names []string
 	for _, part := range page.Parts {
-		if part.Marker == content.MarkerExperiment && !slices.Contains(names, part.Arg) {
-			names = append(names, part.Arg)
+		if part.Marker == content.MarkerExperiment && !slices.Contains(names, part.Name()) {
+			names = append(names, part.Name())
 		}
 	}
 	return names
@@ -127,6 +127,7 @@ func (s *server) pageRuns(ctx context.Context, page *content.Page, q url.Values,
 			prefix, first = e.Name+".", runs[0].Experiment
 		}
 		r, sub := readRun(e, prefix, first, q)
+		r.Scope = pages.ScopeOn(page, name)
 		if only == "" || only == e.Name || (first != nil && only == first.Name && dependsOnFirst(r)) {
 			if he := s.runOne(ctx, &r, sub); he != nil {
 				refused[e.Name] = he
@@ -354,10 +355,10 @@ func onceEach(page *content.Page) *content.Page {
 	out.Parts = nil
 	for _, part := range page.Parts {
 		if part.Marker == content.MarkerExperiment {
-			if seen[part.Arg] {
+			if seen[part.Name()] {
 				continue
 			}
-			seen[part.Arg] = true
+			seen[part.Name()] = true
 		}
 		out.Parts = append(out.Parts, part)
 	}

@@ -17,8 +17,8 @@ import (
 	"effectivelyonce/content"
 )
 
-// browserAxe runs axe-core on every page, in the light and the dark theme, and fails on serious and
-// critical violations.
+// browserAxe runs axe-core on every page, in the light and the dark theme and on a phone, and fails
+// on serious and critical violations.
 func browserAxe(t *testing.T, b *browserSuite) {
 	src, err := os.ReadFile(filepath.Join("..", "..", "node_modules", "axe-core", "axe.min.js"))
 	if err != nil {
@@ -29,12 +29,23 @@ func browserAxe(t *testing.T, b *browserSuite) {
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	for _, scheme := range []string{"light", "dark"} {
+	// The desktop in both themes, and a phone, whose narrower column makes tables and code scroll
+	// (a box that scrolls must take keyboard focus).
+	for _, v := range []struct {
+		name, scheme  string
+		width, height int64
+		mobile        bool
+	}{
+		{"light", "light", 1280, 900, false},
+		{"dark", "dark", 1280, 900, false},
+		{"phone", "light", 390, 844, true},
+	} {
+		scheme := v.scheme
 		wg.Go(func() {
-			t.Run(scheme, func(t *testing.T) {
+			t.Run(v.name, func(t *testing.T) {
 				// axe takes a second or more a page, and much longer on a loaded machine.
 				tb := b.newTab(t, tabOption{deadline: 100 * time.Second})
-				tb.emulate(1280, 900, false, scheme)
+				tb.emulate(v.width, v.height, v.mobile, scheme)
 				for _, p := range pagePaths() {
 					tb.open(p)
 					tb.waitCharts()
@@ -94,15 +105,18 @@ func browserScreenshots(t *testing.T, b *browserSuite) {
 					// Own storage, so the home page never shows what other subtests measured.
 					tb := b.newTab(t, tabOption{ownStorage: true, deadline: 100 * time.Second})
 					tb.emulate(vp.width, vp.height, vp.mobile, scheme)
-					pages := []string{"/", "/blocks/4", "/blocks/6", "/semantics", "/assembly"}
+					// Every page in the light theme; in the dark one, the pages with each kind of
+					// chart, the timeline and the contents (only colour differs).
+					pages := pagePaths()
 					if scheme == "dark" {
-						pages = []string{"/blocks/4", "/semantics"} // a chart and the timeline
+						pages = []string{"/", "/blocks/1", "/blocks/4", "/blocks/6", "/semantics", "/assembly"}
 					}
 					for _, p := range pages {
 						tb.open(p)
 						tb.waitCharts()
 						if vp.mobile {
-							// Nothing may stick out sideways except inside a scrolling box.
+							// Nothing may stick out sideways except inside a box that scrolls and
+							// shows it, and no caption or heading may be cut off.
 							wide := browserEval[[]string](tb, tb.script("sideways-overflow.js"))
 							for _, w := range wide {
 								t.Errorf("%s at %dpx: overflows sideways: %s", p, vp.width, w)

@@ -53,6 +53,14 @@ func TestBrowser(t *testing.T) {
 	t.Run("TimelineStepsReplaceHistory", func(t *testing.T) { browserTimelineStepsReplaceHistory(t, b) })
 	t.Run("RefusedRunKeepsResult", func(t *testing.T) { browserRefusedRunKeepsResult(t, b) })
 	t.Run("BusyRunKeepsResult", func(t *testing.T) { browserBusyRunKeepsResult(t, b) })
+	t.Run("ResultOrder", func(t *testing.T) { browserResultOrder(t, b) })
+	t.Run("DesktopColumns", func(t *testing.T) { browserDesktopColumns(t, b) })
+	t.Run("ChartText", func(t *testing.T) { browserChartText(t, b) })
+	t.Run("ChartRelayout", func(t *testing.T) { browserChartRelayout(t, b) })
+	t.Run("ChartScales", func(t *testing.T) { browserChartScales(t, b) })
+	t.Run("TinyBars", func(t *testing.T) { browserTinyBars(t, b) })
+	t.Run("AssemblyRows", func(t *testing.T) { browserAssemblyRows(t, b) })
+	t.Run("ContentsNames", func(t *testing.T) { browserContentsNames(t, b) })
 }
 
 // browserPagesLoadCleanly opens every page and fails on any console error, uncaught exception or
@@ -117,7 +125,7 @@ func browserChartsDrawSeries(t *testing.T, b *browserSuite) {
 		}
 		for _, c := range got {
 			if !c.Drawn || c.Points == 0 {
-				t.Errorf("%s: chart %s not drawn (canvas %v, %d points)", tc.path, c.ID, c.Drawn, c.Points)
+				t.Errorf("%s: chart %s not drawn (drawing %v, %d points)", tc.path, c.ID, c.Drawn, c.Points)
 			}
 		}
 		for _, w := range tc.want {

@@ -122,11 +122,15 @@ func (s *server) checkBook() error {
 		for _, part := range page.Parts {
 			switch part.Marker {
 			case content.MarkerExperiment:
-				e, ok := experiments.Lookup(part.Arg)
+				e, ok := experiments.Lookup(part.Name())
 				if !ok {
-					return fmt.Errorf("content %s: no experiment %q", p.Slug, part.Arg)
+					return fmt.Errorf("content %s: no experiment %q", p.Slug, part.Name())
 				}
-				if _, err := pages.PresenterOf(e); err != nil {
+				pr, err := pages.PresenterOf(e)
+				if err != nil {
+					return fmt.Errorf("content %s: %w", p.Slug, err)
+				}
+				if err := pr.CheckScope(part); err != nil {
 					return fmt.Errorf("content %s: %w", p.Slug, err)
 				}
 			case content.MarkerSource:
