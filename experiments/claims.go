@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 )
 
 // ClaimsParams are the verifier's inputs: the job stream, the redelivery delays and the lease seed.
@@ -300,8 +301,8 @@ func Claims(ctx context.Context, p ClaimsParams) (ClaimsResult, error) {
 	add(Claim{Kind: ClaimAckBeforeLoses,
 		Text:  "acking before the work drops every crashed job, and nothing notices",
 		Holds: lost == crashes && dup == 0,
-		Detail: fmt.Sprintf("%d lost (%.2f%%), %d duplicated, against %d crashes",
-			lost, float64(lost)/float64(n)*100, dup, crashes),
+		Detail: fmt.Sprintf("%d lost (%.2f%%), %d duplicated, against %s",
+			lost, float64(lost)/float64(n)*100, dup, counted(crashes, "crash", "crashes")),
 		Crashes: crashes, Lost: lost, Duplicated: dup})
 
 	if lost, dup, err = measure(atLeastOnce); err != nil {
@@ -310,7 +311,7 @@ func Claims(ctx context.Context, p ClaimsParams) (ClaimsResult, error) {
 	add(Claim{Kind: ClaimAckAfterDuplicates,
 		Text:    "acking after the work drops nothing, but each crashed job runs twice",
 		Holds:   lost == 0 && dup == crashes,
-		Detail:  fmt.Sprintf("%d lost, %d duplicated, against %d crashes", lost, dup, crashes),
+		Detail:  fmt.Sprintf("%d lost, %d duplicated, against %s", lost, dup, counted(crashes, "crash", "crashes")),
 		Crashes: crashes, Lost: lost, Duplicated: dup})
 
 	if lost, dup, err = measure(dedup); err != nil {
@@ -319,7 +320,7 @@ func Claims(ctx context.Context, p ClaimsParams) (ClaimsResult, error) {
 	add(Claim{Kind: ClaimDedupKeyCatches,
 		Text:    "a dedup key checked where the effect lands turns each rerun into nothing",
 		Holds:   lost == 0 && dup == 0,
-		Detail:  fmt.Sprintf("%d lost, %d duplicated, against %d crashes", lost, dup, crashes),
+		Detail:  fmt.Sprintf("%d lost, %d duplicated, against %s", lost, dup, counted(crashes, "crash", "crashes")),
 		Crashes: crashes, Lost: lost, Duplicated: dup})
 
 	if lost, dup, err = measure(dedupNonTx); err != nil {
@@ -328,7 +329,7 @@ func Claims(ctx context.Context, p ClaimsParams) (ClaimsResult, error) {
 	add(Claim{Kind: ClaimKeyOutsideTxMisses,
 		Text:    "a dedup key saved apart from the effect's commit stops no rerun at all",
 		Holds:   dup == crashes,
-		Detail:  fmt.Sprintf("%d duplicated, against %d crashes", dup, crashes),
+		Detail:  fmt.Sprintf("%d duplicated, against %s", dup, counted(crashes, "crash", "crashes")),
 		Crashes: crashes, Lost: lost, Duplicated: dup})
 
 	// B4: a dedup window protects only if it spans the longest redelivery delay; spanning the
@@ -345,12 +346,12 @@ func Claims(ctx context.Context, p ClaimsParams) (ClaimsResult, error) {
 	add(Claim{Kind: ClaimSmallWindowLeaks,
 		Text:    "a dedup window below the max delay lets repeats through",
 		Holds:   small > 0,
-		Detail:  fmt.Sprintf("%d escaped a window of %d ids, with delays up to %d jobs", small, half, p.MaxDelay),
+		Detail:  fmt.Sprintf("%d escaped a window of %s, with delays up to %s", small, counted(half, "id", "ids"), counted(p.MaxDelay, "job", "jobs")),
 		Crashes: crashes, Window: half, MaxDelay: p.MaxDelay, Escaped: small})
 	add(Claim{Kind: ClaimFullWindowLeaksNone,
 		Text:    "...while a window as long as the max delay lets none through",
 		Holds:   exact == 0,
-		Detail:  fmt.Sprintf("%d escaped a window of %d ids, with delays up to %d jobs", exact, p.MaxDelay, p.MaxDelay),
+		Detail:  fmt.Sprintf("%d escaped a window of %s, with delays up to %s", exact, counted(p.MaxDelay, "id", "ids"), counted(p.MaxDelay, "job", "jobs")),
 		Crashes: crashes, Window: p.MaxDelay, MaxDelay: p.MaxDelay, Escaped: exact})
 
 	// B6: a lease that is never renewed is safe only if it outlasts the slowest job; renewed
@@ -363,7 +364,7 @@ func Claims(ctx context.Context, p ClaimsParams) (ClaimsResult, error) {
 	add(Claim{Kind: ClaimShortTimeoutDoubles,
 		Text:     "a short lease timeout makes slow jobs run twice",
 		Holds:    d[0]*20 > p.Jobs,
-		Detail:   fmt.Sprintf("%d of %s jobs outlived a %s s timeout", d[0], Thousands(p.Jobs), FormatFloat(claimTimeouts[0])),
+		Detail:   fmt.Sprintf("%d of %s outlived a %s s timeout", d[0], thousandsOf(p.Jobs, "job", "jobs"), FormatFloat(claimTimeouts[0])),
 		TimeoutS: claimTimeouts[0], Doubles: d[0]})
 	add(Claim{Kind: ClaimLongTimeoutReachesZero,
 		Text:       "...and only a timeout beyond the slowest job runs none twice",
@@ -562,4 +563,22 @@ func claimsCost(p ClaimsParams) int64 {
 	n := float64(p.Jobs)
 	queue := min(n, p.CrashRate*float64(p.MaxDelay))
 	return clampCost(n*66 + n*p.CrashRate*(10+12*math.Log2(2+queue)))
+}
+
+// counted writes a count with its noun in the right number ("1 job", "2000 jobs"), so a claim's
+// detail reads well at any parameters. Digits stay bare, as the document's verifier prints them.
+func counted(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.FormatInt(n, 10) + " " + many
+}
+
+// thousandsOf is counted with thousands separators, for the lease claim whose detail the
+// document prints as "2448 of 20,000".
+func thousandsOf(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return Thousands(n) + " " + many
 }

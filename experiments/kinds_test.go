@@ -436,3 +436,35 @@ func TestSharedFields(t *testing.T) {
 		})
 	}
 }
+
+// TestClaimDetailsAgreeInNumber: at one crash and a delay of one job the details say "1 crash" and
+// "1 job", never "1 crashes" or "1 jobs".
+func TestClaimDetailsAgreeInNumber(t *testing.T) {
+	p := DefaultClaimsParams()
+	p.Jobs, p.CrashRate, p.MaxDelay = 1, 1, 1
+	r, err := Claims(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range r.Claims {
+		for _, bad := range []string{"1 crashes", "1 jobs", "1 ids"} {
+			if strings.Contains(c.Detail, bad) {
+				t.Errorf("%s detail says %q: %s", c.ID, bad, c.Detail)
+			}
+		}
+	}
+}
+
+// TestScaleEncodesAtAVanishingChance: the smallest positive chance once made the interval +Inf and
+// the API answer fail to encode.
+func TestScaleEncodesAtAVanishingChance(t *testing.T) {
+	p := DefaultScaleParams()
+	p.CrashWindowP = 5e-324
+	r, err := Scale(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := json.Marshal(r); err != nil {
+		t.Errorf("the result does not encode: %v", err)
+	}
+}

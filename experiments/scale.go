@@ -1,6 +1,9 @@
 package experiments
 
-import "context"
+import (
+	"context"
+	"math"
+)
 
 // ScaleParams are the concept page's back-of-envelope inputs.
 type ScaleParams struct {
@@ -35,7 +38,9 @@ func Scale(ctx context.Context, p ScaleParams) (ScaleResult, error) {
 	dup := p.MessagesPerDay * p.CrashWindowP
 	var between float64
 	if dup > 0 {
-		between = 86400 / dup
+		// A vanishing chance (5e-324 is a valid float) makes the interval overflow to +Inf, which
+		// JSON cannot carry: the largest float says "longer than anything" and still encodes.
+		between = min(86400/dup, math.MaxFloat64)
 	}
 	keys := p.MessagesPerDay * p.ReplayDays // every message of the replay window keeps its key
 	return ScaleResult{

@@ -296,3 +296,16 @@ func TestChartFigureMarkup(t *testing.T) {
 		t.Errorf("chart at %d, table at %d, reading at %d: want chart, table, reading", chart, table, reading)
 	}
 }
+
+// TestWindowChartKeepsTinyRates: a rate of a thousandth of a percent is plotted as itself, not
+// rounded to two decimals (zero).
+func TestWindowChartKeepsTinyRates(t *testing.T) {
+	res := windowRun().Result.(experiments.WindowResult)
+	res.Points = []experiments.WindowPoint{{Window: 10, Escaped: 1, EscapeRate: 0.00001}, {Window: 100}}
+	j := chartJSON(t, windowChart("exp-window", res).Options)
+	data := list(j["series"])[0]["data"].([]any)
+	first := data[0].(map[string]any)["value"].([]any)
+	if y := first[1].(float64); y <= 0 || y > 0.0011 {
+		t.Errorf("an escape rate of 0.001%% is plotted at %v", y)
+	}
+}

@@ -300,7 +300,8 @@ func windowChart(domID string, r experiments.WindowResult) Chart {
 		)...)
 		data := make([]opts.LineData, len(r.Points))
 		for i, p := range r.Points {
-			y, _ := strconv.ParseFloat(strconv.FormatFloat(p.EscapeRate*100, 'f', 2, 64), 64)
+			// Four significant digits, not two decimals: a rate of 0.001% must not plot as zero.
+			y, _ := strconv.ParseFloat(strconv.FormatFloat(p.EscapeRate*100, 'g', 4, 64), 64)
 			data[i] = opts.LineData{Value: []any{p.Window, y}}
 		}
 		c.AddSeries("escape rate", data,
