@@ -203,7 +203,7 @@ func Assembly(ctx context.Context, p StreamParams) (AssemblyResult, error) {
 }
 
 func assemblyExperiment() *Experiment {
-	return define("assembly", "Four designs on one stream",
+	return define("assembly", "Designs on one stream",
 		"Lost, exactly-once and duplicated jobs for ack-before-work, ack-after-work, and dedup with the key outside or inside the effect's transaction.",
 		streamFields, DefaultStreamParams, Assembly, streamCost, lower("jobs"))
 }

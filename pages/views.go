@@ -3,7 +3,6 @@
 package pages
 
 import (
-	"encoding/json"
 	"net/url"
 	"strings"
 
@@ -87,8 +86,6 @@ type ExperimentView struct {
 	CSVURL    string
 	// Changed says whether the reader's parameters differ from the document's.
 	Changed bool
-	// Measures is JSON of the values that answer prediction questions, for the browser to keep.
-	Measures string
 	// Stream lists the values this experiment takes from the page's first form, shown in place of
 	// inputs of its own; StreamFrom is the DOM id of that form's block.
 	Stream     []Field
@@ -202,17 +199,6 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) (Experiment
 		}
 		if v.Charts, v.Tables, v.Reading, err = pr.View(v.DOMID, r.Scope, r.Params, r.Result); err != nil {
 			return v, err
-		}
-		m, err := pr.Measures(r.Params, r.Result)
-		if err != nil {
-			return v, err
-		}
-		if len(m) > 0 {
-			b, err := json.Marshal(m)
-			if err != nil {
-				return v, err
-			}
-			v.Measures = string(b)
 		}
 	}
 	return v, nil

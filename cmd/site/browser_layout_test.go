@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"effectivelyonce/content"
+	"effectivelyonce/experiments"
 )
 
 // viewport is a width the layout scenarios look at: a desktop and a phone.
@@ -375,7 +376,10 @@ func browserTinyBars(t *testing.T, b *browserSuite) {
 // four and does not repeat its heading. A rerun keeps the page's cut.
 func browserAssemblyRows(t *testing.T, b *browserSuite) {
 	tb := b.newTab(t, tabOption{})
-	all := []string{"at-most-once", "at-least-once", "dedup-non-transactional", "dedup-transactional"}
+	var all []string // the engine's designs, in the order it reports them
+	for _, d := range experiments.Designs() {
+		all = append(all, string(d))
+	}
 	check := func(path string, rows []string, focus string) {
 		t.Helper()
 		got := browserEval[map[string]any](tb, `(() => {
@@ -433,7 +437,7 @@ func browserAssemblyRows(t *testing.T, b *browserSuite) {
 	if n := browserEval[int](tb, `[...document.querySelectorAll("main h2, main h3")].filter(h => h.textContent.trim() === "Four designs on one stream").length`); n != 1 {
 		t.Errorf("/assembly: the heading \"Four designs on one stream\" appears %d times, want once", n)
 	}
-	if name := browserEval[string](tb, `document.querySelector("#exp-assembly").getAttribute("aria-label") || ""`); name != "Four designs on one stream" {
+	if name := browserEval[string](tb, `document.querySelector("#exp-assembly").getAttribute("aria-label") || ""`); name != "Designs on one stream" {
 		t.Errorf("/assembly: the experiment's region is named %q, want its title", name)
 	}
 	// A rerun through htmx answers with the same cut and mark.
