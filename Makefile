@@ -31,7 +31,7 @@ test: assets check-generate vet setup-browser
 	./bin/site verify
 	./node_modules/.bin/dockerfile-utils lint Dockerfile
 	$(MAKE) fuzz FUZZTIME=4000x PAGEFUZZTIME=600x
-	@if [ -f ../shared/tools/prose-overlap ]; then python3 ../shared/tools/prose-overlap content pages; \
+	@if [ -f ../shared/tools/prose-overlap ]; then python3 ../shared/tools/prose-overlap; \
 	else echo "prose-overlap: ../shared/tools not here, skipped"; fi
 
 # Regenerating the templ output must change nothing that is committed.
