@@ -20,7 +20,9 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/fetch"
 	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -312,4 +314,88 @@ func (tb *browserTab) emulate(width, height int64, mobile bool, scheme string) {
 func jsString(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`, "\u2028", `\u2028`, "\u2029", `\u2029`)
 	return `"` + r.Replace(s) + `"`
+}
+
+// rerun types each value over its input in the block with DOM id block, presses Run and waits for
+// the block to come back holding the values, and its charts to be drawn.
+func (tb *browserTab) rerun(block string, values map[string]string) {
+	tb.t.Helper()
+	for name, v := range values {
+		tb.retype("#"+block+"-"+name, v)
+	}
+	tb.do(chromedp.Click(chromedp.CSS("#" + block + " button.run")))
+	for name, v := range values {
+		tb.waitFor(block+" back with "+name+"="+v, `document.querySelector("#`+block+`-`+name+`").defaultValue === `+jsString(v))
+	}
+	tb.waitCharts()
+}
+
+// intercept pauses the tab's XHRs whose URL matches pattern (the Fetch domain's glob) and hands
+// each to the test, which must let it go on (proceed) or answer it (answer).
+func (tb *browserTab) intercept(pattern string) <-chan *fetch.EventRequestPaused {
+	tb.t.Helper()
+	events := chromedp.Events(tb.ctx, fetch.RequestPaused)
+	tb.do(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{
+			{URLPattern: pattern, ResourceType: network.ResourceTypeXHR},
+		}})
+		return err
+	}))
+	ch := make(chan *fetch.EventRequestPaused, 16)
+	go func() {
+		for ev, err := range events {
+			if err != nil {
+				return
+			}
+			select {
+			case ch <- &ev:
+			default: // more requests than any scenario makes: the scenario fails on the count
+			}
+		}
+	}()
+	return ch
+}
+
+// paused waits for the next request intercept holds.
+func (tb *browserTab) paused(ch <-chan *fetch.EventRequestPaused, what string) *fetch.EventRequestPaused {
+	tb.t.Helper()
+	select {
+	case ev := <-ch:
+		return ev
+	case <-time.After(10 * time.Second):
+		tb.t.Fatalf("no request for %s", what)
+		return nil
+	}
+}
+
+// proceed lets a held request go on to the server.
+func (tb *browserTab) proceed(ev *fetch.EventRequestPaused) {
+	tb.t.Helper()
+	if _, err := chromedp.Call(tb.ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID}); err != nil {
+		tb.t.Fatal(err)
+	}
+}
+
+// answer answers a held request itself, as the server would when it refuses a run.
+func (tb *browserTab) answer(ev *fetch.EventRequestPaused, status int64, headers map[string]string, body string) {
+	tb.t.Helper()
+	hs := []*fetch.HeaderEntry{{Name: "Content-Type", Value: "text/html; charset=utf-8"}}
+	for k, v := range headers {
+		hs = append(hs, &fetch.HeaderEntry{Name: k, Value: v})
+	}
+	if _, err := chromedp.Call(tb.ctx, fetch.FulfillRequest, fetch.FulfillRequestParams{
+		RequestID: ev.RequestID, ResponseCode: status, ResponseHeaders: hs, Body: []byte(body),
+	}); err != nil {
+		tb.t.Fatal(err)
+	}
+}
+
+// historyLength is the number of entries in the tab's session history.
+func (tb *browserTab) historyLength() int {
+	tb.t.Helper()
+	hist, err := chromedp.Run(tb.ctx, chromedp.NavigationEntries())
+	if err != nil {
+		tb.t.Fatal(err)
+	}
+	return len(hist.Entries)
 }
