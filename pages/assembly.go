@@ -157,7 +157,7 @@ func readAssembly(p experiments.StreamParams, r experiments.AssemblyResult) []st
 		s := fmt.Sprintf("With the key and the effect committed together in one transaction: %s lost, %s duplicated, %s applied exactly once.",
 			count(tx.Lost), count(tx.Duplicated), count(tx.ExactlyOnce))
 		if redelivered := tx.Deliveries - r.Jobs; redelivered > 0 {
-			s += fmt.Sprintf(" Delivery did not change: the workers still received %s for %s, because %s came a second time; the dedup key turned every second delivery into a no-op, so %s landed.",
+			s += fmt.Sprintf(" Delivery did not change: the workers still received %s for %s, because %s came a second time; the dedup key turned each repeat delivery into a no-op, so %s landed.",
 				plural(tx.Deliveries, "delivery", "deliveries"), plural(r.Jobs, "job", "jobs"), plural(redelivered, "job", "jobs"), plural(tx.Effects, "effect", "effects"))
 		}
 		out = append(out, s)
@@ -172,10 +172,14 @@ func readAssembly(p experiments.StreamParams, r experiments.AssemblyResult) []st
 			correct = append(correct, string(row.Design))
 		}
 	}
-	switch len(correct) {
-	case 0:
+	switch {
+	case len(correct) == 0 && len(r.Rows) == 1:
+		out = append(out, fmt.Sprintf("So %s is not correct on this run: it lost or doubled jobs.", r.Rows[0].Design))
+	case len(correct) == 0:
 		out = append(out, "No design was correct on this run: every row lost or doubled something.")
-	case 1:
+	case len(correct) == 1 && len(r.Rows) == 1:
+		out = append(out, fmt.Sprintf("On this run %s lost nothing and doubled nothing.", correct[0]))
+	case len(correct) == 1:
 		out = append(out, fmt.Sprintf("Only one row is correct, losing nothing and doubling nothing: %s.", correct[0]))
 	default:
 		out = append(out, fmt.Sprintf("Correct on this run, losing nothing and doubling nothing: %s.", sayList(correct)))

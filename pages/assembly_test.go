@@ -34,6 +34,9 @@ func TestReadAssembly(t *testing.T) {
 	}}
 
 	checkReadings(t, "assembly", []readingCase{
+		{name: "assembly cut to one row, as block 1 shows it", params: stream,
+			result: experiments.AssemblyResult{Jobs: 20_000, Crashed: 398, SameSet: true, Rows: docAssembly.Rows[:1]},
+			want:   []string{"So at-most-once is not correct on this run"}, not: []string{"every row", "No design"}},
 		{name: "mismatched result", params: stream, result: docWindow, empty: true},
 		{name: "pointer instead of value", params: &stream, result: &docAssembly, empty: true},
 		{name: "assembly at the document's values", params: stream, result: docAssembly,

@@ -23,9 +23,9 @@ var leaseShows = shows[experiments.LeaseParams, experiments.LeaseResult]{
 func leaseTables(_ experiments.LeaseParams, r experiments.LeaseResult) []Table {
 	t := newTable(fmt.Sprintf("Jobs executed twice, of %s", count(r.Jobs)),
 		col{"visibility timeout", "timeout_s", true}, col{"no renewal", "twice_no_renewal_jobs", true},
-		col{"renew at t/3", "twice_renew_third_jobs", true},
-		col{"renew at 2t, document's model", "twice_renew_double_jobs", true},
-		col{"renew at 2t, real queue", "twice_renew_double_real_jobs", true})
+		col{"renew t/3", "twice_renew_third_jobs", true},
+		col{"2t, document", "twice_renew_double_jobs", true},
+		col{"2t, real queue", "twice_renew_double_real_jobs", true})
 	for _, p := range r.Points {
 		t.add(secondsCell(p.TimeoutS), countCell(p.NoRenewal), countCell(p.RenewThird), countCell(p.RenewDouble), countCell(p.RenewDoubleReal))
 	}

@@ -296,7 +296,9 @@ func windowChart(domID string, r experiments.WindowResult) Chart {
 		c.SetGlobalOptions(append(common(),
 			charts.WithXAxisOpts(x),
 			charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "escaped (%)", Min: 0, AxisLabel: &opts.AxisLabel{FontSize: minFont}}),
-			charts.WithGridOpts(opts.Grid{Top: itoa(top + 26), Left: "8", Right: "24", Bottom: "40", ContainLabel: opts.Bool(true)}),
+			// The marker's label is centred on its line; when the line is the rightmost point, half
+			// the label would hang past the plot, so the right margin holds it.
+			charts.WithGridOpts(opts.Grid{Top: itoa(top + 26), Left: "8", Right: "64", Bottom: "40", ContainLabel: opts.Bool(true)}),
 		)...)
 		data := make([]opts.LineData, len(r.Points))
 		for i, p := range r.Points {

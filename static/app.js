@@ -381,7 +381,7 @@
     result.insertBefore(note, result.firstChild);
     result.classList.add("stale");
     // Each heading and table of the kept result says so too, for a reader who jumps to them.
-    result.querySelectorAll(".reading h4, table.data caption").forEach(function (h) {
+    result.querySelectorAll(".reading h3, .reading h4, .chart-title, .table-caption").forEach(function (h) {
       if (h.querySelector(".stale-tag")) return;
       var tag = document.createElement("span");
       tag.className = "stale-tag";
