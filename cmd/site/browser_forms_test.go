@@ -40,15 +40,15 @@ func browserPageURLHoldsEveryForm(t *testing.T, b *browserSuite) {
 		firstValues   map[string]string // typed into the first form, run, ...
 		secondValues  map[string]string // ... then these into the second ...
 		againValues   map[string]string // ... then these into the first again
-		inherited     string            // a stream value the second block must show after the first run
+		inherited     string            // a stream value the second block must show after the first run, as it shows it
 		wantInURL     []string          // in the final URL
 	}{
 		{"/blocks/1", "exp-assembly", "exp-crash-sweep",
 			map[string]string{"jobs": "30000"}, map[string]string{"crash_rates": "0.01,0.1"}, map[string]string{"seed": "7"},
-			"30000", []string{"jobs=30000", "seed=7", "crash-sweep.crash_rates=0.01%2C0.1"}},
+			"30,000", []string{"jobs=30000", "seed=7", "crash-sweep.crash_rates=0.01%2C0.1"}},
 		{"/blocks/4", "exp-window", "exp-window-grid",
 			map[string]string{"jobs": "30000", "max_delay": "3000"}, map[string]string{"max_delays": "500,4000"}, map[string]string{"seed": "7"},
-			"30000", []string{"jobs=30000", "max_delay=3000", "seed=7", "window-grid.max_delays=500%2C4000"}},
+			"30,000", []string{"jobs=30000", "max_delay=3000", "seed=7", "window-grid.max_delays=500%2C4000"}},
 	} {
 		t.Run(strings.TrimPrefix(strings.ReplaceAll(tc.path, "/", "-"), "-"), func(t *testing.T) {
 			tb := b.newTab(t, tabOption{})
