@@ -128,11 +128,13 @@ func browserDesktopColumns(t *testing.T, b *browserSuite) {
 }
 
 // browserChartText checks every chart's text in both themes and at both widths: drawn as text
-// (SVG) a reader's tools can read, at 12 px or more, at 4.5:1 against the panel, inside the chart;
-// and every series at 3:1 against the panel.
+// (SVG) a reader's tools can read, at 12 px or more, at 4.5:1 against the panel, inside the chart,
+// clear of other text and of the points' symbols, with every value a sweep's axis names labelled;
+// no point hidden under another series' symbol; and every series at 3:1 against the panel.
 func browserChartText(t *testing.T, b *browserSuite) {
 	tb := b.newTab(t, tabOption{deadline: 120 * time.Second})
-	pages := chartPages(t, tb)
+	// A marker at the far end of its axis is where a label runs out of the chart.
+	pages := append(chartPages(t, tb), "/blocks/4?max_delay=5000")
 	for _, vp := range layoutViewports {
 		for _, scheme := range []string{"light", "dark"} {
 			tb.emulate(vp.width, vp.height, vp.mobile, scheme)
@@ -149,7 +151,9 @@ func browserChartText(t *testing.T, b *browserSuite) {
 						Color    string  `json:"color"`
 						Contrast float64 `json:"contrast"`
 					} `json:"series"`
-					Texts []struct {
+					Clashes    []string `json:"clashes"`
+					Unlabelled []string `json:"unlabelled"`
+					Texts      []struct {
 						Text     string  `json:"text"`
 						Size     float64 `json:"size"`
 						Fill     string  `json:"fill"`
@@ -178,6 +182,12 @@ func browserChartText(t *testing.T, b *browserSuite) {
 						case !x.Inside:
 							t.Errorf("%s: chart %s: %q is cut off at the chart's edge", where, c.ID, x.Text)
 						}
+					}
+					for _, x := range c.Clashes {
+						t.Errorf("%s: chart %s: %s", where, c.ID, x)
+					}
+					if len(c.Unlabelled) > 0 {
+						t.Errorf("%s: chart %s: the axis values %q have ticks but no label", where, c.ID, c.Unlabelled)
 					}
 					for _, s := range c.Series {
 						if s.Contrast < 3 {
