@@ -197,6 +197,10 @@ func leaseChart(domID string, r experiments.LeaseResult) Chart {
 		// Any two timeouts a decade apart go on a log axis: 5, 15, 30, 60 and 300 s are a
 		// geometric list, and even spacing would hide that 300 s is five times 60 s.
 		x, ticks := sweepAxis("visibility timeout (s)", "{value} s", timeouts, 10)
+		// The renewal line sits on the zero line with big symbols: its timeouts' labels stand
+		// further down so no symbol touches them.
+		x.AxisLabel.Margin = 14
+		x.NameGap = 34
 		top, bottom := x, x
 		top.Name = ""
 		bottom.GridIndex = 1
@@ -210,7 +214,9 @@ func leaseChart(domID string, r experiments.LeaseResult) Chart {
 			most = max(most, p.NoRenewal, p.RenewThird, p.RenewDouble)
 		}
 		left := 7*len(count(most)) + 18
-		upperTop, upperH, gap, lowerH := legend+26, 170, 58, 64
+		// The upper axis name stands 34 px above the plot, clear of the count labelled above a point
+		// at the top of the scale.
+		upperTop, upperH, gap, lowerH := legend+50, 170, 64, 64
 		if narrow {
 			upperH = 150
 		}
@@ -221,7 +227,7 @@ func leaseChart(domID string, r experiments.LeaseResult) Chart {
 				opts.Grid{Top: itoa(lowerTop), Height: itoa(lowerH), Left: "8", Right: "28", ContainLabel: opts.Bool(true)},
 			),
 			charts.WithXAxisOpts(top),
-			charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "jobs run twice", Min: 0, AxisLabel: &opts.AxisLabel{FontSize: minFont}}),
+			charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "jobs run twice", NameGap: 34, Min: 0, AxisLabel: &opts.AxisLabel{FontSize: minFont}}),
 		)...)
 		c.ExtendXAxis(bottom)
 		c.ExtendYAxis(opts.YAxis{Type: "value", GridIndex: 1, Name: "jobs run twice, renewing at 2t", Min: 0, SplitNumber: 1,
@@ -230,14 +236,22 @@ func leaseChart(domID string, r experiments.LeaseResult) Chart {
 		hide := charts.WithLabelLayoutOpts(opts.LabelLayout{HideOverlap: opts.Bool(true)})
 		c.AddSeries("no renewal", no, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), SymbolSize: 7}), labels, hide)
 		// At the document's values this line is flat at zero, on top of the axis: a thick dashed line
-		// with large symbols keeps it visible there.
-		c.AddSeries("renew at t/3", third, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), SymbolSize: 9}),
+		// with large symbols keeps it visible there. Where no renewal also reaches zero, its small
+		// ring is painted inside the large one (see the z below), so both points show.
+		c.AddSeries("renew at t/3", third, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), SymbolSize: 15}),
 			charts.WithLineStyleOpts(opts.LineStyle{Width: 3, Type: "dashed"}))
 		c.AddSeries("renew at 2t", double, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), SymbolSize: 7, XAxisIndex: 1, YAxisIndex: 1}))
 		c.Validate()
 		return extend(c.JSON(), func(o map[string]any) {
 			withTicksAt(o, ticks)
 			withCountLabels(o, "no renewal")
+			for _, s := range list(o["series"]) {
+				if s["name"] == "no renewal" {
+					// Above the renewal line's symbols, and its counts clear of their large rings.
+					s["z"] = 4 // a line series is z 3 by default
+					s["label"].(map[string]any)["distance"] = 10
+				}
+			}
 			// Both panels start their plots at the same x, so the timeouts line up: a fixed left
 			// margin wide enough for the largest count, and the axis names start at it.
 			for _, g := range list(o["grid"]) {
@@ -247,7 +261,7 @@ func leaseChart(domID string, r experiments.LeaseResult) Chart {
 			for _, y := range list(o["yAxis"]) {
 				y["nameTextStyle"] = map[string]any{"align": "left", "padding": []int{0, 0, 0, -left + 4}}
 			}
-		}), lowerTop + lowerH + 48
+		}), lowerTop + lowerH + 54
 	}
 	wide, h := build(false)
 	narrow, nh := build(true)

@@ -288,17 +288,28 @@ func windowChart(domID string, r experiments.WindowResult) Chart {
 		// Windows that span two decades or more go on a log axis: 10, 100 and 1,000 would
 		// otherwise share the first pixels.
 		x, ticks := sweepAxis("window (ids)", "{value}", windows, 100)
-		width := wideWidth
+		// The points at zero sit on the axis: their labels stand clear of the symbols.
+		x.AxisLabel.Margin = 12
+		width, right, bottom, height := wideWidth, 64, 40, 300
+		// The marker's label: on a wide plot, above it and centred on its line (when the line is
+		// the rightmost point, half the label would hang past the plot, so the right margin holds
+		// it). On a phone's plot the axis name takes the space above it, so the label runs up the
+		// line, inside the plot, where nothing but the falling curve's low end can be.
+		mark := &opts.Label{Show: opts.Bool(true), Formatter: "max delay " + count(r.MaxDelay)}
 		if narrow {
-			width = narrowWidth
+			// A phone has room for every window's label only standing on end, read from below;
+			// the axis name goes below them.
+			width, right, bottom, height = narrowWidth, 20, 64, 330
+			x.AxisLabel.Rotate = 90
+			x.AxisLabel.Interval = "0"
+			x.NameGap = 52
+			mark.Position = "insideEndTop"
 		}
 		top := legendHeight([]string{"escape rate"}, width)
 		c.SetGlobalOptions(append(common(),
 			charts.WithXAxisOpts(x),
 			charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "escaped (%)", Min: 0, AxisLabel: &opts.AxisLabel{FontSize: minFont}}),
-			// The marker's label is centred on its line; when the line is the rightmost point, half
-			// the label would hang past the plot, so the right margin holds it.
-			charts.WithGridOpts(opts.Grid{Top: itoa(top + 26), Left: "8", Right: "64", Bottom: "40", ContainLabel: opts.Bool(true)}),
+			charts.WithGridOpts(opts.Grid{Top: itoa(top + 26), Left: "8", Right: itoa(right), Bottom: itoa(bottom), ContainLabel: opts.Bool(true)}),
 		)...)
 		data := make([]opts.LineData, len(r.Points))
 		for i, p := range r.Points {
@@ -308,14 +319,14 @@ func windowChart(domID string, r experiments.WindowResult) Chart {
 		}
 		c.AddSeries("escape rate", data,
 			charts.WithMarkLineNameXAxisItemOpts(opts.MarkLineNameXAxisItem{Name: "max delay " + count(r.MaxDelay), XAxis: r.MaxDelay}),
-			charts.WithMarkLineStyleOpts(opts.MarkLineStyle{Symbol: []string{"none", "none"}, Label: &opts.Label{Show: opts.Bool(true), Formatter: "max delay " + count(r.MaxDelay)}}),
+			charts.WithMarkLineStyleOpts(opts.MarkLineStyle{Symbol: []string{"none", "none"}, Label: mark}),
 			charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), SymbolSize: 7}),
 		)
 		c.Validate()
 		return extend(c.JSON(), func(o map[string]any) {
 			withTicksAt(o, ticks)
 			leftNames(o)
-		}), top + 300
+		}), top + height
 	}
 	wide, h := build(false)
 	narrow, nh := build(true)

@@ -44,7 +44,10 @@ func chartPages(t *testing.T, tb *browserTab) []string {
 }
 
 // browserResultOrder checks that every result reads chart, table, then the reading, in the
-// document and on screen, at a desktop's width and a phone's.
+// document and on screen, at a desktop's width and a phone's; and that its tables and code read
+// whole: a row's name (a design, a claim's id) is never broken while its table fits, nor given a
+// cell wider than it needs, and a source block scrolls its lines sideways rather than wrapping
+// them to column 0.
 func browserResultOrder(t *testing.T, b *browserSuite) {
 	tb := b.newTab(t, tabOption{deadline: 90 * time.Second})
 	for _, vp := range layoutViewports {
@@ -58,6 +61,34 @@ func browserResultOrder(t *testing.T, b *browserSuite) {
 				Order       []string `json:"order"`
 				OnScreen    bool     `json:"onScreen"`
 				ReadingLast bool     `json:"readingLast"`
+			}
+			// fit is what testdata/browser/table-code-fit.js reports.
+			type fit struct {
+				Names []struct {
+					Text      string `json:"text"`
+					Need      int    `json:"need"`
+					Width     int    `json:"width"`
+					Broken    bool   `json:"broken"`
+					TableFits bool   `json:"tableFits"`
+				} `json:"names"`
+				Code []struct {
+					Wraps     bool `json:"wraps"`
+					Focusable bool `json:"focusable"`
+				} `json:"code"`
+			}
+			f := browserEval[fit](tb, tb.script("table-code-fit.js"))
+			for _, n := range f.Names {
+				if n.Broken && n.TableFits {
+					t.Errorf("%s at %dpx: the row name %q is broken over lines although its table fits", p, vp.width, n.Text)
+				}
+				if n.Width > n.Need+12 && n.Text != "" {
+					t.Errorf("%s at %dpx: the row name %q has a cell %d px wide for %d px of text", p, vp.width, n.Text, n.Width, n.Need)
+				}
+			}
+			for _, c := range f.Code {
+				if c.Wraps || !c.Focusable {
+					t.Errorf("%s at %dpx: a source block wraps its lines (%v) or cannot take focus to scroll (%v)", p, vp.width, c.Wraps, !c.Focusable)
+				}
 			}
 			for _, r := range browserEval[[]result](tb, tb.script("result-order.js")) {
 				rank := map[string]int{"chart": 0, "table": 1, "reading": 2}
@@ -128,11 +159,13 @@ func browserDesktopColumns(t *testing.T, b *browserSuite) {
 }
 
 // browserChartText checks every chart's text in both themes and at both widths: drawn as text
-// (SVG) a reader's tools can read, at 12 px or more, at 4.5:1 against the panel, inside the chart;
-// and every series at 3:1 against the panel.
+// (SVG) a reader's tools can read, at 12 px or more, at 4.5:1 against the panel, inside the chart,
+// clear of other text and of the points' symbols, with every value a sweep's axis names labelled;
+// no point hidden under another series' symbol; and every series at 3:1 against the panel.
 func browserChartText(t *testing.T, b *browserSuite) {
 	tb := b.newTab(t, tabOption{deadline: 120 * time.Second})
-	pages := chartPages(t, tb)
+	// A marker at the far end of its axis is where a label runs out of the chart.
+	pages := append(chartPages(t, tb), "/blocks/4?max_delay=5000")
 	for _, vp := range layoutViewports {
 		for _, scheme := range []string{"light", "dark"} {
 			tb.emulate(vp.width, vp.height, vp.mobile, scheme)
@@ -149,7 +182,9 @@ func browserChartText(t *testing.T, b *browserSuite) {
 						Color    string  `json:"color"`
 						Contrast float64 `json:"contrast"`
 					} `json:"series"`
-					Texts []struct {
+					Clashes    []string `json:"clashes"`
+					Unlabelled []string `json:"unlabelled"`
+					Texts      []struct {
 						Text     string  `json:"text"`
 						Size     float64 `json:"size"`
 						Fill     string  `json:"fill"`
@@ -178,6 +213,12 @@ func browserChartText(t *testing.T, b *browserSuite) {
 						case !x.Inside:
 							t.Errorf("%s: chart %s: %q is cut off at the chart's edge", where, c.ID, x.Text)
 						}
+					}
+					for _, x := range c.Clashes {
+						t.Errorf("%s: chart %s: %s", where, c.ID, x)
+					}
+					if len(c.Unlabelled) > 0 {
+						t.Errorf("%s: chart %s: the axis values %q have ticks but no label", where, c.ID, c.Unlabelled)
 					}
 					for _, s := range c.Series {
 						if s.Contrast < 3 {
