@@ -543,3 +543,12 @@ func TestGlossaryTermsLinkedAtFirstUse(t *testing.T) {
 		}
 	}
 }
+
+// TestEntryBlock reads a block's number whole, so a tenth block would count as one.
+func TestEntryBlock(t *testing.T) {
+	for slug, want := range map[string]int{"blocks/1": 1, "blocks/10": 10, "blocks/01": 0, "blocks/0": 0, "blocks/x": 0, "index": 0} {
+		if got := (Entry{Slug: slug}).Block(); got != want {
+			t.Errorf("Entry{%q}.Block() = %d, want %d", slug, got, want)
+		}
+	}
+}

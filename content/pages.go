@@ -1,6 +1,9 @@
 package content
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Entry is one page of the notebook in the table of contents: the markdown file that holds its
 // prose, the URL it is served at (below the site's base path) and its name in the contents, which
@@ -13,11 +16,12 @@ type Entry struct {
 
 // Block returns the block number of a block page ("blocks/4" is 4), or 0 for any other page.
 func (e Entry) Block() int {
-	n, ok := strings.CutPrefix(e.Slug, "blocks/")
-	if !ok || len(n) != 1 || n[0] < '1' || n[0] > '9' {
+	s, ok := strings.CutPrefix(e.Slug, "blocks/")
+	n, err := strconv.Atoi(s)
+	if !ok || err != nil || n < 1 || strconv.Itoa(n) != s {
 		return 0
 	}
-	return int(n[0] - '0')
+	return n
 }
 
 // Contents is the notebook's pages in reading order. It is the one table of pages: the routes, the

@@ -1,8 +1,9 @@
 package pages
 
 import (
-	"effectivelyonce/experiments"
 	"fmt"
+
+	"effectivelyonce/experiments"
 )
 
 // assemblyShows presents the four designs on one stream (blocks 1 to 3 and the assembly).

@@ -1,10 +1,11 @@
 package pages
 
 import (
-	"effectivelyonce/experiments"
 	"fmt"
 	"slices"
 	"strings"
+
+	"effectivelyonce/experiments"
 )
 
 // claimsShows presents the verifier: a table alone, since nine sentences do not chart.

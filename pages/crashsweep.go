@@ -2,11 +2,12 @@ package pages
 
 import (
 	"cmp"
-	"effectivelyonce/experiments"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
+
+	"effectivelyonce/experiments"
 )
 
 // crashSweepShows presents block 1's sweep of crash rates.

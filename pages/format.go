@@ -1,10 +1,11 @@
 package pages
 
 import (
-	"effectivelyonce/experiments"
 	"math"
 	"strconv"
 	"strings"
+
+	"effectivelyonce/experiments"
 )
 
 // Every number a person reads, in a table, a reading or a chart label, is written by a function in
@@ -285,8 +286,12 @@ func stateSize(b int64) string {
 		return count(b) + " B"
 	case b < 1024*1024:
 		return count(b/1024) + " KB"
-	case b < 1024*1024*1024:
-		return sig(float64(b)/(1024*1024), 3) + " MB"
 	}
-	return sig(float64(b)/(1024*1024*1024), 3) + " GB"
+	v, units := float64(b)/(1024*1024), []string{"MB", "GB", "TB", "PB", "EB"}
+	i := 0
+	for v >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	return sig(v, 3) + " " + units[i]
 }

@@ -33,6 +33,8 @@ func TestFormatAtEveryMagnitude(t *testing.T) {
 		{stateSize(1500 * 16), "23 KB"},
 		{stateSize(2000 * 16), "31 KB"},
 		{stateSize(5000 * 16), "78 KB"},
+		{stateSize(10_000_000 * 16), "153 MB"},
+		{stateSize(1 << 50), "1 PB"}, // once stopped at GB and read "1,048,576 GB"
 		// Small values keep two significant digits instead of rounding to zero.
 		{percent(1e-6), "0.0001%"},
 		{percent(0.000123), "0.012%"},

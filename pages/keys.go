@@ -1,9 +1,10 @@
 package pages
 
 import (
-	"effectivelyonce/experiments"
 	"fmt"
 	"strings"
+
+	"effectivelyonce/experiments"
 )
 
 // keysShows presents block 3's three choices of dedup key.

@@ -2,9 +2,10 @@ package pages
 
 import (
 	"cmp"
-	"effectivelyonce/experiments"
 	"fmt"
 	"slices"
+
+	"effectivelyonce/experiments"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"

@@ -1,8 +1,9 @@
 package pages
 
 import (
-	"effectivelyonce/experiments"
 	"fmt"
+
+	"effectivelyonce/experiments"
 )
 
 // orderingsShows presents block 5's three orders of key and effect.

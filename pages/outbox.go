@@ -1,8 +1,9 @@
 package pages
 
 import (
-	"effectivelyonce/experiments"
 	"fmt"
+
+	"effectivelyonce/experiments"
 )
 
 // outboxShows presents the dual write against the transactional outbox.

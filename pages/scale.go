@@ -1,9 +1,10 @@
 package pages
 
 import (
-	"effectivelyonce/experiments"
 	"fmt"
 	"math"
+
+	"effectivelyonce/experiments"
 )
 
 // scaleShows presents the concept page's arithmetic at scale: a table of five quantities.

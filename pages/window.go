@@ -2,11 +2,12 @@ package pages
 
 import (
 	"cmp"
-	"effectivelyonce/experiments"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+
+	"effectivelyonce/experiments"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"

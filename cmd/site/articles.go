@@ -39,7 +39,8 @@ func (s *server) handleArticle(entry content.Entry) echo.HandlerFunc {
 		if name, ok := hx.experiment(); ok && slices.Contains(experimentsOn(page), name) {
 			only = name
 		}
-		runs, refused := s.pageRuns(ctx, page, q, only)
+		problems, _ := c.Get(queryProblemsKey).(experiments.FieldErrors)
+		runs, refused := s.pageRuns(ctx, page, q, only, problems)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -117,7 +118,7 @@ func hasMarker(page *content.Page, marker string) bool {
 // one experiment, the others are read (their values ride along in its form) but not run, except
 // those that take the stream from the first form when only is the first: they are drawn again.
 // refused holds, by experiment, why a run was not run now.
-func (s *server) pageRuns(ctx context.Context, page *content.Page, q url.Values, only string) (runs []pages.Run, refused map[string]*httpError) {
+func (s *server) pageRuns(ctx context.Context, page *content.Page, q url.Values, only string, problems experiments.FieldErrors) (runs []pages.Run, refused map[string]*httpError) {
 	refused = map[string]*httpError{}
 	for _, name := range experimentsOn(page) {
 		e, _ := experiments.Lookup(name) // checkBook made sure it exists
@@ -129,7 +130,7 @@ func (s *server) pageRuns(ctx context.Context, page *content.Page, q url.Values,
 		r, sub := readRun(e, prefix, first, q)
 		r.Scope = pages.ScopeOn(page, name)
 		if only == "" || only == e.Name || (first != nil && only == first.Name && dependsOnFirst(r)) {
-			if he := s.runOne(ctx, &r, sub); he != nil {
+			if he := s.runOne(ctx, &r, sub, problems); he != nil {
 				refused[e.Name] = he
 			}
 		}
@@ -175,13 +176,19 @@ func dependsOnFirst(r pages.Run) bool { return r.Prefix != "" && len(r.Inherited
 // or its field errors, or why it could not run now. A run not run now (rate limited, every slot
 // busy, too big for the server) is marked Busy with what to do, and its refusal is returned: the
 // block then shows no result, old or new, only that it was not run and when to press Run again.
-func (s *server) runOne(ctx context.Context, r *pages.Run, sub map[string][]string) *httpError {
+func (s *server) runOne(ctx context.Context, r *pages.Run, sub map[string][]string, problems experiments.FieldErrors) *httpError {
 	e := r.Experiment
 	p, err := e.Parse(sub)
 	if err != nil {
 		var fe experiments.FieldErrors
 		if errors.As(err, &fe) {
 			s.metrics.rejected.WithLabelValues("invalid").Inc()
+			explainMalformed(fe, problems, func(f string) string {
+				if r.Inherited[f] {
+					return f
+				}
+				return r.Prefix + f
+			})
 			r.Errors = fe
 			return nil
 		}

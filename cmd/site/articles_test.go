@@ -281,6 +281,9 @@ func TestQuizShowsEachQuestionsOwnMeasurement(t *testing.T) {
 	home := do(t, s, "GET", "/", nil).body
 	for _, want := range []string{
 		`data-question="q1" data-measured="398"`,
+		`data-question="q2" data-measured="398"`,
+		`data-question="q3" data-measured="0"`,
+		`data-question="q4" data-measured="195"`,
 		`data-question="q5" data-measured="2448"`,
 		`<strong class="measured">2,448</strong>`,
 	} {

@@ -83,6 +83,9 @@ func TestBasePathCrawl(t *testing.T) {
 		}
 	}
 	for _, target := range []string{"/", base} {
+		if r := do(t, s, "HEAD", target, nil); r.status != 302 || r.header.Get("Location") != base+"/" {
+			t.Errorf("HEAD %s: status %d; want the same redirect as GET", target, r.status)
+		}
 		r := do(t, s, "GET", target, nil)
 		if r.status < 300 || r.status > 399 || r.header.Get("Location") != base+"/" {
 			t.Errorf("GET %s: status %d, Location %q; want a redirect to %s/", target, r.status, r.header.Get("Location"), base)

@@ -7,13 +7,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"effectivelyonce/experiments"
-	"effectivelyonce/pages"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"effectivelyonce/experiments"
+	"effectivelyonce/pages"
 
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"

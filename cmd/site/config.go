@@ -79,8 +79,8 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return config{}, fmt.Errorf("log-format %q: want text or json", c.LogFormat)
 	}
-	if c.MaxRuns < 1 || c.CacheBytes < 1<<20 || c.RatePerSec <= 0 || c.RateBurst < 1 || c.RateClients < 1 || c.MaxConnsPerClient < 1 || c.MaxConns < 0 {
-		return config{}, fmt.Errorf("max-runs, cache-mb, rate, burst, rate-clients and max-conns-per-client must be positive")
+	if c.MaxRuns < 1 || c.CacheBytes < 1<<20 || !(c.RatePerSec >= 0.001 && c.RatePerSec <= 1e6) || c.RateBurst < 1 || c.RateClients < 1 || c.MaxConnsPerClient < 1 || c.MaxConns < 0 {
+		return config{}, fmt.Errorf("max-runs, cache-mb, burst, rate-clients and max-conns-per-client must be positive, and rate a number from 0.001 to 1,000,000")
 	}
 	var err error
 	if c.MemLimit, c.MemLimitSource, err = memoryLimit(getenv); err != nil {

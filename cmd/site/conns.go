@@ -280,7 +280,7 @@ func maxConnsDefault(files uint64, memLimit int64) int {
 	return int(max(64, n))
 }
 
-// registerConnGauge publishes the open connections in /metrics.
+// registerGauge publishes the open connections in /metrics.
 func (l *connLimiter) registerGauge(reg prometheus.Registerer) {
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "site_open_connections", Help: "Client connections open now.",

@@ -199,3 +199,22 @@ func TestBodyLimitAndTimeouts(t *testing.T) {
 		t.Errorf("server timeouts not all set: %+v", hs)
 	}
 }
+
+// TestRateMustBeANumberThatLimits: NaN slipped past "rate <= 0", and a tiny rate overflowed the
+// limiter's idle time into a negative duration that forgot every bucket.
+func TestRateMustBeANumberThatLimits(t *testing.T) {
+	for _, bad := range []string{"NaN", "Inf", "-1", "0", "1e-12"} {
+		env := func(k string) string {
+			if k == "RATE" {
+				return bad
+			}
+			return ""
+		}
+		if _, err := loadConfig(nil, env, io.Discard); err == nil {
+			t.Errorf("RATE=%s accepted", bad)
+		}
+	}
+	if l := newRateLimiter(1e-300, 60, 10); l.idle <= 0 {
+		t.Errorf("idle time %v at a tiny rate: the sweep would forget every bucket at once", l.idle)
+	}
+}

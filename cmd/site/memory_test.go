@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"runtime"
 	"strings"
@@ -32,7 +33,10 @@ func TestMemoryEstimates(t *testing.T) {
 		{"outbox", "events=1000000&crash_rate=0.5"},
 	} {
 		t.Run(tc.name+"?"+tc.query, func(t *testing.T) {
-			e, _ := experiments.Lookup(tc.name)
+			e, ok := experiments.Lookup(tc.name)
+			if !ok {
+				t.Fatalf("no experiment %q", tc.name)
+			}
 			q, _ := parseQuery(tc.query)
 			p, err := e.Parse(q)
 			if err != nil {
@@ -112,6 +116,9 @@ func TestMemoryLimit(t *testing.T) {
 			t.Errorf("GOMEMLIMIT=%s accepted", bad)
 		}
 	}
+	if got, _, err := memoryLimit(env("off")); err != nil || got != math.MaxInt64 {
+		t.Errorf("GOMEMLIMIT=off (no limit, as the runtime reads it): %d %v", got, err)
+	}
 	got, src, err := memoryLimit(env(""))
 	if total := memTotal(); err != nil || (total > 0 && (got <= 0 || got > total)) {
 		t.Errorf("default limit %d (%s), machine %d: %v", got, src, total, err)
@@ -123,5 +130,19 @@ func TestMemoryLimit(t *testing.T) {
 	cfg.MemLimit = 4 << 30
 	if b := runBudget(cfg); b != 4<<30-2*cfg.CacheBytes-memReserve {
 		t.Errorf("budget %d MB of a 4 GB limit", b>>20)
+	}
+}
+
+// TestEveryExperimentHasAMemoryEstimate: a new experiment must be priced on purpose, never by
+// falling through to the small default unnoticed.
+func TestEveryExperimentHasAMemoryEstimate(t *testing.T) {
+	est := runMemory()
+	for _, e := range experiments.All() {
+		if _, ok := est[e.Name]; !ok {
+			t.Errorf("experiment %q has no memory estimate in runMemory", e.Name)
+		}
+	}
+	if len(est) != len(experiments.All()) {
+		t.Errorf("%d estimates for %d experiments: one names an experiment that does not exist", len(est), len(experiments.All()))
 	}
 }

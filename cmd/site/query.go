@@ -113,7 +113,24 @@ func (s *server) strictQuery() echo.MiddlewareFunc {
 				}
 			}
 			req.URL.RawQuery = vals.Encode()
+			c.Set(queryProblemsKey, problems)
 			return next(c)
+		}
+	}
+}
+
+// queryProblemsKey carries a page's malformed form values from strictQuery to the handler, which
+// names the problem (a bad %-escape, a ';') on the field instead of the parser's general message.
+const queryProblemsKey = "query-problems"
+
+// explainMalformed puts the query's own problem in place of the parser's message for each field
+// whose value did not parse as a query at all; name gives a field's key in the query.
+func explainMalformed(fe experiments.FieldErrors, problems experiments.FieldErrors, name func(string) string) {
+	for i := range fe {
+		for _, p := range problems {
+			if p.Field == name(fe[i].Field) {
+				fe[i].Message = p.Message
+			}
 		}
 	}
 }

@@ -44,8 +44,11 @@ func TestMalformedQueryIsRefused(t *testing.T) {
 		want   string
 	}{
 		{"jobs=%zz", 422, `value="%zz"`},
+		{"jobs=%zz", 422, "two hexadecimal digits"}, // the problem is named on the field
 		{"jobs=1;seed=2", 422, `value="1;seed=2"`},
+		{"jobs=1;seed=2", 422, "separate them with"},
 		{"window-grid.windows=5,%zz&seed=7", 422, `value="5,%zz"`},
+		{"window-grid.windows=5,%zz&seed=7", 422, "two hexadecimal digits"},
 		{"%zz=1", 400, "does not parse"},
 		{"step=1;x", 400, "separate them with"},
 	} {

@@ -64,6 +64,7 @@ type rateLimiter struct {
 	clients map[netip.Addr]*bucket
 	head    *bucket // most recently seen; head.prev is the least recently seen (a ring)
 	sweep   *time.Timer
+	closed  bool // after close no timer is started again
 }
 
 // bucket is one client's tokens, on the recency ring.
@@ -75,7 +76,9 @@ type bucket struct {
 }
 
 func newRateLimiter(rate float64, burst, maxClients int) *rateLimiter {
-	idle := time.Duration(math.Ceil(float64(burst)/rate*1e9)) + 100*time.Millisecond
+	// The time a bucket takes to fill again, capped so that a tiny rate cannot overflow the
+	// duration into a negative one (which would forget every bucket and switch the limit off).
+	idle := time.Duration(math.Min(math.Ceil(float64(burst)/rate*1e9), float64(24*time.Hour))) + 100*time.Millisecond
 	return &rateLimiter{rate: rate, burst: float64(burst), max: max(1, maxClients), idle: idle, now: time.Now,
 		clients: map[netip.Addr]*bucket{}}
 }
@@ -100,7 +103,7 @@ func (l *rateLimiter) allow(key netip.Addr) (bool, time.Duration) {
 	}
 	b.last = now
 	l.pushFront(b)
-	if l.sweep == nil {
+	if l.sweep == nil && !l.closed {
 		l.sweep = time.AfterFunc(l.idle, l.expireTick)
 	}
 	if b.tokens >= 1 {
@@ -110,11 +113,26 @@ func (l *rateLimiter) allow(key netip.Addr) (bool, time.Duration) {
 	return false, time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
 }
 
+// close stops the expiry timer, so a server that has shut down (or a test's) leaves nothing
+// running behind it.
+func (l *rateLimiter) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.sweep != nil {
+		l.sweep.Stop()
+		l.sweep = nil
+	}
+	l.closed = true
+}
+
 // expireTick forgets the buckets that are full again, and comes back while any are left.
 func (l *rateLimiter) expireTick() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.expire(l.now())
+	if l.closed || l.sweep == nil {
+		return
+	}
 	if len(l.clients) > 0 {
 		l.sweep.Reset(l.idle)
 	} else {

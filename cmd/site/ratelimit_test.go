@@ -137,3 +137,16 @@ func grepLine(text, prefix string) string {
 	}
 	return ""
 }
+
+// TestRateLimiterCloseStopsItsTimer: after close the limiter still answers, but starts no timer.
+func TestRateLimiterCloseStopsItsTimer(t *testing.T) {
+	l := newRateLimiter(1, 1, 10)
+	l.allow(netip.MustParseAddr("127.0.0.2"))
+	l.close()
+	l.allow(netip.MustParseAddr("127.0.0.3"))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.sweep != nil {
+		t.Error("a closed limiter still has an expiry timer")
+	}
+}

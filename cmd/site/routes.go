@@ -31,8 +31,10 @@ func (s *server) routes() {
 	if s.cfg.BasePath != "" {
 		// The root of the host and the bare base path both lead to the notebook's first page.
 		home := func(c echo.Context) error { return c.Redirect(http.StatusFound, s.cfg.BasePath+"/") }
-		s.echo.GET("/", home)
-		s.echo.GET(s.cfg.BasePath, home)
+		for _, path := range []string{"/", s.cfg.BasePath} {
+			s.echo.GET(path, home)
+			s.echo.HEAD(path, home)
+		}
 	}
 }
 

@@ -48,6 +48,15 @@ func (e *httpError) Error() string {
 
 func (e *httpError) Unwrap() error { return e.Err }
 
+// panicError is a handler's panic, recovered, with the stack it was raised on.
+type panicError struct {
+	err   error
+	stack []byte
+}
+
+func (e *panicError) Error() string { return "panic: " + e.err.Error() }
+func (e *panicError) Unwrap() error { return e.err }
+
 // server holds every dependency of the handlers.
 type server struct {
 	cfg     config
@@ -90,11 +99,14 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets) (*se
 	default:
 		e.IPExtractor = echo.ExtractIPDirect()
 	}
-	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
-		log.Error("panic", "path", c.Request().URL.Path, "err", err, "stack", string(stack))
-		return err
-	}}))
+	// The request log wraps everything, so a request that panicked still gets its access line and
+	// its metric; Recover hands the panic back as an error carrying its stack, which handleError
+	// logs once with the rest.
 	e.Use(s.requestLog)
+	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, DisableErrorHandler: true,
+		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+			return &panicError{err: err, stack: stack}
+		}}))
 	e.Use(securityHeaders)
 	e.Use(identify)
 	e.Use(s.strictQuery())
@@ -189,7 +201,12 @@ func (s *server) handleError(err error, c echo.Context) {
 		status, msg = 499, "the request was cancelled"
 	}
 	if status >= 500 {
-		s.log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "status", status, "err", err)
+		attrs := []any{"method", c.Request().Method, "path", c.Request().URL.Path, "status", status, "err", err}
+		var pe *panicError
+		if errors.As(err, &pe) {
+			attrs = append(attrs, "stack", string(pe.stack))
+		}
+		s.log.Error("request failed", attrs...)
 	}
 	if status == 499 {
 		c.Response().WriteHeader(status)
@@ -310,6 +327,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	log.Info("shutting down", "grace", grace)
 	start := time.Now()
 	s.runner.stop()
+	s.limiter.close()
 	shut, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	if err := hs.Shutdown(shut); err != nil {
