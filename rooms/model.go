@@ -76,14 +76,15 @@ var Predictions = []Prediction{
 // guesses; for predictions and measures they default to a wide non-negative range because every
 // answer there is a count, a rate or a duration.
 type Question struct {
-	Kind       QuestionKind
-	Prediction string // q1..q5
-	Experiment string // experiment name, for KindMeasure
-	Params     string // experiment parameters as a URL query string, for KindMeasure
-	Measure    string // which reported measure, for KindMeasure
-	Text       string // the question in words, for KindCustom
-	Unit       string
-	Min, Max   float64
+	Kind       QuestionKind `json:"kind"`
+	Prediction string       `json:"prediction,omitempty"` // q1..q5
+	Experiment string       `json:"experiment,omitempty"` // experiment name, for KindMeasure
+	Params     string       `json:"params,omitempty"`     // parameters as a URL query string, for KindMeasure
+	Measure    string       `json:"measure,omitempty"`    // which reported measure, for KindMeasure
+	Text       string       `json:"text,omitempty"`       // the question in words, for KindCustom
+	Unit       string       `json:"unit,omitempty"`
+	Min        float64      `json:"min"`
+	Max        float64      `json:"max"`
 }
 
 // Limits on what a question may carry; generous for a person, small for a database row.
