@@ -21,11 +21,8 @@ func CleanName(s string) (string, error) {
 		return "", fieldErr("name", ErrInvalid, "the name is not valid text")
 	}
 	for _, r := range s {
-		if unicode.IsControl(r) && !unicode.IsSpace(r) || isBidiControl(r) {
-			return "", fieldErr("name", ErrInvalid, "the name has a control character")
-		}
-		if unicode.IsSpace(r) && r != ' ' {
-			return "", fieldErr("name", ErrInvalid, "the name must be on one line")
+		if unicode.IsControl(r) || isBidiControl(r) || r == 0x2028 || r == 0x2029 {
+			return "", fieldErr("name", ErrInvalid, "the name is one line of plain text")
 		}
 	}
 	name := strings.Join(strings.Fields(s), " ")
