@@ -1,0 +1,63 @@
+package rooms
+
+import (
+	"errors"
+	"fmt"
+)
+
+// The sentinel errors below are the kinds of refusal the rules can give. Callers test them with
+// errors.Is and map each to one answer (an HTTP status, say) without reading messages; the
+// message for a person travels in a FieldError that wraps the sentinel.
+var (
+	// ErrNotFound means the room, member, round or pin does not exist (or no longer does).
+	ErrNotFound = errors.New("not found")
+	// ErrForbidden means the key given is not the host's (or not a member's) key for this room.
+	ErrForbidden = errors.New("forbidden")
+	// ErrKicked means the key belongs to a member the host removed; it stops working at once.
+	ErrKicked = errors.New("member was removed from the room")
+	// ErrInvalid means a value does not meet the rules for its field.
+	ErrInvalid = errors.New("invalid")
+	// ErrTaken means a value that must be unique (a display name, a join code) is in use.
+	ErrTaken = errors.New("taken")
+	// ErrLimit means a count limit (members, open rooms, pins) has been reached.
+	ErrLimit = errors.New("limit reached")
+	// ErrRoomLocked means the host locked the room to new members.
+	ErrRoomLocked = errors.New("room is locked")
+	// ErrRoomClosed means the room closed (by its host or after being idle) and takes no changes.
+	ErrRoomClosed = errors.New("room is closed")
+	// ErrRoundState means the round is not in a state that allows the action (a guess after lock).
+	ErrRoundState = errors.New("round state does not allow this")
+)
+
+// FieldError is a refusal that names the field it concerns, so that an API can answer
+// {"field","message"} next to the right input. Err is one of the sentinels above.
+type FieldError struct {
+	Field   string
+	Message string
+	Err     error
+}
+
+// Error joins the field and the message because a log line needs both.
+func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
+
+// Unwrap exposes the sentinel so errors.Is can classify the refusal.
+func (e *FieldError) Unwrap() error { return e.Err }
+
+func fieldErr(field string, kind error, format string, args ...any) error {
+	return &FieldError{Field: field, Message: fmt.Sprintf(format, args...), Err: kind}
+}
+
+// LimitError reports which limit was hit and its value, so the message can tell a host what the
+// instance allows. Stores return it too, since they enforce count limits atomically.
+type LimitError struct {
+	Field string
+	Max   int
+}
+
+// Error says the limit in words a host can act on.
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("%s: at most %d allowed", e.Field, e.Max)
+}
+
+// Unwrap makes every LimitError match ErrLimit.
+func (e *LimitError) Unwrap() error { return ErrLimit }

@@ -1,0 +1,170 @@
+package rooms
+
+import (
+	"context"
+	"encoding/csv"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Export is a whole session for its host to keep: every round with every guess and its measured
+// value, every pin (hidden ones marked), and the roster with kicked members marked. Times are
+// UTC. It marshals as JSON as it stands; WriteCSV flattens it into one table.
+type Export struct {
+	Code    string         `json:"code"`
+	Title   string         `json:"title"`
+	Created time.Time      `json:"created"`
+	Closed  bool           `json:"closed"`
+	Roster  []ExportMember `json:"roster"`
+	Rounds  []ExportRound  `json:"rounds"`
+	Pins    []ExportPin    `json:"pins"`
+}
+
+// ExportMember is one seat in an export.
+type ExportMember struct {
+	Name   string    `json:"name"`
+	Joined time.Time `json:"joined"`
+	Kicked bool      `json:"kicked"`
+}
+
+// ExportRound is one round in an export; Measured is nil until the round is revealed.
+type ExportRound struct {
+	Seq      int           `json:"seq"`
+	Question Question      `json:"question"`
+	State    RoundState    `json:"state"`
+	Measured *float64      `json:"measured"`
+	Guesses  []ExportGuess `json:"guesses"`
+}
+
+// ExportGuess is one member's guess in an export.
+type ExportGuess struct {
+	Name  string    `json:"name"`
+	Value float64   `json:"value"`
+	At    time.Time `json:"at"`
+}
+
+// ExportPin is one pin in an export.
+type ExportPin struct {
+	Name   string    `json:"name"`
+	Path   string    `json:"path"`
+	Note   string    `json:"note"`
+	Hidden bool      `json:"hidden"`
+	At     time.Time `json:"at"`
+}
+
+// Export gathers the session for its host. It works on a closed room too: that is when a host
+// most wants it.
+func (s *Service) Export(ctx context.Context, code, hostKey string) (Export, error) {
+	r, err := s.host(ctx, code, hostKey)
+	if err != nil {
+		return Export{}, err
+	}
+	ms, err := s.store.Members(ctx, r.ID)
+	if err != nil {
+		return Export{}, err
+	}
+	rounds, err := s.store.Rounds(ctx, r.ID)
+	if err != nil {
+		return Export{}, err
+	}
+	guesses, err := s.store.Guesses(ctx, r.ID)
+	if err != nil {
+		return Export{}, err
+	}
+	pins, err := s.store.Pins(ctx, r.ID)
+	if err != nil {
+		return Export{}, err
+	}
+	e := Export{Code: r.Code, Title: r.Title, Created: r.CreatedAt.UTC(), Closed: r.Closed,
+		Roster: []ExportMember{}, Rounds: []ExportRound{}, Pins: []ExportPin{}}
+	names := map[string]string{}
+	for _, m := range ms {
+		names[m.ID] = m.Name
+		e.Roster = append(e.Roster, ExportMember{Name: m.Name, Joined: m.JoinedAt.UTC(), Kicked: m.Kicked})
+	}
+	for _, rd := range rounds {
+		er := ExportRound{Seq: rd.Seq, Question: rd.Question, State: rd.State, Guesses: []ExportGuess{}}
+		if rd.State == RoundRevealed {
+			v := rd.Measured
+			er.Measured = &v
+		}
+		for _, g := range guesses {
+			if g.Seq == rd.Seq {
+				er.Guesses = append(er.Guesses, ExportGuess{Name: names[g.MemberID], Value: g.Value, At: g.At.UTC()})
+			}
+		}
+		e.Rounds = append(e.Rounds, er)
+	}
+	for _, p := range pins {
+		e.Pins = append(e.Pins, ExportPin{Name: names[p.MemberID], Path: p.Path, Note: p.Note, Hidden: p.Hidden, At: p.At.UTC()})
+	}
+	return e, nil
+}
+
+// csvHeader is the one table an export flattens into: a "record" column says which columns of
+// a row are filled, so a spreadsheet can filter by it.
+var csvHeader = []string{"record", "round", "question", "state", "measured", "name", "value", "path", "note",
+	"hidden", "kicked", "at"}
+
+// WriteCSV writes the export as one CSV table: a row per member, per guess, per round (its
+// measured value) and per pin. Text that a spreadsheet would take for a formula is prefixed
+// with an apostrophe, since names and notes come from anyone in the room.
+func (e Export) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.Write(csvHeader)
+	row := func(kv map[string]string) {
+		rec := make([]string, len(csvHeader))
+		for i, h := range csvHeader {
+			rec[i] = kv[h]
+		}
+		cw.Write(rec)
+	}
+	ts := func(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for _, m := range e.Roster {
+		row(map[string]string{"record": "member", "name": cell(m.Name), "kicked": strconv.FormatBool(m.Kicked), "at": ts(m.Joined)})
+	}
+	for _, r := range e.Rounds {
+		seq := strconv.Itoa(r.Seq)
+		kv := map[string]string{"record": "round", "round": seq, "question": cell(r.Question.Label()), "state": string(r.State)}
+		if r.Measured != nil {
+			kv["measured"] = num(*r.Measured)
+		}
+		row(kv)
+		for _, g := range r.Guesses {
+			row(map[string]string{"record": "guess", "round": seq, "name": cell(g.Name), "value": num(g.Value), "at": ts(g.At)})
+		}
+	}
+	for _, p := range e.Pins {
+		row(map[string]string{"record": "pin", "name": cell(p.Name), "path": cell(p.Path), "note": cell(p.Note),
+			"hidden": strconv.FormatBool(p.Hidden), "at": ts(p.At)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// cell defuses text that spreadsheets evaluate (=, +, -, @ and the tab and return that some
+// treat alike).
+func cell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+// Label names a question in one line for an export or a heading: the prediction id, the
+// experiment's measure with its parameters, or the host's own words.
+func (q Question) Label() string {
+	switch q.Kind {
+	case KindPrediction:
+		return q.Prediction
+	case KindMeasure:
+		if q.Params == "" {
+			return q.Experiment + " " + q.Measure
+		}
+		return q.Experiment + "?" + q.Params + " " + q.Measure
+	}
+	return q.Text
+}

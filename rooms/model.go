@@ -1,0 +1,227 @@
+package rooms
+
+import (
+	"math"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Room is one study session. ID never changes; Code does when the host rotates it, which is why
+// everything else refers to the room by ID.
+type Room struct {
+	ID           string
+	Code         string
+	Title        string
+	HostKeyHash  Hash
+	Locked       bool // no new members
+	Closed       bool // no changes at all; the host can still export
+	CreatedAt    time.Time
+	LastActivity time.Time
+	Presenting   string // the notebook path (with query) the host is showing, "" when none
+}
+
+// Member is a seat in a room. The seat's key is given to the member once; only its hash stays.
+type Member struct {
+	ID        string
+	RoomID    string
+	Name      string
+	TokenHash Hash
+	Kicked    bool
+	JoinedAt  time.Time
+}
+
+// RoundState is where a round is in its one-way life: open, then locked, then revealed.
+type RoundState string
+
+// The three states of a round. They are strings so that a SQL store can keep them readable.
+const (
+	RoundOpen     RoundState = "open"
+	RoundLocked   RoundState = "locked"
+	RoundRevealed RoundState = "revealed"
+)
+
+// QuestionKind says where a round's question comes from.
+type QuestionKind string
+
+// The three kinds of question a host can ask.
+const (
+	// KindPrediction is one of the notebook's five "predict before you read" questions.
+	KindPrediction QuestionKind = "prediction"
+	// KindMeasure asks for a measure an experiment reports at the parameters given.
+	KindMeasure QuestionKind = "measure"
+	// KindCustom is the host's own question with its unit and accepted range.
+	KindCustom QuestionKind = "custom"
+)
+
+// Prediction is one of the notebook's five questions as the rooms see it: an id and the unit its
+// answer counts. The wording lives with the prose; a round needs only what makes a guess valid.
+type Prediction struct {
+	ID   string
+	Unit string
+}
+
+// Predictions are the five question ids the home page already uses, in its order.
+var Predictions = []Prediction{
+	{ID: "q1", Unit: "jobs lost"},
+	{ID: "q2", Unit: "jobs duplicated"},
+	{ID: "q3", Unit: "duplicates caught"},
+	{ID: "q4", Unit: "duplicates escaped"},
+	{ID: "q5", Unit: "jobs run twice"},
+}
+
+// Question is what a round asks. Only the fields of its Kind are used. Min and Max bound the
+// guesses; for predictions and measures they default to a wide non-negative range because every
+// answer there is a count, a rate or a duration.
+type Question struct {
+	Kind       QuestionKind `json:"kind"`
+	Prediction string       `json:"prediction,omitempty"` // q1..q5
+	Experiment string       `json:"experiment,omitempty"` // experiment name, for KindMeasure
+	Params     string       `json:"params,omitempty"`     // parameters as a URL query string, for KindMeasure
+	Measure    string       `json:"measure,omitempty"`    // which reported measure, for KindMeasure
+	Text       string       `json:"text,omitempty"`       // the question in words, for KindCustom
+	Unit       string       `json:"unit,omitempty"`
+	Min        float64      `json:"min"`
+	Max        float64      `json:"max"`
+}
+
+// Limits on what a question may carry; generous for a person, small for a database row.
+const (
+	maxQuestionText = 200
+	maxUnit         = 40
+	maxParams       = 1000
+	defaultMax      = 1e9
+)
+
+// Normalize checks a question and fills its defaults (a prediction's unit, the default range),
+// answering the question a round will store.
+func (q Question) Normalize() (Question, error) {
+	switch q.Kind {
+	case KindPrediction:
+		i := slices.IndexFunc(Predictions, func(p Prediction) bool { return p.ID == q.Prediction })
+		if i < 0 {
+			return q, fieldErr("question", ErrInvalid, "the question is one of q1 to q5")
+		}
+		q = Question{Kind: KindPrediction, Prediction: q.Prediction, Unit: Predictions[i].Unit, Min: q.Min, Max: q.Max}
+	case KindMeasure:
+		if q.Experiment == "" || !plain(q.Experiment, 64) {
+			return q, fieldErr("experiment", ErrInvalid, "an experiment name is needed")
+		}
+		if q.Measure == "" || !plain(q.Measure, 64) {
+			return q, fieldErr("measure", ErrInvalid, "a measure name is needed")
+		}
+		if len(q.Params) > maxParams {
+			return q, fieldErr("params", ErrInvalid, "the parameters are longer than %d bytes", maxParams)
+		}
+		v, err := url.ParseQuery(q.Params)
+		if err != nil {
+			return q, fieldErr("params", ErrInvalid, "the parameters are not a query string")
+		}
+		q = Question{Kind: KindMeasure, Experiment: q.Experiment, Params: v.Encode(), Measure: q.Measure,
+			Unit: q.Unit, Min: q.Min, Max: q.Max}
+	case KindCustom:
+		q.Text = strings.TrimSpace(q.Text)
+		if q.Text == "" || !plain(q.Text, maxQuestionText) {
+			return q, fieldErr("text", ErrInvalid, "the question is 1 to %d characters of plain text", maxQuestionText)
+		}
+		if q.Min == 0 && q.Max == 0 {
+			return q, fieldErr("max", ErrInvalid, "a custom question states the range of answers it accepts")
+		}
+		q = Question{Kind: KindCustom, Text: q.Text, Unit: q.Unit, Min: q.Min, Max: q.Max}
+	default:
+		return q, fieldErr("question", ErrInvalid, "a question is a prediction, a measure or a custom question")
+	}
+	q.Unit = strings.TrimSpace(q.Unit)
+	if !plain(q.Unit, maxUnit) {
+		return q, fieldErr("unit", ErrInvalid, "the unit is at most %d characters of plain text", maxUnit)
+	}
+	if q.Min == 0 && q.Max == 0 {
+		q.Max = defaultMax
+	}
+	if !finite(q.Min) || !finite(q.Max) || q.Min >= q.Max {
+		return q, fieldErr("max", ErrInvalid, "the range needs finite bounds with min below max")
+	}
+	return q, nil
+}
+
+// Accepts checks a guess against the question's stated range; NaN and infinities never pass.
+func (q Question) Accepts(v float64) error {
+	if !finite(v) {
+		return fieldErr("value", ErrInvalid, "a guess is a finite number")
+	}
+	if v < q.Min || v > q.Max {
+		return fieldErr("value", ErrInvalid, "a guess lies between %g and %g", q.Min, q.Max)
+	}
+	return nil
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// plain reports whether s is valid text of at most max characters with no control characters,
+// the rule for every string a person types that others will read.
+func plain(s string, max int) bool {
+	if !utf8.ValidString(s) || utf8.RuneCountInString(s) > max {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || isBidiControl(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Round is one question put to the room. Seq counts rounds within a room from 1.
+type Round struct {
+	RoomID       string
+	Seq          int
+	Question     Question
+	State        RoundState
+	Measured     float64 // meaningful once State is RoundRevealed
+	NamesVisible bool    // members see names beside values after reveal
+	OpenedAt     time.Time
+	RevealedAt   time.Time
+}
+
+// Guess is a member's one number for a round; a later guess while the round is open replaces it.
+type Guess struct {
+	RoomID   string
+	Seq      int
+	MemberID string
+	Value    float64
+	At       time.Time
+}
+
+// MaxNoteLength is the longest note on a pin, in characters: a remark, not an essay.
+const MaxNoteLength = 140
+
+// maxPath bounds a pinned or presented path; a permalink with every parameter fits easily.
+const maxPath = 1000
+
+// Pin is a run a member put on the room's board, with a note. The host can hide it.
+type Pin struct {
+	ID       string
+	RoomID   string
+	MemberID string
+	Path     string
+	Note     string
+	Hidden   bool
+	At       time.Time
+}
+
+// CleanPath checks that p is a path on this site ("/blocks/4?max_delay=5000"), never another
+// origin: members following the presenter open it, so it must not lead them elsewhere.
+func CleanPath(field, p string) (string, error) {
+	p = strings.TrimSpace(p)
+	if p == "" || len(p) > maxPath || !plain(p, maxPath) {
+		return "", fieldErr(field, ErrInvalid, "a path of this site is needed")
+	}
+	u, err := url.Parse(p)
+	if err != nil || !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.Contains(p, `\`) ||
+		u.Scheme != "" || u.Host != "" {
+		return "", fieldErr(field, ErrInvalid, "a path of this site starts with a single /")
+	}
+	return p, nil
+}

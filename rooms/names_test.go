@@ -1,0 +1,85 @@
+package rooms
+
+import (
+	"bytes"
+	"crypto/rand"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+func randReader() io.Reader { return rand.Reader }
+
+func TestCleanName(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"plain", "Ada", "Ada"},
+		{"trimmed", "  Ada Lovelace \u00a0", "Ada Lovelace"},
+		{"inner spaces folded", "Ada    Lovelace", "Ada Lovelace"},
+		{"markup stays text", "<b>Bo</b>", "<b>Bo</b>"},
+		{"emoji", "Zoë 🦊", "Zoë 🦊"},
+		{"32 characters", strings.Repeat("é", 32), strings.Repeat("é", 32)},
+		{"empty", "", ""},
+		{"only spaces", "   ", ""},
+		{"33 characters", strings.Repeat("a", 33), ""},
+		{"newline", "Ada\nLovelace", ""},
+		{"tab", "Ada\tL", ""},
+		{"NUL", "Ada\x00", ""},
+		{"bell", "Ada\a", ""},
+		{"bidi override", "Ada\u202eecalevol", ""},
+		{"invalid UTF-8", "Ada\xff", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := CleanName(tc.in)
+			if tc.want == "" {
+				var fe *FieldError
+				if !errors.As(err, &fe) || fe.Field != "name" {
+					t.Fatalf("CleanName(%q) = %q, %v; want a name error", tc.in, got, err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("CleanName(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestNameKey(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"Ada", "ADA", true},
+		{"ada lovelace", "Ada Lovelace", true},
+		{"Zoë", "ZOË", true},
+		{"Ada", "Ada2", false},
+	} {
+		t.Run(tc.a+"/"+tc.b, func(t *testing.T) {
+			if got := NameKey(tc.a) == NameKey(tc.b); got != tc.same {
+				t.Fatalf("same = %v, want %v", got, tc.same)
+			}
+		})
+	}
+}
+
+func TestFriendlyName(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		src  []byte
+		want string
+	}{
+		{"first of each", []byte{0, 0, 0}, "Amber Badger 10"},
+		{"last of each", []byte{31, 31, 89}, "Zesty Yak 99"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := FriendlyName(bytes.NewReader(tc.src))
+			if err != nil || got != tc.want {
+				t.Fatalf("FriendlyName = %q, %v; want %q", got, err, tc.want)
+			}
+			if c, err := CleanName(got); err != nil || c != got {
+				t.Fatalf("friendly name %q is not a clean name: %v", got, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,552 @@
+// Package roomstest is the conformance suite for rooms.Store. Every implementation (the
+// in-memory one, SQLite, Postgres) runs it, so that the rules behave the same on each: a store
+// that passes can be swapped for another without the Service noticing.
+package roomstest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"effectivelyonce/rooms"
+)
+
+// Run checks a Store against the contract documented on rooms.Store. newStore must answer an
+// empty store each time it is called; the suite calls it once per subtest.
+func Run(t *testing.T, newStore func(t *testing.T) rooms.Store) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { c.run(t, newStore(t)) })
+	}
+}
+
+var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+
+var cases = []struct {
+	name string
+	run  func(*testing.T, rooms.Store)
+}{
+	{"rooms", testRooms},
+	{"room codes are unique", testCodeUnique},
+	{"open rooms limit", testOpenLimit},
+	{"update room", testUpdateRoom},
+	{"idle rooms close then go", testIdle},
+	{"members", testMembers},
+	{"member names are unique ignoring case", testNameUnique},
+	{"members limit", testMemberLimit},
+	{"locked and closed rooms seat nobody", testJoinRefused},
+	{"members limit holds under a rush", testMemberRush},
+	{"rounds", testRounds},
+	{"guesses", testGuesses},
+	{"guess refused once locked or kicked", testGuessRefused},
+	{"concurrent guesses", testConcurrentGuesses},
+	{"pins", testPins},
+	{"pins limit", testPinLimit},
+	{"unknown ids", testUnknown},
+}
+
+func hash(s string) rooms.Hash { return rooms.HashKey(s) }
+
+func room(id, code string) rooms.Room {
+	return rooms.Room{ID: id, Code: code, Title: "Room " + id, HostKeyHash: hash("host-" + id),
+		CreatedAt: t0, LastActivity: t0}
+}
+
+func member(roomID, id, name string) rooms.Member {
+	return rooms.Member{ID: id, RoomID: roomID, Name: name, TokenHash: hash("key-" + roomID + id), JoinedAt: t0}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func wantErr(t *testing.T, err, kind error) {
+	t.Helper()
+	if !errors.Is(err, kind) {
+		t.Fatalf("error = %v, want %v", err, kind)
+	}
+}
+
+func wantField(t *testing.T, err error, field string) {
+	t.Helper()
+	var fe *rooms.FieldError
+	var le *rooms.LimitError
+	switch {
+	case errors.As(err, &fe) && fe.Field == field, errors.As(err, &le) && le.Field == field:
+	default:
+		t.Fatalf("error %v does not name the field %q", err, field)
+	}
+}
+
+// seed makes a room with n members m0..m(n-1) and one open round.
+func seed(t *testing.T, s rooms.Store, n int) (rooms.Room, []rooms.Member) {
+	t.Helper()
+	ctx := context.Background()
+	r := room("r1", "ABC123")
+	must(t, s.CreateRoom(ctx, r, 10))
+	var ms []rooms.Member
+	for i := range n {
+		m := member(r.ID, fmt.Sprintf("m%d", i), fmt.Sprintf("Member %d", i))
+		must(t, s.AddMember(ctx, m, 1000))
+		ms = append(ms, m)
+	}
+	_, err := s.AddRound(ctx, rooms.Round{RoomID: r.ID, State: rooms.RoundOpen, OpenedAt: t0,
+		Question: rooms.Question{Kind: rooms.KindCustom, Text: "How many?", Min: 0, Max: 100}})
+	must(t, err)
+	return r, ms
+}
+
+func testRooms(t *testing.T, s rooms.Store) {
+	ctx := context.Background()
+	r := room("r1", "ABC123")
+	r.Presenting = "/blocks/4?max_delay=5000"
+	must(t, s.CreateRoom(ctx, r, 10))
+	got, err := s.RoomByCode(ctx, "ABC123")
+	must(t, err)
+	if !got.CreatedAt.Equal(r.CreatedAt) || !got.LastActivity.Equal(r.LastActivity) {
+		t.Fatalf("times changed: %v", got)
+	}
+	got.CreatedAt, got.LastActivity = r.CreatedAt, r.LastActivity
+	if got != r {
+		t.Fatalf("RoomByCode = %+v, want %+v", got, r)
+	}
+	byID, err := s.RoomByID(ctx, "r1")
+	must(t, err)
+	if byID.Code != "ABC123" || byID.HostKeyHash != r.HostKeyHash {
+		t.Fatalf("RoomByID = %+v", byID)
+	}
+	_, err = s.RoomByCode(ctx, "ZZZZZZ")
+	wantErr(t, err, rooms.ErrNotFound)
+}
+
+func testCodeUnique(t *testing.T, s rooms.Store) {
+	ctx := context.Background()
+	must(t, s.CreateRoom(ctx, room("r1", "ABC123"), 10))
+	err := s.CreateRoom(ctx, room("r2", "ABC123"), 10)
+	wantErr(t, err, rooms.ErrTaken)
+	wantField(t, err, "code")
+	must(t, s.CreateRoom(ctx, room("r3", "ABC124"), 10))
+	_, err = s.UpdateRoom(ctx, "r3", func(r *rooms.Room) error { r.Code = "ABC123"; return nil })
+	wantErr(t, err, rooms.ErrTaken)
+	if r, _ := s.RoomByID(ctx, "r3"); r.Code != "ABC124" {
+		t.Fatalf("a refused code change was kept: %q", r.Code)
+	}
+}
+
+func testOpenLimit(t *testing.T, s rooms.Store) {
+	ctx := context.Background()
+	must(t, s.CreateRoom(ctx, room("r1", "AAAAA1"), 2))
+	must(t, s.CreateRoom(ctx, room("r2", "AAAAA2"), 2))
+	err := s.CreateRoom(ctx, room("r3", "AAAAA3"), 2)
+	wantErr(t, err, rooms.ErrLimit)
+	wantField(t, err, "rooms")
+	_, err = s.UpdateRoom(ctx, "r1", func(r *rooms.Room) error { r.Closed = true; return nil })
+	must(t, err)
+	must(t, s.CreateRoom(ctx, room("r3", "AAAAA3"), 2)) // a closed room frees its place
+}
+
+func testUpdateRoom(t *testing.T, s rooms.Store) {
+	ctx := context.Background()
+	must(t, s.CreateRoom(ctx, room("r1", "ABC123"), 10))
+	t1 := t0.Add(time.Hour)
+	got, err := s.UpdateRoom(ctx, "r1", func(r *rooms.Room) error {
+		r.Code, r.Locked, r.Presenting, r.LastActivity, r.HostKeyHash = "XYZ789", true, "/assembly", t1, hash("new")
+		return nil
+	})
+	must(t, err)
+	if got.Code != "XYZ789" || !got.Locked {
+		t.Fatalf("UpdateRoom answered %+v", got)
+	}
+	r, err := s.RoomByCode(ctx, "XYZ789")
+	must(t, err)
+	if !r.Locked || r.Presenting != "/assembly" || !r.LastActivity.Equal(t1) || r.HostKeyHash != hash("new") {
+		t.Fatalf("stored %+v", r)
+	}
+	_, err = s.RoomByCode(ctx, "ABC123")
+	wantErr(t, err, rooms.ErrNotFound)
+	boom := errors.New("boom")
+	_, err = s.UpdateRoom(ctx, "r1", func(r *rooms.Room) error { r.Title = "changed"; return boom })
+	wantErr(t, err, boom)
+	if r, _ := s.RoomByID(ctx, "r1"); r.Title != "Room r1" {
+		t.Fatalf("a failed update was kept: %q", r.Title)
+	}
+}
+
+func testIdle(t *testing.T, s rooms.Store) {
+	ctx := context.Background()
+	old, fresh := room("old", "AAAAA1"), room("new", "AAAAA2")
+	fresh.LastActivity = t0.Add(48 * time.Hour)
+	must(t, s.CreateRoom(ctx, old, 10))
+	must(t, s.CreateRoom(ctx, fresh, 10))
+	m := member("old", "m1", "Ada")
+	must(t, s.AddMember(ctx, m, 10))
+	n, err := s.DeleteIdleRooms(ctx, t0.Add(time.Hour))
+	must(t, err)
+	if n != 0 {
+		t.Fatalf("deleted %d open rooms", n)
+	}
+	n, err = s.CloseIdleRooms(ctx, t0.Add(time.Hour))
+	must(t, err)
+	if n != 1 {
+		t.Fatalf("closed %d rooms, want 1", n)
+	}
+	if r, _ := s.RoomByID(ctx, "old"); !r.Closed {
+		t.Fatal("idle room still open")
+	}
+	if r, _ := s.RoomByID(ctx, "new"); r.Closed {
+		t.Fatal("active room closed")
+	}
+	n, err = s.DeleteIdleRooms(ctx, t0.Add(time.Hour))
+	must(t, err)
+	if n != 1 {
+		t.Fatalf("deleted %d rooms, want 1", n)
+	}
+	_, err = s.RoomByCode(ctx, "AAAAA1")
+	wantErr(t, err, rooms.ErrNotFound)
+	_, err = s.Members(ctx, "old")
+	wantErr(t, err, rooms.ErrNotFound)
+	must(t, s.CreateRoom(ctx, room("again", "AAAAA1"), 10)) // the code is free again
+}
+
+func testMembers(t *testing.T, s rooms.Store) {
+	ctx := context.Background()
+	must(t, s.CreateRoom(ctx, room("r1", "ABC123"), 10))
+	a, b := member("r1", "a", "Ada"), member("r1", "b", "Bo")
+	b.JoinedAt = t0.Add(time.Second)
+	must(t, s.AddMember(ctx, a, 10))
+	must(t, s.AddMember(ctx, b, 10))
+	ms, err := s.Members(ctx, "r1")
+	must(t, err)
+	if len(ms) != 2 || ms[0].ID != "a" || ms[1].ID != "b" || ms[1].Name != "Bo" || ms[0].TokenHash != a.TokenHash {
+		t.Fatalf("Members = %+v", ms)
+	}
+	got, err := s.MemberByTokenHash(ctx, "r1", b.TokenHash)
+	must(t, err)
+	if got.ID != "b" {
+		t.Fatalf("MemberByTokenHash found %q", got.ID)
+	}
+	_, err = s.MemberByTokenHash(ctx, "r1", hash("nobody"))
+	wantErr(t, err, rooms.ErrNotFound)
+	kicked, err := s.UpdateMember(ctx, "r1", "a", func(m *rooms.Member) error { m.Kicked = true; return nil })
+	must(t, err)
+	if !kicked.Kicked {
+		t.Fatal("UpdateMember did not answer the change")
+	}
+	if m, _ := s.MemberByTokenHash(ctx, "r1", a.TokenHash); !m.Kicked {
+		t.Fatal("kick not stored")
+	}
+}
+
+func testNameUnique(t *testing.T, s rooms.Store) {
+	ctx := context.Background()
+	must(t, s.CreateRoom(ctx, room("r1", "ABC123"), 10))
+	must(t, s.CreateRoom(ctx, room("r2", "ABC124"), 10))
+	must(t, s.AddMember(ctx, member("r1", "a", "Ada Lovelace"), 10))
+	for _, name := range []string{"Ada Lovelace", "ADA LOVELACE", "ada lovelace"} {
+		t.Run(name, func(t *testing.T) {
+			err := s.AddMember(ctx, member("r1", "x"+name, name), 10)
+			wantErr(t, err, rooms.ErrTaken)
+			wantField(t, err, "name")
+		})
+	}
+	must(t, s.AddMember(ctx, member("r2", "b", "Ada Lovelace"), 10)) // another room is another roster
+	_, err := s.UpdateMember(ctx, "r1", "a", func(m *rooms.Member) error { m.Kicked = true; return nil })
+	must(t, err)
+	wantErr(t, s.AddMember(ctx, member("r1", "c", "ada lovelace"), 10), rooms.ErrTaken)
+}
+
+func testMemberLimit(t *testing.T, s rooms.Store) {
+	ctx := context.Background()
+	must(t, s.CreateRoom(ctx, room("r1", "ABC123"), 10))
+	must(t, s.AddMember(ctx, member("r1", "a", "A"), 2))
+	must(t, s.AddMember(ctx, member("r1", "b", "B"), 2))
+	err := s.AddMember(ctx, member("r1", "c", "C"), 2)
+	wantErr(t, err, rooms.ErrLimit)
+	wantField(t, err, "members")
+	_, err = s.UpdateMember(ctx, "r1", "a", func(m *rooms.Member) error { m.Kicked = true; return nil })
+	must(t, err)
+	must(t, s.AddMember(ctx, member("r1", "c", "C"), 2)) // a kicked member frees the seat
+}
+
+func testJoinRefused(t *testing.T, s rooms.Store) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		set  func(*rooms.Room)
+		want error
+	}{
+		{"locked", func(r *rooms.Room) { r.Locked = true }, rooms.ErrRoomLocked},
+		{"closed", func(r *rooms.Room) { r.Closed = true }, rooms.ErrRoomClosed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := "r-" + tc.name
+			must(t, s.CreateRoom(ctx, room(id, "CODE"+tc.name[:2]), 10))
+			_, err := s.UpdateRoom(ctx, id, func(r *rooms.Room) error { tc.set(r); return nil })
+			must(t, err)
+			wantErr(t, s.AddMember(ctx, member(id, "a", "Ada"), 10), tc.want)
+			if ms, _ := s.Members(ctx, id); len(ms) != 0 {
+				t.Fatalf("a refused member was stored: %+v", ms)
+			}
+		})
+	}
+}
+
+func testMemberRush(t *testing.T, s rooms.Store) {
+	ctx := context.Background()
+	must(t, s.CreateRoom(ctx, room("r1", "ABC123"), 10))
+	const tries, limit = 40, 25
+	var wg sync.WaitGroup
+	errs := make([]error, tries)
+	for i := range tries {
+		wg.Go(func() { errs[i] = s.AddMember(ctx, member("r1", fmt.Sprint(i), fmt.Sprint("M", i)), limit) })
+	}
+	wg.Wait()
+	ok := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			ok++
+		case !errors.Is(err, rooms.ErrLimit):
+			t.Fatalf("unexpected error %v", err)
+		}
+	}
+	ms, err := s.Members(ctx, "r1")
+	must(t, err)
+	if ok != limit || len(ms) != limit {
+		t.Fatalf("%d joins succeeded and %d are stored, want %d", ok, len(ms), limit)
+	}
+}
+
+func testRounds(t *testing.T, s rooms.Store) {
+	ctx := context.Background()
+	must(t, s.CreateRoom(ctx, room("r1", "ABC123"), 10))
+	q := rooms.Question{Kind: rooms.KindMeasure, Experiment: "window", Params: "max_delay=5000",
+		Measure: "escaped", Unit: "duplicates", Min: 0, Max: 1e9}
+	for want := 1; want <= 3; want++ {
+		rd, err := s.AddRound(ctx, rooms.Round{RoomID: "r1", Question: q, State: rooms.RoundOpen, OpenedAt: t0})
+		must(t, err)
+		if rd.Seq != want {
+			t.Fatalf("round %d got seq %d", want, rd.Seq)
+		}
+	}
+	_, err := s.UpdateRound(ctx, "r1", 2, func(r *rooms.Round) error {
+		r.State, r.Measured, r.RevealedAt, r.NamesVisible = rooms.RoundRevealed, 195.5, t0.Add(time.Minute), true
+		return nil
+	})
+	must(t, err)
+	rs, err := s.Rounds(ctx, "r1")
+	must(t, err)
+	if len(rs) != 3 || rs[0].Seq != 1 || rs[2].Seq != 3 {
+		t.Fatalf("Rounds = %+v", rs)
+	}
+	r2 := rs[1]
+	if r2.State != rooms.RoundRevealed || r2.Measured != 195.5 || !r2.NamesVisible || r2.Question != q ||
+		!r2.RevealedAt.Equal(t0.Add(time.Minute)) || rs[0].State != rooms.RoundOpen {
+		t.Fatalf("round 2 stored as %+v", r2)
+	}
+	boom := errors.New("boom")
+	_, err = s.UpdateRound(ctx, "r1", 1, func(r *rooms.Round) error { r.State = rooms.RoundLocked; return boom })
+	wantErr(t, err, boom)
+	if rs, _ := s.Rounds(ctx, "r1"); rs[0].State != rooms.RoundOpen {
+		t.Fatal("a failed round update was kept")
+	}
+}
+
+func testGuesses(t *testing.T, s rooms.Store) {
+	ctx := context.Background()
+	r, ms := seed(t, s, 2)
+	must(t, s.PutGuess(ctx, rooms.Guess{RoomID: r.ID, Seq: 1, MemberID: ms[0].ID, Value: 10, At: t0}))
+	must(t, s.PutGuess(ctx, rooms.Guess{RoomID: r.ID, Seq: 1, MemberID: ms[1].ID, Value: 20, At: t0.Add(time.Second)}))
+	must(t, s.PutGuess(ctx, rooms.Guess{RoomID: r.ID, Seq: 1, MemberID: ms[0].ID, Value: 12.5, At: t0.Add(2 * time.Second)}))
+	gs, err := s.Guesses(ctx, r.ID)
+	must(t, err)
+	if len(gs) != 2 {
+		t.Fatalf("a changed guess must replace the old one: %+v", gs)
+	}
+	if gs[0].MemberID != ms[1].ID || gs[0].Value != 20 || gs[1].MemberID != ms[0].ID || gs[1].Value != 12.5 {
+		t.Fatalf("Guesses = %+v, want by time with the change last", gs)
+	}
+}
+
+func testGuessRefused(t *testing.T, s rooms.Store) {
+	ctx := context.Background()
+	r, ms := seed(t, s, 2)
+	_, err := s.UpdateMember(ctx, r.ID, ms[1].ID, func(m *rooms.Member) error { m.Kicked = true; return nil })
+	must(t, err)
+	wantErr(t, s.PutGuess(ctx, rooms.Guess{RoomID: r.ID, Seq: 1, MemberID: ms[1].ID, Value: 1, At: t0}), rooms.ErrKicked)
+	_, err = s.UpdateRound(ctx, r.ID, 1, func(rd *rooms.Round) error { rd.State = rooms.RoundLocked; return nil })
+	must(t, err)
+	err = s.PutGuess(ctx, rooms.Guess{RoomID: r.ID, Seq: 1, MemberID: ms[0].ID, Value: 1, At: t0})
+	wantErr(t, err, rooms.ErrRoundState)
+	wantField(t, err, "round")
+	wantErr(t, s.PutGuess(ctx, rooms.Guess{RoomID: r.ID, Seq: 9, MemberID: ms[0].ID, Value: 1, At: t0}), rooms.ErrNotFound)
+	if gs, _ := s.Guesses(ctx, r.ID); len(gs) != 0 {
+		t.Fatalf("refused guesses were stored: %+v", gs)
+	}
+}
+
+// testConcurrentGuesses is a class answering at once while the host locks: every guess either
+// lands before the lock or is refused, and none lands after it.
+func testConcurrentGuesses(t *testing.T, s rooms.Store) {
+	ctx := context.Background()
+	const n = 30
+	r, ms := seed(t, s, n)
+	var wg sync.WaitGroup
+	for i, m := range ms {
+		wg.Go(func() {
+			for k := range 3 {
+				if err := s.PutGuess(ctx, rooms.Guess{RoomID: r.ID, Seq: 1, MemberID: m.ID, Value: float64(i*10 + k),
+					At: t0.Add(time.Duration(k) * time.Millisecond)}); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	gs, err := s.Guesses(ctx, r.ID)
+	must(t, err)
+	if len(gs) != n {
+		t.Fatalf("%d guesses stored for %d members", len(gs), n)
+	}
+	for _, g := range gs {
+		if int(g.Value)%10 != 2 {
+			t.Fatalf("member %s kept %v, not their last guess", g.MemberID, g.Value)
+		}
+	}
+
+	// Second round: guesses race a lock.
+	_, err = s.AddRound(ctx, rooms.Round{RoomID: r.ID, State: rooms.RoundOpen, OpenedAt: t0,
+		Question: rooms.Question{Kind: rooms.KindCustom, Text: "Again?", Max: 100}})
+	must(t, err)
+	accepted := make([]bool, n)
+	start := make(chan struct{})
+	for i, m := range ms {
+		wg.Go(func() {
+			<-start
+			err := s.PutGuess(ctx, rooms.Guess{RoomID: r.ID, Seq: 2, MemberID: m.ID, Value: 1, At: t0})
+			switch {
+			case err == nil:
+				accepted[i] = true
+			case !errors.Is(err, rooms.ErrRoundState):
+				t.Error(err)
+			}
+		})
+	}
+	wg.Go(func() {
+		<-start
+		if _, err := s.UpdateRound(ctx, r.ID, 2, func(rd *rooms.Round) error { rd.State = rooms.RoundLocked; return nil }); err != nil {
+			t.Error(err)
+		}
+	})
+	close(start)
+	wg.Wait()
+	gs, err = s.Guesses(ctx, r.ID)
+	must(t, err)
+	stored := 0
+	for _, g := range gs {
+		if g.Seq == 2 {
+			stored++
+			if !accepted[slicesIndex(ms, g.MemberID)] {
+				t.Fatalf("a refused guess by %s was stored", g.MemberID)
+			}
+		}
+	}
+	want := 0
+	for _, a := range accepted {
+		if a {
+			want++
+		}
+	}
+	if stored != want {
+		t.Fatalf("%d guesses accepted but %d stored", want, stored)
+	}
+}
+
+func slicesIndex(ms []rooms.Member, id string) int {
+	for i, m := range ms {
+		if m.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func testPins(t *testing.T, s rooms.Store) {
+	ctx := context.Background()
+	r, ms := seed(t, s, 2)
+	for i, p := range []rooms.Pin{
+		{ID: "p1", MemberID: ms[0].ID, Path: "/blocks/1", Note: "first"},
+		{ID: "p2", MemberID: ms[1].ID, Path: "/blocks/4?max_delay=5000", Note: "second"},
+		{ID: "p3", MemberID: ms[0].ID, Path: "/assembly", Note: ""},
+	} {
+		p.RoomID, p.At = r.ID, t0.Add(time.Duration(i)*time.Second)
+		must(t, s.AddPin(ctx, p, 10))
+	}
+	got, err := s.UpdatePin(ctx, r.ID, "p2", func(p *rooms.Pin) error { p.Hidden = true; return nil })
+	must(t, err)
+	if !got.Hidden {
+		t.Fatal("UpdatePin did not answer the change")
+	}
+	ps, err := s.Pins(ctx, r.ID)
+	must(t, err)
+	if len(ps) != 3 || ps[0].ID != "p3" || ps[1].ID != "p2" || ps[2].ID != "p1" {
+		t.Fatalf("Pins = %+v, want newest first", ps)
+	}
+	if !ps[1].Hidden || ps[1].Path != "/blocks/4?max_delay=5000" || ps[1].Note != "second" || ps[2].Hidden {
+		t.Fatalf("pins stored as %+v", ps)
+	}
+}
+
+func testPinLimit(t *testing.T, s rooms.Store) {
+	ctx := context.Background()
+	r, ms := seed(t, s, 2)
+	pin := func(id string, m rooms.Member) rooms.Pin {
+		return rooms.Pin{ID: id, RoomID: r.ID, MemberID: m.ID, Path: "/", At: t0}
+	}
+	must(t, s.AddPin(ctx, pin("a", ms[0]), 2))
+	must(t, s.AddPin(ctx, pin("b", ms[0]), 2))
+	_, err := s.UpdatePin(ctx, r.ID, "a", func(p *rooms.Pin) error { p.Hidden = true; return nil })
+	must(t, err)
+	err = s.AddPin(ctx, pin("c", ms[0]), 2)
+	wantErr(t, err, rooms.ErrLimit)
+	wantField(t, err, "pins")
+	must(t, s.AddPin(ctx, pin("d", ms[1]), 2)) // the limit is per member
+}
+
+func testUnknown(t *testing.T, s rooms.Store) {
+	ctx := context.Background()
+	r, _ := seed(t, s, 1)
+	noop := func(any) error { return nil }
+	for name, call := range map[string]func() error{
+		"RoomByID":   func() error { _, err := s.RoomByID(ctx, "nope"); return err },
+		"UpdateRoom": func() error { _, err := s.UpdateRoom(ctx, "nope", func(*rooms.Room) error { return nil }); return err },
+		"AddMember":  func() error { return s.AddMember(ctx, member("nope", "x", "X"), 10) },
+		"Members":    func() error { _, err := s.Members(ctx, "nope"); return err },
+		"UpdateMember": func() error {
+			_, err := s.UpdateMember(ctx, r.ID, "nope", func(m *rooms.Member) error { return noop(m) })
+			return err
+		},
+		"AddRound": func() error { _, err := s.AddRound(ctx, rooms.Round{RoomID: "nope"}); return err },
+		"Rounds":   func() error { _, err := s.Rounds(ctx, "nope"); return err },
+		"UpdateRound": func() error {
+			_, err := s.UpdateRound(ctx, r.ID, 7, func(rd *rooms.Round) error { return noop(rd) })
+			return err
+		},
+		"PutGuess": func() error { return s.PutGuess(ctx, rooms.Guess{RoomID: r.ID, Seq: 1, MemberID: "nope"}) },
+		"Guesses":  func() error { _, err := s.Guesses(ctx, "nope"); return err },
+		"AddPin":   func() error { return s.AddPin(ctx, rooms.Pin{ID: "p", RoomID: r.ID, MemberID: "nope"}, 10) },
+		"Pins":     func() error { _, err := s.Pins(ctx, "nope"); return err },
+		"UpdatePin": func() error {
+			_, err := s.UpdatePin(ctx, r.ID, "nope", func(p *rooms.Pin) error { return noop(p) })
+			return err
+		},
+	} {
+		t.Run(name, func(t *testing.T) { wantErr(t, call(), rooms.ErrNotFound) })
+	}
+}

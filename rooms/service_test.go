@@ -1,0 +1,505 @@
+package rooms
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// clock is a settable time source, so lifecycle tests move a day without waiting one.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+type fixture struct {
+	svc   *Service
+	clock *clock
+	code  string
+	host  string
+}
+
+func newFixture(t *testing.T, cfg Config) *fixture {
+	t.Helper()
+	c := &clock{now: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
+	cfg.Now = c.Now
+	svc := NewService(NewMemStore(), cfg)
+	cr, err := svc.CreateRoom(context.Background(), "  Delivery   semantics ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cr.Room.Title != "Delivery semantics" {
+		t.Fatalf("title stored as %q", cr.Room.Title)
+	}
+	return &fixture{svc: svc, clock: c, code: cr.Room.Code, host: cr.HostKey}
+}
+
+func (f *fixture) join(t *testing.T, name string) string {
+	t.Helper()
+	j, err := f.svc.Join(context.Background(), f.code, name)
+	if err != nil {
+		t.Fatalf("join %q: %v", name, err)
+	}
+	return j.MemberKey
+}
+
+func (f *fixture) round(t *testing.T, q Question) int {
+	t.Helper()
+	rd, err := f.svc.OpenRound(context.Background(), f.code, f.host, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rd.Seq
+}
+
+func measured(v float64) Measurer {
+	return MeasureFunc(func(context.Context, Question) (float64, error) { return v, nil })
+}
+
+func is(t *testing.T, err, want error) {
+	t.Helper()
+	if !errors.Is(err, want) {
+		t.Fatalf("error = %v, want %v", err, want)
+	}
+}
+
+var custom = Question{Kind: KindCustom, Text: "How many jobs lost?", Unit: "jobs", Min: 0, Max: 1000}
+
+func TestCreateRoom(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Config{MaxOpenRooms: 2})
+	for _, tc := range []struct {
+		name, title string
+		want        error
+	}{
+		{"empty", "  ", ErrInvalid},
+		{"control character", "a\x00b", ErrInvalid},
+		{"too long", strings.Repeat("x", 81), ErrInvalid},
+		{"second room", "Another", nil},
+		{"over the instance limit", "Third", ErrLimit},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := f.svc.CreateRoom(ctx, tc.title)
+			if tc.want == nil && err != nil || tc.want != nil && !errors.Is(err, tc.want) {
+				t.Fatalf("CreateRoom(%q) = %v, want %v", tc.title, err, tc.want)
+			}
+		})
+	}
+	// A closed room no longer counts against the limit.
+	if err := f.svc.CloseRoom(ctx, f.code, f.host); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.CreateRoom(ctx, "Third"); err != nil {
+		t.Fatalf("after a close: %v", err)
+	}
+}
+
+func TestIdentify(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Config{})
+	ada := f.join(t, "Ada")
+	bo := f.join(t, "Bo")
+	st, _ := f.svc.State(ctx, f.code, f.host, nil)
+	if err := f.svc.Kick(ctx, f.code, f.host, st.Roster[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, code, key string
+		role            Role
+		want            error
+	}{
+		{"host", f.code, f.host, AsHost, nil},
+		{"member", f.code, ada, AsMember, nil},
+		{"member, code typed lower case", strings.ToLower(f.code), ada, AsMember, nil},
+		{"no key", f.code, "", Nobody, nil},
+		{"wrong key", f.code, "not-a-key", Nobody, ErrForbidden},
+		{"kicked member", f.code, bo, Nobody, ErrKicked},
+		{"unknown code", "ZZZZZZ", f.host, Nobody, ErrNotFound},
+		{"malformed code", "ZZ", f.host, Nobody, ErrInvalid},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, c, err := f.svc.Identify(ctx, tc.code, tc.key)
+			if tc.want != nil {
+				is(t, err, tc.want)
+				return
+			}
+			if err != nil || c.Role != tc.role {
+				t.Fatalf("role %v, %v; want %v", c.Role, err, tc.role)
+			}
+		})
+	}
+}
+
+func TestJoin(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Config{MaxMembers: 3})
+	f.join(t, "Ada Lovelace")
+	for _, tc := range []struct {
+		name, in string
+		want     error
+		field    string
+	}{
+		{"same name other case", "ada LOVELACE", ErrTaken, "name"},
+		{"same name extra spaces", " Ada   Lovelace ", ErrTaken, "name"},
+		{"empty", " ", ErrInvalid, "name"},
+		{"too long", strings.Repeat("n", 33), ErrInvalid, "name"},
+		{"second seat", "Bo", nil, ""},
+		{"third seat", "Cy", nil, ""},
+		{"over the room limit", "Di", ErrLimit, "members"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := f.svc.Join(ctx, f.code, tc.in)
+			if tc.want == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			is(t, err, tc.want)
+			var fe *FieldError
+			var le *LimitError
+			if !(errors.As(err, &fe) && fe.Field == tc.field || errors.As(err, &le) && le.Field == tc.field) {
+				t.Fatalf("error %v does not name %q", err, tc.field)
+			}
+		})
+	}
+	name, err := f.svc.SuggestName(ctx, f.code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CleanName(name); err != nil {
+		t.Fatalf("suggested %q: %v", name, err)
+	}
+}
+
+func TestLockedAndClosedRoomsRefuseJoins(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Config{})
+	if err := f.svc.SetLocked(ctx, f.code, f.host, true); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.svc.Join(ctx, f.code, "Ada")
+	is(t, err, ErrRoomLocked)
+	if err := f.svc.SetLocked(ctx, f.code, f.host, false); err != nil {
+		t.Fatal(err)
+	}
+	f.join(t, "Ada")
+	if err := f.svc.CloseRoom(ctx, f.code, f.host); err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.svc.Join(ctx, f.code, "Bo")
+	is(t, err, ErrRoomClosed)
+}
+
+func TestHostOnly(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Config{})
+	ada := f.join(t, "Ada")
+	seq := f.round(t, custom)
+	for name, call := range map[string]func(key string) error{
+		"lock room":  func(k string) error { return f.svc.SetLocked(ctx, f.code, k, true) },
+		"close room": func(k string) error { return f.svc.CloseRoom(ctx, f.code, k) },
+		"present":    func(k string) error { return f.svc.Present(ctx, f.code, k, "/blocks/4") },
+		"open round": func(k string) error { _, err := f.svc.OpenRound(ctx, f.code, k, custom); return err },
+		"lock round": func(k string) error { _, err := f.svc.LockRound(ctx, f.code, k, seq); return err },
+		"reveal":     func(k string) error { _, err := f.svc.Reveal(ctx, f.code, k, seq, measured(1)); return err },
+		"names":      func(k string) error { return f.svc.SetNamesVisible(ctx, f.code, k, seq, true) },
+		"rotate key": func(k string) error { _, err := f.svc.RotateHostKey(ctx, f.code, k); return err },
+		"export":     func(k string) error { _, err := f.svc.Export(ctx, f.code, k); return err },
+	} {
+		t.Run(name, func(t *testing.T) {
+			is(t, call(ada), ErrForbidden)
+			is(t, call(""), ErrForbidden)
+		})
+	}
+	// And a member-only action refuses the host.
+	is(t, f.svc.Guess(ctx, f.code, f.host, seq, 1), ErrForbidden)
+}
+
+func TestKickStopsKeyAtOnce(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Config{})
+	ada := f.join(t, "Ada")
+	seq := f.round(t, custom)
+	if err := f.svc.Guess(ctx, f.code, ada, seq, 5); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := f.svc.State(ctx, f.code, f.host, nil)
+	if err := f.svc.Kick(ctx, f.code, f.host, st.Roster[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	is(t, f.svc.Guess(ctx, f.code, ada, seq, 6), ErrKicked)
+	_, err := f.svc.AddPin(ctx, f.code, ada, "/", "")
+	is(t, err, ErrKicked)
+	_, err = f.svc.State(ctx, f.code, ada, nil)
+	is(t, err, ErrKicked)
+	st, _ = f.svc.State(ctx, f.code, f.host, nil)
+	if len(st.Roster) != 0 || st.Rounds[0].Answered != 0 || st.Rounds[0].Of != 0 {
+		t.Fatalf("a kicked member still counts: %+v", st)
+	}
+	_, err = f.svc.Join(ctx, f.code, "ADA")
+	is(t, err, ErrTaken)
+}
+
+func TestRotate(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Config{})
+	ada := f.join(t, "Ada")
+	newHost, err := f.svc.RotateHostKey(ctx, f.code, f.host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	is(t, f.svc.SetLocked(ctx, f.code, f.host, true), ErrForbidden)
+	if err := f.svc.SetLocked(ctx, f.code, newHost, true); err != nil {
+		t.Fatalf("new host key: %v", err)
+	}
+	newCode, err := f.svc.RotateCode(ctx, f.code, newHost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if newCode == f.code {
+		t.Fatal("code unchanged")
+	}
+	_, _, err = f.svc.Identify(ctx, f.code, "")
+	is(t, err, ErrNotFound)
+	if _, c, err := f.svc.Identify(ctx, newCode, ada); err != nil || c.Role != AsMember {
+		t.Fatalf("member key after code rotation: %v %v", c.Role, err)
+	}
+}
+
+func TestRoundStateMachine(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Config{})
+	ada := f.join(t, "Ada")
+	seq := f.round(t, custom)
+	steps := []struct {
+		name string
+		do   func() error
+		want error
+	}{
+		{"guess while open", func() error { return f.svc.Guess(ctx, f.code, ada, seq, 300) }, nil},
+		{"change guess while open", func() error { return f.svc.Guess(ctx, f.code, ada, seq, 400) }, nil},
+		{"guess above range", func() error { return f.svc.Guess(ctx, f.code, ada, seq, 1001) }, ErrInvalid},
+		{"guess below range", func() error { return f.svc.Guess(ctx, f.code, ada, seq, -1) }, ErrInvalid},
+		{"guess NaN", func() error { return f.svc.Guess(ctx, f.code, ada, seq, math.NaN()) }, ErrInvalid},
+		{"guess infinite", func() error { return f.svc.Guess(ctx, f.code, ada, seq, math.Inf(1)) }, ErrInvalid},
+		{"guess unknown round", func() error { return f.svc.Guess(ctx, f.code, ada, 9, 1) }, ErrNotFound},
+		{"lock", func() error { _, err := f.svc.LockRound(ctx, f.code, f.host, seq); return err }, nil},
+		{"lock again is harmless", func() error { _, err := f.svc.LockRound(ctx, f.code, f.host, seq); return err }, nil},
+		{"guess after lock", func() error { return f.svc.Guess(ctx, f.code, ada, seq, 500) }, ErrRoundState},
+		{"measuring fails", func() error {
+			_, err := f.svc.Reveal(ctx, f.code, f.host, seq, MeasureFunc(func(context.Context, Question) (float64, error) {
+				return 0, ErrNotFound
+			}))
+			return err
+		}, ErrNotFound},
+		{"measured NaN", func() error { _, err := f.svc.Reveal(ctx, f.code, f.host, seq, measured(math.NaN())); return err }, ErrInvalid},
+		{"reveal", func() error { _, err := f.svc.Reveal(ctx, f.code, f.host, seq, measured(398)); return err }, nil},
+		{"reveal again", func() error { _, err := f.svc.Reveal(ctx, f.code, f.host, seq, measured(1)); return err }, ErrRoundState},
+		{"lock after reveal", func() error { _, err := f.svc.LockRound(ctx, f.code, f.host, seq); return err }, ErrRoundState},
+		{"guess after reveal", func() error { return f.svc.Guess(ctx, f.code, ada, seq, 1) }, ErrRoundState},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			err := s.do()
+			if s.want == nil && err != nil || s.want != nil && !errors.Is(err, s.want) {
+				t.Fatalf("error = %v, want %v", err, s.want)
+			}
+		})
+	}
+	ex, err := f.svc.Export(ctx, f.code, f.host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ex.Rounds[0]
+	if r.State != RoundRevealed || *r.Measured != 398 || len(r.Guesses) != 1 || r.Guesses[0].Value != 400 {
+		t.Fatalf("round ended as %+v", r)
+	}
+}
+
+func TestRevealLocksAnOpenRound(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Config{})
+	ada := f.join(t, "Ada")
+	seq := f.round(t, Question{Kind: KindPrediction, Prediction: "q1"})
+	// The measurer runs between lock and reveal: a guess sent then must be refused.
+	var during error
+	rd, err := f.svc.Reveal(ctx, f.code, f.host, seq, MeasureFunc(func(_ context.Context, q Question) (float64, error) {
+		if q.Prediction != "q1" || q.Unit != "jobs lost" {
+			t.Errorf("measurer got %+v", q)
+		}
+		during = f.svc.Guess(ctx, f.code, ada, seq, 10)
+		return 398, nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	is(t, during, ErrRoundState)
+	if rd.State != RoundRevealed || rd.Measured != 398 {
+		t.Fatalf("Reveal answered %+v", rd)
+	}
+}
+
+func TestQuestions(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		q     Question
+		field string // "" when valid
+		check func(Question) bool
+	}{
+		{"prediction fills unit and range", Question{Kind: KindPrediction, Prediction: "q5"}, "",
+			func(q Question) bool { return q.Unit == "jobs run twice" && q.Min == 0 && q.Max == 1e9 }},
+		{"unknown prediction", Question{Kind: KindPrediction, Prediction: "q6"}, "question", nil},
+		{"measure canonicalises params", Question{Kind: KindMeasure, Experiment: "window", Params: "b=2&a=1", Measure: "escaped"}, "",
+			func(q Question) bool { return q.Params == "a=1&b=2" }},
+		{"measure without experiment", Question{Kind: KindMeasure, Measure: "escaped"}, "experiment", nil},
+		{"measure without measure", Question{Kind: KindMeasure, Experiment: "window"}, "measure", nil},
+		{"measure with bad params", Question{Kind: KindMeasure, Experiment: "w", Measure: "m", Params: "a=%zz"}, "params", nil},
+		{"custom", custom, "", func(q Question) bool { return q.Max == 1000 && q.Unit == "jobs" }},
+		{"custom negative range", Question{Kind: KindCustom, Text: "Skew?", Min: -5, Max: 5}, "",
+			func(q Question) bool { return q.Min == -5 }},
+		{"custom without range", Question{Kind: KindCustom, Text: "How many?"}, "max", nil},
+		{"custom inverted range", Question{Kind: KindCustom, Text: "How many?", Min: 5, Max: 1}, "max", nil},
+		{"custom infinite range", Question{Kind: KindCustom, Text: "How many?", Max: math.Inf(1)}, "max", nil},
+		{"custom without text", Question{Kind: KindCustom, Max: 5}, "text", nil},
+		{"unit with newline", Question{Kind: KindCustom, Text: "x", Unit: "a\nb", Max: 5}, "unit", nil},
+		{"no kind", Question{}, "question", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q, err := tc.q.Normalize()
+			if tc.field == "" {
+				if err != nil || !tc.check(q) {
+					t.Fatalf("Normalize = %+v, %v", q, err)
+				}
+				return
+			}
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Field != tc.field || !errors.Is(err, ErrInvalid) {
+				t.Fatalf("Normalize error = %v, want one naming %q", err, tc.field)
+			}
+		})
+	}
+}
+
+func TestPins(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Config{MaxPins: 2})
+	ada := f.join(t, "Ada")
+	for _, tc := range []struct {
+		name, path, note string
+		want             error
+		field            string
+	}{
+		{"pin", "/blocks/4?max_delay=5000", "Look at the tail", nil, ""},
+		{"140 characters", "/assembly", strings.Repeat("n", 140), nil, ""},
+		{"141 characters", "/assembly", strings.Repeat("n", 141), ErrInvalid, "note"},
+		{"note with a newline", "/assembly", "a\nb", ErrInvalid, "note"},
+		{"other origin", "https://example.com/", "", ErrInvalid, "path"},
+		{"protocol-relative", "//example.com/x", "", ErrInvalid, "path"},
+		{"javascript", "javascript:alert(1)", "", ErrInvalid, "path"},
+		{"over the limit", "/blocks/1", "third", ErrLimit, "pins"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := f.svc.AddPin(ctx, f.code, ada, tc.path, tc.note)
+			if tc.want == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			is(t, err, tc.want)
+			var fe *FieldError
+			var le *LimitError
+			if !(errors.As(err, &fe) && fe.Field == tc.field || errors.As(err, &le) && le.Field == tc.field) {
+				t.Fatalf("error %v does not name %q", err, tc.field)
+			}
+		})
+	}
+	is(t, f.svc.Present(ctx, f.code, f.host, "https://example.com"), ErrInvalid)
+}
+
+func TestLifecycle(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Config{IdleClose: 2 * time.Hour, DeleteAfter: 48 * time.Hour})
+	ada := f.join(t, "Ada")
+	seq := f.round(t, custom)
+
+	// Activity keeps the room open past the idle time measured from its creation.
+	f.clock.add(90 * time.Minute)
+	if err := f.svc.Guess(ctx, f.code, ada, seq, 1); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.add(90 * time.Minute)
+	if err := f.svc.Guess(ctx, f.code, ada, seq, 2); err != nil {
+		t.Fatalf("room closed although active: %v", err)
+	}
+
+	f.clock.add(2*time.Hour + time.Second)
+	is(t, f.svc.Guess(ctx, f.code, ada, seq, 3), ErrRoomClosed)
+	var fe *FieldError
+	if err := f.svc.Present(ctx, f.code, f.host, "/"); !errors.As(err, &fe) || !errors.Is(err, ErrRoomClosed) {
+		t.Fatalf("closed room's refusal = %v, want a FieldError", err)
+	}
+	st, err := f.svc.State(ctx, f.code, ada, nil)
+	if err != nil || !st.Closed {
+		t.Fatalf("state of a closed room: %+v, %v", st.Closed, err)
+	}
+	ex, err := f.svc.Export(ctx, f.code, f.host)
+	if err != nil || !ex.Closed || ex.Rounds[0].Guesses[0].Value != 2 {
+		t.Fatalf("export of a closed room: %+v, %v", ex, err)
+	}
+
+	closed, deleted, err := f.svc.Sweep(ctx)
+	if err != nil || closed != 0 || deleted != 0 {
+		t.Fatalf("early sweep: %d closed, %d deleted, %v", closed, deleted, err)
+	}
+	f.clock.add(48 * time.Hour)
+	if _, deleted, err = f.svc.Sweep(ctx); err != nil || deleted != 1 {
+		t.Fatalf("sweep deleted %d, %v; want 1", deleted, err)
+	}
+	_, _, err = f.svc.Identify(ctx, f.code, f.host)
+	is(t, err, ErrNotFound)
+}
+
+func TestDefaults(t *testing.T) {
+	c := NewService(NewMemStore(), Config{}).Config()
+	if c.MaxMembers != 100 || c.MaxOpenRooms != 200 || c.MaxPins != 20 || c.IdleClose != 24*time.Hour ||
+		c.DeleteAfter != 30*24*time.Hour {
+		t.Fatalf("defaults = %+v", c)
+	}
+}
+
+// TestConcurrentGuessesThroughService is the class of 30 answering at once, through the rules.
+func TestConcurrentGuessesThroughService(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Config{})
+	keys := make([]string, 30)
+	for i := range keys {
+		keys[i] = f.join(t, "Member "+string(rune('A'+i)))
+	}
+	seq := f.round(t, custom)
+	var wg sync.WaitGroup
+	for i, k := range keys {
+		wg.Go(func() {
+			if err := f.svc.Guess(ctx, f.code, k, seq, float64(i)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	st, err := f.svc.State(ctx, f.code, f.host, nil)
+	if err != nil || st.Rounds[0].Answered != 30 || st.Rounds[0].Of != 30 {
+		t.Fatalf("after 30 guesses: %+v, %v", st.Rounds, err)
+	}
+}

@@ -1,0 +1,71 @@
+package rooms
+
+import (
+	"context"
+	"time"
+)
+
+// Store keeps rooms and everything in them. It is written in the domain's terms so that the rules
+// never see a query; each method that must check and write together (a limit, a unique name, a
+// guess only while its round is open) does so atomically, because two requests can race between
+// a check in the Service and a write here.
+//
+// Errors: ErrNotFound for a missing room, member, round or pin; the FieldError and LimitError
+// values documented on each method otherwise. The update methods run fn on a copy of the current
+// record and store the copy only if fn returns nil; fn must not call the Store (a store may hold a
+// lock or a transaction while it runs), and its error is returned unchanged.
+// roomstest.Run checks all of this for any implementation.
+type Store interface {
+	// CreateRoom stores a new room. It answers a FieldError "code" wrapping ErrTaken when the code
+	// is in use, and a LimitError "rooms" when maxOpen rooms are already open (not Closed).
+	CreateRoom(ctx context.Context, r Room, maxOpen int) error
+	// RoomByCode finds a room by its current join code.
+	RoomByCode(ctx context.Context, code string) (Room, error)
+	// RoomByID finds a room by its permanent id.
+	RoomByID(ctx context.Context, id string) (Room, error)
+	// UpdateRoom changes a room atomically; a new Code that is taken answers a FieldError "code"
+	// wrapping ErrTaken. fn may not change the ID.
+	UpdateRoom(ctx context.Context, id string, fn func(*Room) error) (Room, error)
+	// CloseIdleRooms closes every open room whose LastActivity is before the cutoff, answering
+	// how many it closed.
+	CloseIdleRooms(ctx context.Context, before time.Time) (int, error)
+	// DeleteIdleRooms removes every closed room whose LastActivity is before the cutoff, with its
+	// members, rounds, guesses and pins, answering how many rooms it removed.
+	DeleteIdleRooms(ctx context.Context, before time.Time) (int, error)
+
+	// AddMember seats a member. It answers ErrRoomClosed or ErrRoomLocked (wrapped in a
+	// FieldError "code") when the room takes no one, a FieldError "name" wrapping ErrTaken when
+	// NameKey(m.Name) is in use in the room (kicked members keep their name), and a LimitError
+	// "members" when max members who were not kicked are seated.
+	AddMember(ctx context.Context, m Member, max int) error
+	// Members lists a room's members, kicked ones too, in the order they joined.
+	Members(ctx context.Context, roomID string) ([]Member, error)
+	// MemberByTokenHash finds the member of a room whose key hashes to h.
+	MemberByTokenHash(ctx context.Context, roomID string, h Hash) (Member, error)
+	// UpdateMember changes a member atomically (the host kicking one). fn may not change the ID,
+	// room or name.
+	UpdateMember(ctx context.Context, roomID, memberID string, fn func(*Member) error) (Member, error)
+
+	// AddRound stores a round, giving it the room's next Seq (1 for the first), and answers it.
+	AddRound(ctx context.Context, r Round) (Round, error)
+	// Rounds lists a room's rounds by Seq.
+	Rounds(ctx context.Context, roomID string) ([]Round, error)
+	// UpdateRound changes a round atomically; the state machine's checks run inside fn, so two
+	// hosts' clicks cannot both move a round.
+	UpdateRound(ctx context.Context, roomID string, seq int, fn func(*Round) error) (Round, error)
+	// PutGuess stores a member's guess for a round, replacing their earlier one. It answers a
+	// FieldError "round" wrapping ErrRoundState unless the round is open at the moment of writing,
+	// and ErrKicked when the member was removed: a lock or kick that has returned is never undone
+	// by a guess that raced it.
+	PutGuess(ctx context.Context, g Guess) error
+	// Guesses lists every guess in a room by Seq, then by time.
+	Guesses(ctx context.Context, roomID string) ([]Guess, error)
+
+	// AddPin stores a pin; a LimitError "pins" when the member already has max pins (hidden ones
+	// count, so hiding a pin does not hand its author another).
+	AddPin(ctx context.Context, p Pin, max int) error
+	// Pins lists a room's pins, newest first.
+	Pins(ctx context.Context, roomID string) ([]Pin, error)
+	// UpdatePin changes a pin atomically (the host hiding one). fn may not change the ID or room.
+	UpdatePin(ctx context.Context, roomID, pinID string, fn func(*Pin) error) (Pin, error)
+}
