@@ -1,0 +1,252 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"effectivelyonce/rooms"
+)
+
+// This file holds what members do: join, guess, pin. Each write that depends on a count or on
+// another row's state reads that state in the same transaction, holding it (see dialect.claim).
+
+const memberCols = `id, room_id, name, token_hash, kicked, joined_at`
+
+func scanMember(sc scanner) (rooms.Member, error) {
+	var m rooms.Member
+	var h []byte
+	var joined int64
+	if err := sc.Scan(&m.ID, &m.RoomID, &m.Name, &h, &m.Kicked, &joined); err != nil {
+		return m, notFound(err)
+	}
+	m.JoinedAt = fromMicros(joined)
+	var err error
+	m.TokenHash, err = toHash(h)
+	return m, err
+}
+
+// AddMember implements rooms.Store. The room's row is claimed first, so on Postgres two joins to
+// one room take turns at the count and the name check; SQLite's single writer does the same.
+func (s *Store) AddMember(ctx context.Context, m rooms.Member, max int) error {
+	key := rooms.NameKey(m.Name)
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		var locked, closed bool
+		err := tx.QueryRowContext(ctx, `SELECT locked, closed FROM rooms WHERE id = $1`+s.d.claim, m.RoomID).Scan(&locked, &closed)
+		switch {
+		case err != nil:
+			return notFound(err)
+		case closed:
+			return &rooms.FieldError{Field: "code", Message: "the room is closed", Err: rooms.ErrRoomClosed}
+		case locked:
+			return &rooms.FieldError{Field: "code", Message: "the room is locked to new members", Err: rooms.ErrRoomLocked}
+		}
+		n, err := count(ctx, tx, `SELECT count(*) FROM members WHERE room_id = $1 AND name_key = $2`, m.RoomID, key)
+		if err != nil || n > 0 {
+			return cmpErr(err, taken("name", "someone in the room already uses this name"))
+		}
+		n, err = count(ctx, tx, `SELECT count(*) FROM members WHERE room_id = $1 AND (id = $2 OR token_hash = $3)`,
+			m.RoomID, m.ID, m.TokenHash[:])
+		if err != nil || n > 0 {
+			return cmpErr(err, taken("id", "the member id or key is in use"))
+		}
+		seated, err := count(ctx, tx, `SELECT count(*) FROM members WHERE room_id = $1 AND NOT kicked`, m.RoomID)
+		if err != nil {
+			return err
+		}
+		if seated >= max {
+			return &rooms.LimitError{Field: "members", Max: max}
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO members (id, room_id, name, name_key, token_hash, kicked, joined_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`, m.ID, m.RoomID, m.Name, key, m.TokenHash[:], m.Kicked, micros(m.JoinedAt))
+		if s.d.unique(err) {
+			return taken("name", "someone in the room already uses this name")
+		}
+		return err
+	})
+}
+
+// Members implements rooms.Store.
+func (s *Store) Members(ctx context.Context, roomID string) ([]rooms.Member, error) {
+	return list(ctx, s.read, roomID, scanMember,
+		`SELECT `+memberCols+` FROM members WHERE room_id = $1 ORDER BY pos`, roomID)
+}
+
+// list runs a query for a room's rows and scans each; an empty answer for a room that does not
+// exist is ErrNotFound.
+func list[T any](ctx context.Context, q querier, roomID string, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		if err := roomExists(ctx, q, roomID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// MemberByTokenHash implements rooms.Store.
+func (s *Store) MemberByTokenHash(ctx context.Context, roomID string, h rooms.Hash) (rooms.Member, error) {
+	return scanMember(s.read.QueryRowContext(ctx,
+		`SELECT `+memberCols+` FROM members WHERE room_id = $1 AND token_hash = $2`, roomID, h[:]))
+}
+
+// UpdateMember implements rooms.Store.
+func (s *Store) UpdateMember(ctx context.Context, roomID, memberID string, fn func(*rooms.Member) error) (rooms.Member, error) {
+	var m rooms.Member
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		m, err = scanMember(tx.QueryRowContext(ctx,
+			`SELECT `+memberCols+` FROM members WHERE room_id = $1 AND id = $2`+s.d.claim, roomID, memberID))
+		if err != nil {
+			return err
+		}
+		name := m.Name
+		if err := fn(&m); err != nil {
+			return err
+		}
+		if m.ID != memberID || m.RoomID != roomID || m.Name != name {
+			return errChanged
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE members SET token_hash = $3, kicked = $4, joined_at = $5
+			WHERE room_id = $1 AND id = $2`, roomID, memberID, m.TokenHash[:], m.Kicked, micros(m.JoinedAt))
+		return err
+	})
+	if err != nil {
+		return rooms.Member{}, err
+	}
+	return m, nil
+}
+
+// PutGuess implements rooms.Store. On Postgres it holds the round and the member in share mode
+// until it commits: a lock or kick that started first makes it wait and then read the new state,
+// and one that starts later waits for the guess, so the guess lands wholly before or not at all.
+func (s *Store) PutGuess(ctx context.Context, g rooms.Guess) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		var state rooms.RoundState
+		err := tx.QueryRowContext(ctx, `SELECT state FROM rounds WHERE room_id = $1 AND seq = $2`+s.d.share,
+			g.RoomID, g.Seq).Scan(&state)
+		if err != nil {
+			return notFound(err)
+		}
+		if state != rooms.RoundOpen {
+			return &rooms.FieldError{Field: "round", Err: rooms.ErrRoundState,
+				Message: fmt.Sprintf("the round is %s and takes no guesses", state)}
+		}
+		var kicked bool
+		err = tx.QueryRowContext(ctx, `SELECT kicked FROM members WHERE room_id = $1 AND id = $2`+s.d.share,
+			g.RoomID, g.MemberID).Scan(&kicked)
+		if err != nil {
+			return notFound(err)
+		}
+		if kicked {
+			return rooms.ErrKicked
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO guesses (room_id, seq, member_id, value, at) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (room_id, seq, member_id) DO UPDATE SET value = excluded.value, at = excluded.at`,
+			g.RoomID, g.Seq, g.MemberID, g.Value, micros(g.At))
+		return err
+	})
+}
+
+func scanGuess(sc scanner) (rooms.Guess, error) {
+	var g rooms.Guess
+	var at int64
+	err := sc.Scan(&g.RoomID, &g.Seq, &g.MemberID, &g.Value, &at)
+	g.At = fromMicros(at)
+	return g, err
+}
+
+// Guesses implements rooms.Store. Guesses made in the same microsecond come in member id order.
+func (s *Store) Guesses(ctx context.Context, roomID string) ([]rooms.Guess, error) {
+	return list(ctx, s.read, roomID, scanGuess,
+		`SELECT room_id, seq, member_id, value, at FROM guesses WHERE room_id = $1 ORDER BY seq, at, member_id`, roomID)
+}
+
+const pinCols = `id, room_id, member_id, path, note, hidden, at`
+
+func scanPin(sc scanner) (rooms.Pin, error) {
+	var p rooms.Pin
+	var at int64
+	if err := sc.Scan(&p.ID, &p.RoomID, &p.MemberID, &p.Path, &p.Note, &p.Hidden, &at); err != nil {
+		return p, notFound(err)
+	}
+	p.At = fromMicros(at)
+	return p, nil
+}
+
+// AddPin implements rooms.Store. Claiming the author's row makes one member's pins take turns at
+// the limit without holding up anyone else in the room.
+func (s *Store) AddPin(ctx context.Context, p rooms.Pin, max int) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		var id string
+		err := tx.QueryRowContext(ctx, `SELECT id FROM members WHERE room_id = $1 AND id = $2`+s.d.claim,
+			p.RoomID, p.MemberID).Scan(&id)
+		if err != nil {
+			return notFound(err)
+		}
+		n, err := count(ctx, tx, `SELECT count(*) FROM pins WHERE room_id = $1 AND id = $2`, p.RoomID, p.ID)
+		if err != nil || n > 0 {
+			return cmpErr(err, taken("id", "the pin id is in use"))
+		}
+		n, err = count(ctx, tx, `SELECT count(*) FROM pins WHERE room_id = $1 AND member_id = $2`, p.RoomID, p.MemberID)
+		if err != nil {
+			return err
+		}
+		if n >= max {
+			return &rooms.LimitError{Field: "pins", Max: max}
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO pins (`+pinCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			p.ID, p.RoomID, p.MemberID, p.Path, p.Note, p.Hidden, micros(p.At))
+		if s.d.unique(err) {
+			return taken("id", "the pin id is in use")
+		}
+		return err
+	})
+}
+
+// Pins implements rooms.Store; pins made in the same microsecond come newest first too.
+func (s *Store) Pins(ctx context.Context, roomID string) ([]rooms.Pin, error) {
+	return list(ctx, s.read, roomID, scanPin,
+		`SELECT `+pinCols+` FROM pins WHERE room_id = $1 ORDER BY at DESC, pos DESC`, roomID)
+}
+
+// UpdatePin implements rooms.Store.
+func (s *Store) UpdatePin(ctx context.Context, roomID, pinID string, fn func(*rooms.Pin) error) (rooms.Pin, error) {
+	var p rooms.Pin
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		p, err = scanPin(tx.QueryRowContext(ctx, `SELECT `+pinCols+` FROM pins WHERE room_id = $1 AND id = $2`+s.d.claim,
+			roomID, pinID))
+		if err != nil {
+			return err
+		}
+		if err := fn(&p); err != nil {
+			return err
+		}
+		if p.ID != pinID || p.RoomID != roomID {
+			return errChanged
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE pins SET member_id = $3, path = $4, note = $5, hidden = $6, at = $7
+			WHERE room_id = $1 AND id = $2`, roomID, pinID, p.MemberID, p.Path, p.Note, p.Hidden, micros(p.At))
+		return err
+	})
+	if err != nil {
+		return rooms.Pin{}, err
+	}
+	return p, nil
+}
