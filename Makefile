@@ -1,6 +1,6 @@
 # Effectively Once. `make run` serves the notebook; `make test` runs every test. Both set up what
 # they need first (npm packages, generated templates; make test also installs Debian's chromium
-# for the browser suite when it is missing and it can).
+# for the browser suite and Debian's postgresql for the SQL store when they are missing and it can).
 
 ADDR ?= 127.0.0.1:8080
 GO   ?= go
@@ -24,9 +24,10 @@ build: assets generate
 run: build
 	./bin/site serve -addr $(ADDR)
 
-# Every test, in the order a failure is cheapest to read.
+# Every test, in the order a failure is cheapest to read. The Go tests run beside a throwaway
+# Postgres cluster (scripts/test-postgres.sh) so that the SQL store is checked on both dialects.
 test: assets check-generate vet setup-browser
-	$(GO) test -count=1 ./...
+	sh scripts/test-postgres.sh $(GO) test -count=1 ./...
 	$(GO) build -o bin/site ./cmd/site
 	./bin/site verify
 	./node_modules/.bin/dockerfile-utils lint Dockerfile
@@ -42,7 +43,7 @@ check-generate: generate
 vet:
 	$(GO) mod tidy -diff || (echo "go mod tidy would change go.mod or go.sum: run go mod tidy and commit" && exit 1)
 	$(GO) vet ./...
-	@test -z "$$(gofmt -l cmd content experiments pages static)" || (gofmt -l cmd content experiments pages static; echo "gofmt: the files above need formatting" && exit 1)
+	@test -z "$$(gofmt -l cmd content experiments pages rooms static)" || (gofmt -l cmd content experiments pages rooms static; echo "gofmt: the files above need formatting" && exit 1)
 
 setup-browser:
 	@sh scripts/setup-browser.sh
