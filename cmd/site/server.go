@@ -113,6 +113,7 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *
 		}}))
 	e.Use(securityHeaders)
 	e.Use(identify)
+	e.Use(crossOrigin())
 	e.Use(s.strictQuery())
 	e.Use(middleware.BodyLimit("64K"))
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
@@ -224,7 +225,7 @@ func (s *server) handleError(err error, c echo.Context) {
 		c.Response().Header().Set("Retry-After", "5")
 	}
 	if strings.HasPrefix(c.Request().URL.Path, s.cfg.BasePath+"/api/") {
-		c.JSON(status, apiError("", msg))
+		c.JSON(status, apiError(errorField(err), msg))
 		return
 	}
 	title := http.StatusText(status)
