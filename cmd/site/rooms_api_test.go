@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -182,5 +183,107 @@ func TestRoomSession(t *testing.T) {
 	}
 	if r := call(t, s, "GET", base+"/export", ada, ""); r.status != http.StatusForbidden {
 		t.Errorf("member exported: %d", r.status)
+	}
+}
+
+// TestRoomHostileInput: markup is stored as text and comes back escaped, bodies over 8 KB are
+// refused before decoding, and wrong keys, kicked members, locked rooms and cross-site changes
+// get a clear 4xx with nothing stored.
+func TestRoomHostileInput(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	room := createRoom(t, s, "Hostile")
+	base := "/api/rooms/" + room.Code
+	mark := join(t, s, room.Code, `<b>Mallory</b>`)
+	r := call(t, s, "POST", base+"/pins", mark, `{"path":"/blocks/1","note":"<script>alert(1)</script>"}`)
+	must(t, r, http.StatusCreated, nil)
+	for _, target := range []string{base, base + "/export"} {
+		r := call(t, s, "GET", target, room.HostKey, "")
+		if r.status != 200 || strings.Contains(r.body, "<script>") || strings.Contains(r.body, "<b>") ||
+			!strings.Contains(r.body, `\u003cscript\u003ealert(1)\u003c/script\u003e`) || !strings.Contains(r.body, `\u003cb\u003eMallory`) {
+			t.Errorf("%s reflects markup raw or lost it: %s", target, r.body)
+		}
+	}
+
+	big := `{"title":"` + strings.Repeat("x", 9000) + `"}`
+	if r := call(t, s, "POST", "/api/rooms", "", big); r.status != http.StatusRequestEntityTooLarge || !strings.Contains(r.body, `"errors"`) {
+		t.Errorf("9 KB body: %d %s", r.status, r.body)
+	}
+	if r := call(t, s, "PUT", base+"/rounds/1/guess", mark, `{"value":1}`+strings.Repeat(" ", 9000)); r.status != http.StatusRequestEntityTooLarge {
+		t.Errorf("9 KB guess: %d", r.status)
+	}
+	if r := call(t, s, "POST", base+"/rounds", "not-the-key", `{"question":"q1"}`); r.status != http.StatusForbidden {
+		t.Errorf("wrong key: %d %s", r.status, r.body)
+	}
+	if r := call(t, s, "POST", base+"/rounds", room.HostKey, `{"question":"q9"}`); r.status != http.StatusBadRequest || !strings.Contains(r.body, `"field":"question"`) {
+		t.Errorf("unknown question: %d %s", r.status, r.body)
+	}
+	if r := call(t, s, "POST", base+"/rounds", room.HostKey, `{"question":"q1","extra":1}`); r.status != http.StatusBadRequest {
+		t.Errorf("unknown field: %d %s", r.status, r.body)
+	}
+	if r := call(t, s, "POST", "/api/rooms", "", `{"title":"x"}`, "Sec-Fetch-Site", "cross-site"); r.status != http.StatusForbidden {
+		t.Errorf("cross-site POST: %d %s", r.status, r.body)
+	}
+	if r := call(t, s, "PUT", base+"/rounds/1/guess", mark, `{"value":1}`, "Origin", "https://evil.example"); r.status != http.StatusForbidden {
+		t.Errorf("cross-origin PUT by Origin: %d %s", r.status, r.body)
+	}
+	if r := call(t, s, "GET", base, mark, "", "Sec-Fetch-Site", "cross-site"); r.status != http.StatusOK {
+		t.Errorf("a cross-site read is harmless and allowed: %d", r.status)
+	}
+
+	// Kick the member: their key stops at once, their name stays taken.
+	var st roomJSON
+	must(t, call(t, s, "GET", base, room.HostKey, ""), http.StatusOK, &st)
+	must(t, call(t, s, "DELETE", base+"/members/"+st.Roster[0].ID, mark, ""), http.StatusForbidden, nil)
+	must(t, call(t, s, "DELETE", base+"/members/"+st.Roster[0].ID, room.HostKey, ""), http.StatusNoContent, nil)
+	if r := call(t, s, "POST", base+"/pins", mark, `{"path":"/","note":"still here"}`); r.status != http.StatusForbidden {
+		t.Errorf("kicked member pinned: %d %s", r.status, r.body)
+	}
+	if r := call(t, s, "GET", base, mark, ""); r.status != http.StatusForbidden {
+		t.Errorf("kicked member read the room: %d", r.status)
+	}
+	// Lock the room: nobody new gets a seat.
+	must(t, call(t, s, "PUT", base+"/locked", room.HostKey, `{"locked":true}`), http.StatusNoContent, nil)
+	if r := call(t, s, "POST", base+"/members", "", `{"name":"Late"}`); r.status != http.StatusForbidden {
+		t.Errorf("join a locked room: %d %s", r.status, r.body)
+	}
+	must(t, call(t, s, "GET", base, room.HostKey, ""), http.StatusOK, &st)
+	if len(st.Roster) != 0 || len(st.Pins) != 1 {
+		t.Errorf("after the refusals the room holds %+v", st)
+	}
+	if r := call(t, s, "GET", base, "", ""); r.status != 200 || strings.Contains(r.body, "Mallory") {
+		t.Errorf("an anonymous caller learns names: %s", r.body)
+	}
+}
+
+// TestRoomSecretsStayOutOfLogs: the host key travels in bodies and headers only, so the request
+// log never holds it.
+func TestRoomSecretsStayOutOfLogs(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	var logs strings.Builder
+	s.log = slog.New(slog.NewTextHandler(&logs, nil))
+	room := createRoom(t, s, "Quiet")
+	must(t, call(t, s, "GET", "/api/rooms/"+room.Code, room.HostKey, ""), http.StatusOK, nil)
+	call(t, s, "POST", "/api/rooms/"+room.Code+"/rounds", room.HostKey, `{"question":"q6"}`)
+	if !strings.Contains(logs.String(), room.Code) || strings.Contains(logs.String(), room.HostKey) {
+		t.Errorf("log:\n%s", logs.String())
+	}
+}
+
+// TestRoomsSurviveRestart: a room made through one server is found by a second one on the same
+// data directory, with its members and rounds.
+func TestRoomsSurviveRestart(t *testing.T) {
+	cfg := testConfig()
+	cfg.DataDir = t.TempDir()
+	first := newTestServer(t, cfg)
+	room := createRoom(t, first, "Durable")
+	ada := join(t, first, room.Code, "Ada")
+	must(t, call(t, first, "POST", "/api/rooms/"+room.Code+"/rounds", room.HostKey, `{"question":"q5"}`), http.StatusCreated, nil)
+	must(t, call(t, first, "PUT", "/api/rooms/"+room.Code+"/rounds/1/guess", ada, `{"value":7}`), http.StatusNoContent, nil)
+
+	second := newTestServer(t, cfg)
+	var st roomJSON
+	must(t, call(t, second, "GET", "/api/rooms/"+room.Code, ada, ""), http.StatusOK, &st)
+	if st.Title != "Durable" || len(st.Rounds) != 1 || st.Rounds[0].YourGuess == nil || *st.Rounds[0].YourGuess != 7 {
+		t.Errorf("after the restart: %+v", st)
 	}
 }
