@@ -20,11 +20,15 @@ RUN go tool templ generate \
  && go vet ./... \
  && go test ./experiments ./content ./pages \
  && go build -ldflags="-s -w" -o /out/site ./cmd/site \
- && /out/site verify
+ && /out/site verify \
+ && mkdir -p /out/data
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/site /site
-ENV ADDR=0.0.0.0:8080
+# The study rooms' SQLite file; owned by distroless's nonroot user (65532), which runs the site.
+COPY --from=build --chown=65532:65532 /out/data /data
+ENV ADDR=0.0.0.0:8080 DATA_DIR=/data
+VOLUME /data
 EXPOSE 8080
 USER nonroot:nonroot
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 CMD ["/site", "healthcheck"]

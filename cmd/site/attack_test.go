@@ -34,7 +34,7 @@ type child struct {
 func startChild(t *testing.T, args string, env ...string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperMain$")
-	cmd.Env = append(append(os.Environ(), "SITE_HELPER_MAIN="+args), env...)
+	cmd.Env = append(append(os.Environ(), "SITE_HELPER_MAIN="+args, "DATA_DIR="+t.TempDir()), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

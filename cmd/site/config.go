@@ -4,10 +4,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
+
+	"effectivelyonce/rooms/sqlstore"
 )
 
 // config is everything the server can be told, from flags first and then the environment.
@@ -35,6 +38,19 @@ type config struct {
 	// no limit (tests).
 	MemLimit       int64
 	MemLimitSource string
+	// DataDir holds the study rooms' SQLite file (rooms.db) when DatabaseURL is empty; with a
+	// postgres:// DatabaseURL the rooms live there instead and DataDir is unused.
+	DataDir     string
+	DatabaseURL string
+}
+
+// roomsDSN is where the study rooms are stored: the Postgres URL when one is set, else the SQLite
+// file in the data directory.
+func (c config) roomsDSN() string {
+	if c.DatabaseURL != "" {
+		return c.DatabaseURL
+	}
+	return filepath.Join(c.DataDir, sqlstore.FileName)
 }
 
 func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -60,6 +76,8 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.IntVar(&c.RateClients, "rate-clients", envInt(getenv, "RATE_CLIENTS", 100_000), "client addresses the rate limiter remembers at most (env RATE_CLIENTS)")
 	fs.IntVar(&c.MaxConns, "max-conns", envInt(getenv, "MAX_CONNS", 0), "open connections in all; 0 derives it from the file limit (env MAX_CONNS)")
 	fs.IntVar(&c.MaxConnsPerClient, "max-conns-per-client", envInt(getenv, "MAX_CONNS_PER_CLIENT", 256), "open connections from one client address (env MAX_CONNS_PER_CLIENT)")
+	fs.StringVar(&c.DataDir, "data-dir", env("DATA_DIR", "./data"), "directory of the study rooms' SQLite file (env DATA_DIR)")
+	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "postgres:// URL for the study rooms instead of SQLite (env DATABASE_URL)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -81,6 +99,13 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	}
 	if c.MaxRuns < 1 || c.CacheBytes < 1<<20 || !(c.RatePerSec >= 0.001 && c.RatePerSec <= 1e6) || c.RateBurst < 1 || c.RateClients < 1 || c.MaxConnsPerClient < 1 || c.MaxConns < 0 {
 		return config{}, fmt.Errorf("max-runs, cache-mb, burst, rate-clients and max-conns-per-client must be positive, and rate a number from 0.001 to 1,000,000")
+	}
+	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
+		// Said without the URL itself, which carries a password.
+		return config{}, fmt.Errorf("database-url: want a postgres:// or postgresql:// URL")
+	}
+	if c.DatabaseURL == "" && c.DataDir == "" {
+		return config{}, fmt.Errorf("data-dir: must not be empty")
 	}
 	var err error
 	if c.MemLimit, c.MemLimitSource, err = memoryLimit(getenv); err != nil {

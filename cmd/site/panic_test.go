@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"effectivelyonce/content"
+	"effectivelyonce/rooms"
 	"effectivelyonce/static"
 )
 
@@ -25,7 +26,7 @@ func TestPanicIsLoggedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs bytes.Buffer
-	s, err := newServer(testConfig(), slog.New(slog.NewTextHandler(&logs, nil)), book, a)
+	s, err := newServer(testConfig(), slog.New(slog.NewTextHandler(&logs, nil)), book, a, rooms.NewService(rooms.NewMemStore(), rooms.Config{}))
 	if err != nil {
 		t.Fatal(err)
 	}

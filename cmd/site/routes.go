@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
 
 	"effectivelyonce/content"
 )
@@ -24,6 +25,22 @@ func (s *server) routes() {
 
 	get("/api/experiments", s.handleExperimentList())
 	get("/api/experiments/:name", s.handleExperiment())
+
+	// The study rooms. Every change is a POST, PUT or DELETE (crossOrigin guards them all) with a
+	// small body; the caller's key travels in the Authorization header.
+	small := middleware.BodyLimit(roomBodyLimit)
+	g.POST("/api/rooms", s.handleRoomCreate(), small)
+	get("/api/rooms/:code", s.handleRoomState())
+	g.POST("/api/rooms/:code/members", s.handleRoomJoin(), small)
+	g.DELETE("/api/rooms/:code/members/:id", s.handleRoomKick())
+	g.PUT("/api/rooms/:code/locked", s.handleRoomLocked(), small)
+	g.POST("/api/rooms/:code/rounds", s.handleRoundOpen(), small)
+	g.PUT("/api/rooms/:code/rounds/:seq/guess", s.handleGuess(), small)
+	g.POST("/api/rooms/:code/rounds/:seq/lock", s.handleRoundLock(), small)
+	g.POST("/api/rooms/:code/rounds/:seq/reveal", s.handleRoundReveal(), small)
+	g.POST("/api/rooms/:code/pins", s.handlePin(), small)
+	g.POST("/api/rooms/:code/present", s.handlePresent(), small)
+	get("/api/rooms/:code/export", s.handleRoomExport())
 
 	get("/static/:hash/*", s.handleStatic())
 	get("/healthz", s.handleHealth())

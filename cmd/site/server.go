@@ -22,6 +22,8 @@ import (
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
 	"effectivelyonce/pages"
+	"effectivelyonce/rooms"
+	"effectivelyonce/rooms/sqlstore"
 	"effectivelyonce/static"
 )
 
@@ -67,18 +69,20 @@ type server struct {
 	runner  *runner
 	limiter *rateLimiter
 	metrics *metrics
+	rooms   *rooms.Service
 	echo    *echo.Echo
 }
 
 // newServer wires the handlers, middleware and error handling; it does no I/O beyond checking that
-// every page's markers name things that exist.
-func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets) (*server, error) {
+// every page's markers name things that exist. The study rooms come in ready made, since opening
+// their store is I/O that serve (or a test) owns and closes.
+func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *rooms.Service) (*server, error) {
 	srcs, err := pages.LoadSources(experiments.Sources())
 	if err != nil {
 		return nil, err
 	}
 	m := newMetrics()
-	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, runner: newRunner(cfg, m),
+	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: newRunner(cfg, m),
 		limiter: newRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients)}
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "site_result_cache_bytes", Help: "Estimated size of the cached experiment results.",
@@ -109,6 +113,7 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets) (*se
 		}}))
 	e.Use(securityHeaders)
 	e.Use(identify)
+	e.Use(crossOrigin())
 	e.Use(s.strictQuery())
 	e.Use(middleware.BodyLimit("64K"))
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
@@ -220,7 +225,7 @@ func (s *server) handleError(err error, c echo.Context) {
 		c.Response().Header().Set("Retry-After", "5")
 	}
 	if strings.HasPrefix(c.Request().URL.Path, s.cfg.BasePath+"/api/") {
-		c.JSON(status, apiError("", msg))
+		c.JSON(status, apiError(errorField(err), msg))
 		return
 	}
 	title := http.StatusText(status)
@@ -301,7 +306,13 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	s, err := newServer(cfg, log, book, a)
+	store, err := sqlstore.Open(ctx, cfg.roomsDSN())
+	if err != nil {
+		return fmt.Errorf("study rooms store: %w", err)
+	}
+	// Closed last, after the HTTP server has drained, so no request in flight loses its store.
+	defer store.Close()
+	s, err := newServer(cfg, log, book, a, rooms.NewService(store, rooms.Config{}))
 	if err != nil {
 		return err
 	}
@@ -317,7 +328,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	go func() { errc <- hs.Serve(conns) }()
 	log.Info("serving", "addr", "http://"+ln.Addr().String()+cfg.BasePath+"/", "max_runs", cfg.MaxRuns,
 		"max_conns", cfg.MaxConns, "max_conns_per_client", cfg.MaxConnsPerClient, "open_files", files,
-		"mem_limit_mb", cfg.MemLimit>>20, "mem_limit_from", cfg.MemLimitSource, "run_budget_mb", s.runner.budget>>20)
+		"mem_limit_mb", cfg.MemLimit>>20, "mem_limit_from", cfg.MemLimitSource, "run_budget_mb", s.runner.budget>>20, "rooms_db", store.Dialect())
 	select {
 	case err := <-errc:
 		return err

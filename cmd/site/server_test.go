@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"effectivelyonce/content"
+	"effectivelyonce/rooms"
+	"effectivelyonce/rooms/sqlstore"
 	"effectivelyonce/static"
 )
 
@@ -31,9 +33,19 @@ func testConfig() config {
 		RateClients: 1000, MaxConns: 1000, MaxConnsPerClient: 256}
 }
 
-// newTestServer builds the real server (real content, real assets, warm defaults) with cfg.
+// newTestServer builds the real server (real content, real assets, warm defaults) with cfg. Its
+// study rooms live in a SQLite file under cfg.DataDir, a fresh temporary directory unless the test
+// names one (to reopen the same rooms in a second server); the store closes when the test ends.
 func newTestServer(t testing.TB, cfg config) *server {
 	t.Helper()
+	if cfg.DataDir == "" {
+		cfg.DataDir = t.TempDir()
+	}
+	store, err := sqlstore.Open(context.Background(), cfg.roomsDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
 	book, err := content.Load(content.Files, content.WithBase(cfg.BasePath))
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +54,7 @@ func newTestServer(t testing.TB, cfg config) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := newServer(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), book, a)
+	s, err := newServer(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), book, a, rooms.NewService(store, rooms.Config{}))
 	if err != nil {
 		t.Fatal(err)
 	}

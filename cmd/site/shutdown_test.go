@@ -33,7 +33,7 @@ func TestShutdownAnswersQueuedRuns(t *testing.T) {
 	out := &syncBuffer{}
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"site", "serve", "-addr", "127.0.0.1:0", "-max-runs", "1", "-queue-wait", "60s", "-run-timeout", "60s"},
+		done <- run(ctx, []string{"site", "serve", "-addr", "127.0.0.1:0", "-max-runs", "1", "-queue-wait", "60s", "-run-timeout", "60s", "-data-dir", t.TempDir()},
 			func(string) string { return "" }, out, io.Discard)
 	}()
 	base := waitServing(t, out, done)
@@ -106,7 +106,7 @@ func TestSignals(t *testing.T) {
 	for _, twice := range []bool{false, true} {
 		t.Run(fmt.Sprint("twice=", twice), func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperMain$")
-			cmd.Env = append(os.Environ(), "SITE_HELPER_MAIN=serve -addr 127.0.0.1:0 -max-runs 1")
+			cmd.Env = append(os.Environ(), "SITE_HELPER_MAIN=serve -addr 127.0.0.1:0 -max-runs 1", "DATA_DIR="+t.TempDir())
 			stdout, err := cmd.StdoutPipe()
 			if err != nil {
 				t.Fatal(err)

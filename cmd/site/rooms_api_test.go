@@ -1,0 +1,289 @@
+package main
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// call sends a JSON request with a bearer key (none when key is "") through the whole middleware
+// stack. header adds or overrides headers.
+func call(t *testing.T, s *server, method, target, key, body string, header ...string) response {
+	t.Helper()
+	req := httptest.NewRequest(method, target, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	s.echo.ServeHTTP(rec, req)
+	return response{rec.Code, rec.Header(), rec.Body.String()}
+}
+
+// must checks the status and decodes the body into v (when v is not nil).
+func must(t *testing.T, r response, status int, v any) {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status %d, want %d: %s", r.status, status, r.body)
+	}
+	if v != nil {
+		if err := json.Unmarshal([]byte(r.body), v); err != nil {
+			t.Fatalf("%v: %s", err, r.body)
+		}
+	}
+}
+
+// created is the answer to POST /api/rooms.
+type created struct {
+	Code    string `json:"code"`
+	JoinURL string `json:"join_url"`
+	HostURL string `json:"host_url"`
+	HostKey string `json:"host_key"`
+}
+
+func createRoom(t *testing.T, s *server, title string) created {
+	t.Helper()
+	var c created
+	must(t, call(t, s, "POST", "/api/rooms", "", `{"title":`+quote(title)+`}`), http.StatusCreated, &c)
+	return c
+}
+
+func join(t *testing.T, s *server, code, name string) string {
+	t.Helper()
+	var j struct {
+		Key string `json:"member_key"`
+	}
+	must(t, call(t, s, "POST", "/api/rooms/"+code+"/members", "", `{"name":`+quote(name)+`}`), http.StatusCreated, &j)
+	if j.Key == "" {
+		t.Fatal("no member key")
+	}
+	return j.Key
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestRoomSession scripts a whole session through the API, as a host's script would.
+func TestRoomSession(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	room := createRoom(t, s, "Tuesday group")
+	if len(room.Code) != 6 || room.HostKey == "" || room.JoinURL != "/j/"+room.Code || strings.Contains(room.HostURL, room.HostKey) {
+		t.Fatalf("created %+v", room)
+	}
+	base := "/api/rooms/" + room.Code
+	ada := join(t, s, room.Code, "Ada")
+	bob := join(t, s, room.Code, "Bob")
+	if r := call(t, s, "POST", base+"/members", "", `{"name":"ada"}`); r.status != http.StatusConflict || !strings.Contains(r.body, `"field":"name"`) {
+		t.Errorf("duplicate name: %d %s", r.status, r.body)
+	}
+	if r := call(t, s, "POST", "/api/rooms/ZZZZZZ/members", "", `{"name":"Cy"}`); r.status != http.StatusNotFound {
+		t.Errorf("unknown code: %d %s", r.status, r.body)
+	}
+
+	var round struct{ Seq int }
+	must(t, call(t, s, "POST", base+"/rounds", room.HostKey, `{"question":"q1"}`), http.StatusCreated, &round)
+	if round.Seq != 1 {
+		t.Fatalf("seq %d", round.Seq)
+	}
+	if r := call(t, s, "POST", base+"/rounds", ada, `{"question":"q2"}`); r.status != http.StatusForbidden {
+		t.Errorf("member opened a round: %d", r.status)
+	}
+	guess := base + "/rounds/1/guess"
+	must(t, call(t, s, "PUT", guess, ada, `{"value":100}`), http.StatusNoContent, nil)
+	must(t, call(t, s, "PUT", guess, ada, `{"value":350}`), http.StatusNoContent, nil) // a change of mind
+	must(t, call(t, s, "PUT", guess, bob, `{"value":500}`), http.StatusNoContent, nil)
+	if r := call(t, s, "PUT", guess, room.HostKey, `{"value":1}`); r.status != http.StatusForbidden {
+		t.Errorf("host guessed: %d", r.status)
+	}
+
+	var st roomJSON
+	must(t, call(t, s, "GET", base, room.HostKey, ""), http.StatusOK, &st)
+	if st.Role != "host" || len(st.Roster) != 2 || len(st.Rounds) != 1 {
+		t.Fatalf("host state %+v", st)
+	}
+	if rd := st.Rounds[0]; rd.Answered != 2 || rd.Of != 2 || rd.Result != nil || rd.State != "open" {
+		t.Errorf("before reveal the host sees %+v, want 2 of 2 answered and no values", rd)
+	}
+	if r := call(t, s, "GET", base, room.HostKey, ""); strings.Contains(r.body, "350") || strings.Contains(r.body, "500") {
+		t.Errorf("a guess's value shows before the reveal: %s", r.body)
+	}
+	for _, path := range []string{"/rounds/1/lock", "/rounds/1/reveal"} {
+		if r := call(t, s, "POST", base+path, ada, ""); r.status != http.StatusForbidden {
+			t.Errorf("member %s: %d %s", path, r.status, r.body)
+		}
+	}
+
+	var res resultJSON
+	must(t, call(t, s, "POST", base+"/rounds/1/reveal", room.HostKey, ""), http.StatusOK, &res)
+	if res.Measured != 398 || res.Median != 425 || len(res.Guesses) != 2 ||
+		res.Guesses[0] != (guessJSON{"Ada", 350}) || res.Guesses[1] != (guessJSON{"Bob", 500}) {
+		t.Errorf("reveal %+v, want measured 398, median 425 and both named guesses", res)
+	}
+	if r := call(t, s, "PUT", guess, bob, `{"value":398}`); r.status != http.StatusConflict {
+		t.Errorf("guess after the reveal: %d %s", r.status, r.body)
+	}
+	var mine roomJSON
+	must(t, call(t, s, "GET", base, ada, ""), http.StatusOK, &mine)
+	if g := mine.Rounds[0].Result.Guesses; len(g) != 2 || g[0].Name != "" {
+		t.Errorf("a member sees names by default: %+v", g)
+	}
+
+	// A second round locked before its reveal refuses guesses at once.
+	must(t, call(t, s, "POST", base+"/rounds", room.HostKey, `{"experiment":"window","params":"max_delay=5000&windows=1000","measure":"escaped_duplicates"}`), http.StatusCreated, &round)
+	must(t, call(t, s, "POST", base+"/rounds/2/lock", room.HostKey, ""), http.StatusOK, nil)
+	if r := call(t, s, "PUT", base+"/rounds/2/guess", ada, `{"value":3}`); r.status != http.StatusConflict {
+		t.Errorf("guess after lock: %d %s", r.status, r.body)
+	}
+	must(t, call(t, s, "POST", base+"/rounds/2/reveal", room.HostKey, ""), http.StatusOK, &res)
+	if res.Measured != 317 || len(res.Guesses) != 0 {
+		t.Errorf("window's escaped duplicates at max_delay=5000, window 1,000: %+v, want 317 (its CSV's figure)", res)
+	}
+	if r := call(t, s, "POST", base+"/rounds", room.HostKey, `{"experiment":"window","params":"nope=1","measure":"x"}`); r.status != http.StatusBadRequest {
+		t.Errorf("unknown parameter: %d %s", r.status, r.body)
+	}
+
+	must(t, call(t, s, "POST", base+"/pins", bob, `{"path":"/blocks/4?max_delay=5000","note":"look at the tail"}`), http.StatusCreated, nil)
+	if r := call(t, s, "POST", base+"/pins", room.HostKey, `{"path":"/blocks/4","note":"x"}`); r.status != http.StatusForbidden {
+		t.Errorf("host pinned: %d", r.status)
+	}
+	must(t, call(t, s, "POST", base+"/present", room.HostKey, `{"path":"/blocks/4?max_delay=5000"}`), http.StatusNoContent, nil)
+	if r := call(t, s, "POST", base+"/present", bob, `{"path":"/"}`); r.status != http.StatusForbidden {
+		t.Errorf("member presented: %d", r.status)
+	}
+	must(t, call(t, s, "GET", base, bob, ""), http.StatusOK, &mine)
+	if mine.Presenting != "/blocks/4?max_delay=5000" || len(mine.Pins) != 1 || mine.Pins[0].Name != "Bob" {
+		t.Errorf("member state %+v", mine)
+	}
+
+	var ex struct {
+		Rounds []struct {
+			Measured *float64
+			Guesses  []struct{ Name string }
+		}
+		Pins []struct{ Note string }
+	}
+	must(t, call(t, s, "GET", base+"/export?format=json", room.HostKey, ""), http.StatusOK, &ex)
+	if len(ex.Rounds) != 2 || ex.Rounds[0].Measured == nil || *ex.Rounds[0].Measured != 398 || len(ex.Rounds[0].Guesses) != 2 || len(ex.Pins) != 1 {
+		t.Errorf("export %+v", ex)
+	}
+	csv := call(t, s, "GET", base+"/export?format=csv", room.HostKey, "")
+	if csv.status != 200 || !strings.HasPrefix(csv.header.Get("Content-Type"), "text/csv") ||
+		!strings.Contains(csv.body, "Ada") || !strings.Contains(csv.body, "look at the tail") {
+		t.Errorf("csv export %d:\n%s", csv.status, csv.body)
+	}
+	if r := call(t, s, "GET", base+"/export", ada, ""); r.status != http.StatusForbidden {
+		t.Errorf("member exported: %d", r.status)
+	}
+}
+
+// TestRoomHostileInput: markup is stored as text and comes back escaped, bodies over 8 KB are
+// refused before decoding, and wrong keys, kicked members, locked rooms and cross-site changes
+// get a clear 4xx with nothing stored.
+func TestRoomHostileInput(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	room := createRoom(t, s, "Hostile")
+	base := "/api/rooms/" + room.Code
+	mark := join(t, s, room.Code, `<b>Mallory</b>`)
+	r := call(t, s, "POST", base+"/pins", mark, `{"path":"/blocks/1","note":"<script>alert(1)</script>"}`)
+	must(t, r, http.StatusCreated, nil)
+	for _, target := range []string{base, base + "/export"} {
+		r := call(t, s, "GET", target, room.HostKey, "")
+		if r.status != 200 || strings.Contains(r.body, "<script>") || strings.Contains(r.body, "<b>") ||
+			!strings.Contains(r.body, `\u003cscript\u003ealert(1)\u003c/script\u003e`) || !strings.Contains(r.body, `\u003cb\u003eMallory`) {
+			t.Errorf("%s reflects markup raw or lost it: %s", target, r.body)
+		}
+	}
+
+	big := `{"title":"` + strings.Repeat("x", 9000) + `"}`
+	if r := call(t, s, "POST", "/api/rooms", "", big); r.status != http.StatusRequestEntityTooLarge || !strings.Contains(r.body, `"errors"`) {
+		t.Errorf("9 KB body: %d %s", r.status, r.body)
+	}
+	if r := call(t, s, "PUT", base+"/rounds/1/guess", mark, `{"value":1}`+strings.Repeat(" ", 9000)); r.status != http.StatusRequestEntityTooLarge {
+		t.Errorf("9 KB guess: %d", r.status)
+	}
+	if r := call(t, s, "POST", base+"/rounds", "not-the-key", `{"question":"q1"}`); r.status != http.StatusForbidden {
+		t.Errorf("wrong key: %d %s", r.status, r.body)
+	}
+	if r := call(t, s, "POST", base+"/rounds", room.HostKey, `{"question":"q9"}`); r.status != http.StatusBadRequest || !strings.Contains(r.body, `"field":"question"`) {
+		t.Errorf("unknown question: %d %s", r.status, r.body)
+	}
+	if r := call(t, s, "POST", base+"/rounds", room.HostKey, `{"question":"q1","extra":1}`); r.status != http.StatusBadRequest {
+		t.Errorf("unknown field: %d %s", r.status, r.body)
+	}
+	if r := call(t, s, "POST", "/api/rooms", "", `{"title":"x"}`, "Sec-Fetch-Site", "cross-site"); r.status != http.StatusForbidden {
+		t.Errorf("cross-site POST: %d %s", r.status, r.body)
+	}
+	if r := call(t, s, "PUT", base+"/rounds/1/guess", mark, `{"value":1}`, "Origin", "https://evil.example"); r.status != http.StatusForbidden {
+		t.Errorf("cross-origin PUT by Origin: %d %s", r.status, r.body)
+	}
+	if r := call(t, s, "GET", base, mark, "", "Sec-Fetch-Site", "cross-site"); r.status != http.StatusOK {
+		t.Errorf("a cross-site read is harmless and allowed: %d", r.status)
+	}
+
+	// Kick the member: their key stops at once, their name stays taken.
+	var st roomJSON
+	must(t, call(t, s, "GET", base, room.HostKey, ""), http.StatusOK, &st)
+	must(t, call(t, s, "DELETE", base+"/members/"+st.Roster[0].ID, mark, ""), http.StatusForbidden, nil)
+	must(t, call(t, s, "DELETE", base+"/members/"+st.Roster[0].ID, room.HostKey, ""), http.StatusNoContent, nil)
+	if r := call(t, s, "POST", base+"/pins", mark, `{"path":"/","note":"still here"}`); r.status != http.StatusForbidden {
+		t.Errorf("kicked member pinned: %d %s", r.status, r.body)
+	}
+	if r := call(t, s, "GET", base, mark, ""); r.status != http.StatusForbidden {
+		t.Errorf("kicked member read the room: %d", r.status)
+	}
+	// Lock the room: nobody new gets a seat.
+	must(t, call(t, s, "PUT", base+"/locked", room.HostKey, `{"locked":true}`), http.StatusNoContent, nil)
+	if r := call(t, s, "POST", base+"/members", "", `{"name":"Late"}`); r.status != http.StatusForbidden {
+		t.Errorf("join a locked room: %d %s", r.status, r.body)
+	}
+	must(t, call(t, s, "GET", base, room.HostKey, ""), http.StatusOK, &st)
+	if len(st.Roster) != 0 || len(st.Pins) != 1 {
+		t.Errorf("after the refusals the room holds %+v", st)
+	}
+	if r := call(t, s, "GET", base, "", ""); r.status != 200 || strings.Contains(r.body, "Mallory") {
+		t.Errorf("an anonymous caller learns names: %s", r.body)
+	}
+}
+
+// TestRoomSecretsStayOutOfLogs: the host key travels in bodies and headers only, so the request
+// log never holds it.
+func TestRoomSecretsStayOutOfLogs(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	var logs strings.Builder
+	s.log = slog.New(slog.NewTextHandler(&logs, nil))
+	room := createRoom(t, s, "Quiet")
+	must(t, call(t, s, "GET", "/api/rooms/"+room.Code, room.HostKey, ""), http.StatusOK, nil)
+	call(t, s, "POST", "/api/rooms/"+room.Code+"/rounds", room.HostKey, `{"question":"q6"}`)
+	if !strings.Contains(logs.String(), room.Code) || strings.Contains(logs.String(), room.HostKey) {
+		t.Errorf("log:\n%s", logs.String())
+	}
+}
+
+// TestRoomsSurviveRestart: a room made through one server is found by a second one on the same
+// data directory, with its members and rounds.
+func TestRoomsSurviveRestart(t *testing.T) {
+	cfg := testConfig()
+	cfg.DataDir = t.TempDir()
+	first := newTestServer(t, cfg)
+	room := createRoom(t, first, "Durable")
+	ada := join(t, first, room.Code, "Ada")
+	must(t, call(t, first, "POST", "/api/rooms/"+room.Code+"/rounds", room.HostKey, `{"question":"q5"}`), http.StatusCreated, nil)
+	must(t, call(t, first, "PUT", "/api/rooms/"+room.Code+"/rounds/1/guess", ada, `{"value":7}`), http.StatusNoContent, nil)
+
+	second := newTestServer(t, cfg)
+	var st roomJSON
+	must(t, call(t, second, "GET", "/api/rooms/"+room.Code, ada, ""), http.StatusOK, &st)
+	if st.Title != "Durable" || len(st.Rounds) != 1 || st.Rounds[0].YourGuess == nil || *st.Rounds[0].YourGuess != 7 {
+		t.Errorf("after the restart: %+v", st)
+	}
+}
