@@ -28,6 +28,11 @@ type config struct {
 	// RateClients bounds the addresses the rate limiter remembers: the least recently seen is
 	// forgotten first, so a flood of spoofed or rotating addresses costs a fixed amount of memory.
 	RateClients int
+	// RoomCreatesPerHour and RoomJoinsPerMinute bound, per client address, the study rooms
+	// created and the joins (and failed join-code look-ups) tried; a class behind one address
+	// joins together, hence the burst of a minute's worth.
+	RoomCreatesPerHour int
+	RoomJoinsPerMinute int
 	// MaxConns bounds the open connections in all, MaxConnsPerClient those from one address (an
 	// IPv6 /64); idle ones are closed first when a bound is reached. MaxConns 0 means "from the
 	// file limit" (maxConnsDefault).
@@ -73,6 +78,8 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.DurationVar(&c.RunTimeout, "run-timeout", envDuration(getenv, "RUN_TIMEOUT", 10*time.Second), "deadline of one experiment run (env RUN_TIMEOUT)")
 	fs.Float64Var(&c.RatePerSec, "rate", envFloat(getenv, "RATE", 20), "experiment runs per client address per second (env RATE)")
 	fs.IntVar(&c.RateBurst, "burst", envInt(getenv, "BURST", 60), "burst of experiment runs per client address (env BURST)")
+	fs.IntVar(&c.RoomCreatesPerHour, "room-creates-per-hour", envInt(getenv, "ROOM_CREATES_PER_HOUR", 10), "study rooms one client address may create in an hour (env ROOM_CREATES_PER_HOUR)")
+	fs.IntVar(&c.RoomJoinsPerMinute, "room-joins-per-minute", envInt(getenv, "ROOM_JOINS_PER_MINUTE", 60), "room joins and failed join-code look-ups one client address may try in a minute (env ROOM_JOINS_PER_MINUTE)")
 	fs.IntVar(&c.RateClients, "rate-clients", envInt(getenv, "RATE_CLIENTS", 100_000), "client addresses the rate limiter remembers at most (env RATE_CLIENTS)")
 	fs.IntVar(&c.MaxConns, "max-conns", envInt(getenv, "MAX_CONNS", 0), "open connections in all; 0 derives it from the file limit (env MAX_CONNS)")
 	fs.IntVar(&c.MaxConnsPerClient, "max-conns-per-client", envInt(getenv, "MAX_CONNS_PER_CLIENT", 256), "open connections from one client address (env MAX_CONNS_PER_CLIENT)")
@@ -97,8 +104,8 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return config{}, fmt.Errorf("log-format %q: want text or json", c.LogFormat)
 	}
-	if c.MaxRuns < 1 || c.CacheBytes < 1<<20 || !(c.RatePerSec >= 0.001 && c.RatePerSec <= 1e6) || c.RateBurst < 1 || c.RateClients < 1 || c.MaxConnsPerClient < 1 || c.MaxConns < 0 {
-		return config{}, fmt.Errorf("max-runs, cache-mb, burst, rate-clients and max-conns-per-client must be positive, and rate a number from 0.001 to 1,000,000")
+	if c.MaxRuns < 1 || c.CacheBytes < 1<<20 || !(c.RatePerSec >= 0.001 && c.RatePerSec <= 1e6) || c.RateBurst < 1 || c.RateClients < 1 || c.RoomCreatesPerHour < 1 || c.RoomJoinsPerMinute < 1 || c.MaxConnsPerClient < 1 || c.MaxConns < 0 {
+		return config{}, fmt.Errorf("max-runs, cache-mb, burst, rate-clients, room-creates-per-hour, room-joins-per-minute and max-conns-per-client must be positive, and rate a number from 0.001 to 1,000,000")
 	}
 	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
 		// Said without the URL itself, which carries a password.

@@ -109,6 +109,9 @@ func (s *server) handleRoomCreate() echo.HandlerFunc {
 		if err := readJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
+		if err := s.admitRoom(c.Request().Context(), s.roomCreates, "Too many study rooms created from your network address this hour."); err != nil {
+			return err
+		}
 		cr, err := s.rooms.CreateRoom(c.Request().Context(), in.Title)
 		if err != nil {
 			return roomError(err)
@@ -130,6 +133,9 @@ func (s *server) handleRoomJoin() echo.HandlerFunc {
 			Name string `json:"name"`
 		}
 		if err := readJSON(c.Request(), &in, false); err != nil {
+			return err
+		}
+		if err := s.admitRoom(c.Request().Context(), s.roomJoins, "Too many joins from your network address in the last minute."); err != nil {
 			return err
 		}
 		j, err := s.rooms.Join(c.Request().Context(), c.Param("code"), in.Name)
@@ -396,4 +402,16 @@ func parseMeasured(q rooms.Question) (*experiments.Experiment, any, error) {
 		return nil, nil, err
 	}
 	return e, p, nil
+}
+
+// admitRoom charges one room creation or join to the client of ctx; a refusal is a 429 that says
+// when to try again. A join is charged before its code is looked up, so guessing codes costs the
+// same allowance as joining.
+func (s *server) admitRoom(ctx context.Context, l *rateLimiter, msg string) error {
+	ok, wait := l.allow(clientOf(ctx))
+	if ok {
+		return nil
+	}
+	s.metrics.rejected.WithLabelValues("rooms_rate_limited").Inc()
+	return &httpError{Status: http.StatusTooManyRequests, RetryAfter: wait, Msg: msg}
 }

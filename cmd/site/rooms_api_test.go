@@ -287,3 +287,34 @@ func TestRoomsSurviveRestart(t *testing.T) {
 		t.Errorf("after the restart: %+v", st)
 	}
 }
+
+// TestRoomRateLimits: creations are limited per address per hour and joins per minute, with a
+// 429 that says when to try again; a failed code look-up costs a join, so codes cannot be guessed
+// for free; another address keeps its own allowance.
+func TestRoomRateLimits(t *testing.T) {
+	cfg := testConfig()
+	cfg.RoomCreatesPerHour, cfg.RoomJoinsPerMinute = 2, 3
+	s := newTestServer(t, cfg)
+	room := createRoom(t, s, "one")
+	createRoom(t, s, "two")
+	r := call(t, s, "POST", "/api/rooms", "", `{"title":"three"}`)
+	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" {
+		t.Errorf("third room in the hour: status %d, Retry-After %q", r.status, r.header.Get("Retry-After"))
+	}
+	join(t, s, room.Code, "Ada")
+	if r := call(t, s, "POST", "/api/rooms/ZZZZZZ/members", "", `{"name":"Bob"}`); r.status != http.StatusNotFound {
+		t.Errorf("unknown code: status %d", r.status)
+	}
+	join(t, s, room.Code, "Cy")
+	if r := call(t, s, "POST", "/api/rooms/"+room.Code+"/members", "", `{"name":"Di"}`); r.status != http.StatusTooManyRequests {
+		t.Errorf("fourth join in the minute (one of them a failed look-up): status %d, want 429", r.status)
+	}
+	req := httptest.NewRequest("POST", "/api/rooms/"+room.Code+"/members", strings.NewReader(`{"name":"Ed"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.RemoteAddr = "127.0.0.9:4000"
+	rec := httptest.NewRecorder()
+	s.echo.ServeHTTP(rec, req)
+	if rec.Code != http.StatusCreated {
+		t.Errorf("another address was refused too: status %d", rec.Code)
+	}
+}

@@ -68,9 +68,11 @@ type server struct {
 	sources map[string]pages.Source
 	runner  *runner
 	limiter *rateLimiter
-	metrics *metrics
-	rooms   *rooms.Service
-	echo    *echo.Echo
+	// roomCreates and roomJoins limit the study rooms' creations and joins per client address.
+	roomCreates, roomJoins *rateLimiter
+	metrics                *metrics
+	rooms                  *rooms.Service
+	echo                   *echo.Echo
 }
 
 // newServer wires the handlers, middleware and error handling; it does no I/O beyond checking that
@@ -83,7 +85,9 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *
 	}
 	m := newMetrics()
 	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: newRunner(cfg, m),
-		limiter: newRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients)}
+		limiter:     newRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
+		roomCreates: newRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
+		roomJoins:   newRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients)}
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "site_result_cache_bytes", Help: "Estimated size of the cached experiment results.",
 	}, func() float64 { return float64(s.runner.cache.bytes()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -339,6 +343,8 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	start := time.Now()
 	s.runner.stop()
 	s.limiter.close()
+	s.roomCreates.close()
+	s.roomJoins.close()
 	shut, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	if err := hs.Shutdown(shut); err != nil {
