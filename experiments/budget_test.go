@@ -51,7 +51,7 @@ func TestAdvertisedRangesRunAtDefaults(t *testing.T) {
 				t.Run(e.Name+"/"+f.Name+"/"+end, func(t *testing.T) {
 					p, err := e.Parse(map[string][]string{f.Name: {raw}})
 					if err != nil {
-						t.Fatalf("%s = %s is within the advertised range (%s) but refused: %v", f.Name, clip(raw, 60), f.Range(), err)
+						t.Fatalf("%s = %s is within the advertised range (%s) but refused: %v", f.Name, Clip(raw, 60), f.Range(), err)
 					}
 					if c := e.Cost(p); c > MaxCost {
 						t.Fatalf("accepted at cost %d, over the budget", c)

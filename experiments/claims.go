@@ -302,7 +302,7 @@ func Claims(ctx context.Context, p ClaimsParams) (ClaimsResult, error) {
 		Text:  "acking before the work drops every crashed job, and nothing notices",
 		Holds: lost == crashes && dup == 0,
 		Detail: fmt.Sprintf("%d lost (%.2f%%), %d duplicated, against %s",
-			lost, float64(lost)/float64(n)*100, dup, counted(crashes, "crash", "crashes")),
+			lost, float64(lost)/float64(n)*100, dup, counted(crashes, "crash", "crashes", bare)),
 		Crashes: crashes, Lost: lost, Duplicated: dup})
 
 	if lost, dup, err = measure(atLeastOnce); err != nil {
@@ -311,7 +311,7 @@ func Claims(ctx context.Context, p ClaimsParams) (ClaimsResult, error) {
 	add(Claim{Kind: ClaimAckAfterDuplicates,
 		Text:    "acking after the work drops nothing, but each crashed job runs twice",
 		Holds:   lost == 0 && dup == crashes,
-		Detail:  fmt.Sprintf("%d lost, %d duplicated, against %s", lost, dup, counted(crashes, "crash", "crashes")),
+		Detail:  fmt.Sprintf("%d lost, %d duplicated, against %s", lost, dup, counted(crashes, "crash", "crashes", bare)),
 		Crashes: crashes, Lost: lost, Duplicated: dup})
 
 	if lost, dup, err = measure(dedup); err != nil {
@@ -320,7 +320,7 @@ func Claims(ctx context.Context, p ClaimsParams) (ClaimsResult, error) {
 	add(Claim{Kind: ClaimDedupKeyCatches,
 		Text:    "a dedup key checked where the effect lands turns each rerun into nothing",
 		Holds:   lost == 0 && dup == 0,
-		Detail:  fmt.Sprintf("%d lost, %d duplicated, against %s", lost, dup, counted(crashes, "crash", "crashes")),
+		Detail:  fmt.Sprintf("%d lost, %d duplicated, against %s", lost, dup, counted(crashes, "crash", "crashes", bare)),
 		Crashes: crashes, Lost: lost, Duplicated: dup})
 
 	if lost, dup, err = measure(dedupNonTx); err != nil {
@@ -329,7 +329,7 @@ func Claims(ctx context.Context, p ClaimsParams) (ClaimsResult, error) {
 	add(Claim{Kind: ClaimKeyOutsideTxMisses,
 		Text:    "a dedup key saved apart from the effect's commit stops no rerun at all",
 		Holds:   dup == crashes,
-		Detail:  fmt.Sprintf("%d duplicated, against %s", dup, counted(crashes, "crash", "crashes")),
+		Detail:  fmt.Sprintf("%d duplicated, against %s", dup, counted(crashes, "crash", "crashes", bare)),
 		Crashes: crashes, Lost: lost, Duplicated: dup})
 
 	// B4: a dedup window protects only if it spans the longest redelivery delay; spanning the
@@ -346,12 +346,12 @@ func Claims(ctx context.Context, p ClaimsParams) (ClaimsResult, error) {
 	add(Claim{Kind: ClaimSmallWindowLeaks,
 		Text:    "a dedup window below the max delay lets repeats through",
 		Holds:   small > 0,
-		Detail:  fmt.Sprintf("%d escaped a window of %s, with delays up to %s", small, counted(half, "id", "ids"), counted(p.MaxDelay, "job", "jobs")),
+		Detail:  fmt.Sprintf("%d escaped a window of %s, with delays up to %s", small, counted(half, "id", "ids", bare), counted(p.MaxDelay, "job", "jobs", bare)),
 		Crashes: crashes, Window: half, MaxDelay: p.MaxDelay, Escaped: small})
 	add(Claim{Kind: ClaimFullWindowLeaksNone,
 		Text:    "...while a window as long as the max delay lets none through",
 		Holds:   exact == 0,
-		Detail:  fmt.Sprintf("%d escaped a window of %s, with delays up to %s", exact, counted(p.MaxDelay, "id", "ids"), counted(p.MaxDelay, "job", "jobs")),
+		Detail:  fmt.Sprintf("%d escaped a window of %s, with delays up to %s", exact, counted(p.MaxDelay, "id", "ids", bare), counted(p.MaxDelay, "job", "jobs", bare)),
 		Crashes: crashes, Window: p.MaxDelay, MaxDelay: p.MaxDelay, Escaped: exact})
 
 	// B6: a lease that is never renewed is safe only if it outlasts the slowest job; renewed
@@ -364,7 +364,7 @@ func Claims(ctx context.Context, p ClaimsParams) (ClaimsResult, error) {
 	add(Claim{Kind: ClaimShortTimeoutDoubles,
 		Text:     "a short lease timeout makes slow jobs run twice",
 		Holds:    d[0]*20 > p.Jobs,
-		Detail:   fmt.Sprintf("%d of %s outlived a %s s timeout", d[0], thousandsOf(p.Jobs, "job", "jobs"), FormatFloat(claimTimeouts[0])),
+		Detail:   fmt.Sprintf("%d of %s outlived a %s s timeout", d[0], counted(p.Jobs, "job", "jobs", Thousands), FormatFloat(claimTimeouts[0])),
 		TimeoutS: claimTimeouts[0], Doubles: d[0]})
 	add(Claim{Kind: ClaimLongTimeoutReachesZero,
 		Text:       "...and only a timeout beyond the slowest job runs none twice",
@@ -566,19 +566,14 @@ func claimsCost(p ClaimsParams) int64 {
 }
 
 // counted writes a count with its noun in the right number ("1 job", "2000 jobs"), so a claim's
-// detail reads well at any parameters. Digits stay bare, as the document's verifier prints them.
-func counted(n int64, one, many string) string {
+// detail reads well at any parameters. num writes the digits: bare for most details, as the
+// document's verifier prints them, or with separators where it uses them ("2448 of 20,000").
+func counted(n int64, one, many string, num func(int64) string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return strconv.FormatInt(n, 10) + " " + many
+	return num(n) + " " + many
 }
 
-// thousandsOf is counted with thousands separators, for the lease claim whose detail the
-// document prints as "2448 of 20,000".
-func thousandsOf(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return Thousands(n) + " " + many
-}
+// bare writes an integer without separators.
+func bare(n int64) string { return strconv.FormatInt(n, 10) }

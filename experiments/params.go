@@ -250,7 +250,7 @@ func (e *Experiment) Parse(raw map[string][]string, allowed ...string) (any, err
 	}
 	slices.Sort(unknown)
 	for _, k := range unknown {
-		errs = append(errs, FieldError{clip(k, 40), fmt.Sprintf("%s has no parameter of this name; it takes %s", e.Name, e.fieldNames())})
+		errs = append(errs, FieldError{Clip(k, 40), fmt.Sprintf("%s has no parameter of this name; it takes %s", e.Name, e.fieldNames())})
 	}
 	if len(errs) > 0 {
 		return nil, errs
@@ -283,7 +283,7 @@ func parseInto(f Field, raw string, m reflect.Value) string {
 	if !f.IsList() {
 		plain, ok := ungroup(raw)
 		if !ok {
-			return fmt.Sprintf("%q groups its digits wrongly: a comma, underscore or thin space may only mark off thousands, in threes as in 20,000 (write decimals with a point); it %s", clip(raw, 24), bad)
+			return fmt.Sprintf("%q groups its digits wrongly: a comma, underscore or thin space may only mark off thousands, in threes as in 20,000 (write decimals with a point); it %s", Clip(raw, 24), bad)
 		}
 		raw = plain
 		if f.Kind == KindInt {
@@ -386,7 +386,7 @@ func plainNumber(s string) bool {
 
 func parseInt(f Field, s string) (int64, string) {
 	bad := "must be " + f.Range()
-	shown := clip(s, 24)
+	shown := Clip(s, 24)
 	if !plainNumber(s) {
 		return 0, fmt.Sprintf("%q is not a number; it %s", shown, bad)
 	}
@@ -413,7 +413,7 @@ func parseInt(f Field, s string) (int64, string) {
 
 func parseFloat(f Field, s string) (float64, string) {
 	bad := "must be " + f.Range()
-	shown := clip(s, 24)
+	shown := Clip(s, 24)
 	if !plainNumber(s) {
 		return 0, fmt.Sprintf("%q is not a number; it %s", shown, bad)
 	}
@@ -495,26 +495,35 @@ func rangeFloat(x float64) string {
 // pages use it too, so a number reads the same in a table, a reading and an error message.
 func Thousands(v int64) string {
 	s := strconv.FormatInt(v, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
+	if rest, neg := strings.CutPrefix(s, "-"); neg {
+		return "-" + GroupDigits(rest)
+	}
+	return GroupDigits(s)
+}
+
+// GroupDigits puts a comma between every three digits of a run of digits, from the right: the one
+// grouping loop of the project, for integers here and for the whole part of a decimal in pages.
+func GroupDigits(digits string) string {
 	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
+	for i, r := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
 			b.WriteByte(',')
 		}
 		b.WriteRune(r)
 	}
-	if neg {
-		return "-" + b.String()
-	}
 	return b.String()
 }
 
-// clip shortens reader input before it goes into a message.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
+// Clip shortens reader input to at most n bytes, cut at a character boundary and marked with an
+// ellipsis, before it is quoted in a message or echoed in a form: a pasted essay is never sent
+// back in full. The site's other layers use it too, so every echo is clipped the same way.
+func Clip(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	return string(r[:n]) + "…"
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }

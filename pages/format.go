@@ -203,17 +203,11 @@ func group(s string) string {
 	if shownDigits(s) == 0 {
 		sign = "" // -0.00 is 0.00
 	}
-	var b strings.Builder
-	for i, c := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
+	grouped := experiments.GroupDigits(whole)
 	if hasFrac {
-		return sign + b.String() + "." + frac
+		return sign + grouped + "." + frac
 	}
-	return sign + b.String()
+	return sign + grouped
 }
 
 // timeUnit is one unit a span of seconds can be written in.

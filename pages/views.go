@@ -135,7 +135,7 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) (Experiment
 		if !ok {
 			val = defaults[f.Name]
 		}
-		val = clipRaw(val)
+		val = experiments.Clip(val, MaxShownValue)
 		field := Field{
 			ID: v.DOMID + "-" + f.Name, Name: r.Prefix + f.Name, Label: f.Label, Unit: f.Unit, Help: f.Help,
 			Range: f.Range(), Value: val, Error: r.Errors.For(f.Name), List: f.IsList(),
@@ -162,7 +162,7 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) (Experiment
 		od := o.Experiment.Format(o.Experiment.Defaults())
 		for _, f := range o.Experiment.Fields {
 			if val, ok := o.Raw[f.Name]; ok && val != od[f.Name] && !o.Inherited[f.Name] {
-				v.Hidden = append(v.Hidden, Hidden{Name: o.Prefix + f.Name, Value: clipRaw(val)})
+				v.Hidden = append(v.Hidden, Hidden{Name: o.Prefix + f.Name, Value: experiments.Clip(val, MaxShownValue)})
 			}
 		}
 	}
@@ -263,15 +263,3 @@ type Question struct {
 // longer one before reading it (its maxRawLen), and the form, its hidden copies and its links then
 // keep only this much of it, marked with an ellipsis, so that a pasted essay is never echoed in full.
 const MaxShownValue = 1000
-
-// clipRaw shortens a typed value to MaxShownValue bytes, at a rune boundary.
-func clipRaw(s string) string {
-	if len(s) <= MaxShownValue {
-		return s
-	}
-	i := MaxShownValue
-	for i > 0 && s[i]&0xC0 == 0x80 {
-		i--
-	}
-	return s[:i] + "…"
-}

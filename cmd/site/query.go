@@ -46,33 +46,18 @@ func parseQuery(raw string) (url.Values, experiments.FieldErrors) {
 			if i := strings.IndexByte(key, ';'); i >= 0 {
 				key = key[:i]
 			}
-			problems = append(problems, experiments.FieldError{Field: clipText(key, 40),
-				Message: fmt.Sprintf("%q holds a ';', which does not separate parameters; separate them with '&'", clipText(part, 40))})
+			problems = append(problems, experiments.FieldError{Field: experiments.Clip(key, 40),
+				Message: fmt.Sprintf("%q holds a ';', which does not separate parameters; separate them with '&'", experiments.Clip(part, 40))})
 			val = v
 		case kerr != nil || verr != nil:
-			problems = append(problems, experiments.FieldError{Field: clipText(key, 40),
-				Message: fmt.Sprintf("%q is not URL-encoded correctly: a %% must be followed by two hexadecimal digits", clipText(part, 40))})
+			problems = append(problems, experiments.FieldError{Field: experiments.Clip(key, 40),
+				Message: fmt.Sprintf("%q is not URL-encoded correctly: a %% must be followed by two hexadecimal digits", experiments.Clip(part, 40))})
 			val = v
 		}
 		vals[key] = append(vals[key], val)
 	}
 	return vals, problems
 }
-
-// clipText shortens s to at most n bytes (at a rune boundary) with an ellipsis, for messages that
-// quote what the reader sent.
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
-}
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // formKeys is every query key a page's forms can send: each experiment's field names, bare and
 // under the experiment's prefix. A malformed value under one of them is kept for the page to show
