@@ -205,6 +205,22 @@ func (s *MemStore) MemberByTokenHash(ctx context.Context, roomID string, h Hash)
 	return Member{}, ErrNotFound
 }
 
+// TouchMember implements Store.
+func (s *MemStore) TouchMember(ctx context.Context, roomID, memberID string, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, err := s.get(roomID)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(m.members, func(o Member) bool { return o.ID == memberID })
+	if i < 0 {
+		return ErrNotFound
+	}
+	m.members[i].LastSeen = at
+	return nil
+}
+
 // UpdateMember implements Store.
 func (s *MemStore) UpdateMember(ctx context.Context, roomID, memberID string, fn func(*Member) error) (Member, error) {
 	s.mu.Lock()

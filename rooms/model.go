@@ -31,6 +31,7 @@ type Member struct {
 	TokenHash Hash
 	Kicked    bool
 	JoinedAt  time.Time
+	LastSeen  time.Time // when an event stream of theirs last showed they were here; zero when gone
 }
 
 // RoundState is where a round is in its one-way life: open, then locked, then revealed.

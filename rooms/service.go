@@ -19,6 +19,9 @@ type Config struct {
 	DeleteAfter  time.Duration // a closed room is deleted this long after its last activity (30 days)
 	Now          func() time.Time
 	Rand         io.Reader // source of codes, keys and ids; crypto/rand unless a test fixes it
+	// Notify hears of every change to a room after it is stored, so that live views can redraw;
+	// the server hands it to its hub. It must not block. nil means nobody listens.
+	Notify func(ctx context.Context, roomID string)
 }
 
 func (c Config) withDefaults() Config {
@@ -57,6 +60,13 @@ type Service struct {
 // NewService answers a Service over st with cfg's limits (defaults for zero fields).
 func NewService(st Store, cfg Config) *Service {
 	return &Service{store: st, cfg: cfg.withDefaults()}
+}
+
+// changed tells whoever listens that the room with this id has changed.
+func (s *Service) changed(ctx context.Context, roomID string) {
+	if s.cfg.Notify != nil {
+		s.cfg.Notify(ctx, roomID)
+	}
 }
 
 // Config answers the limits in force, for a README or an error page to quote.
@@ -221,13 +231,17 @@ func (s *Service) updateRoom(ctx context.Context, code, hostKey string, fn func(
 		return r, err
 	}
 	now := s.cfg.Now()
-	return s.store.UpdateRoom(ctx, r.ID, func(r *Room) error {
+	r, err = s.store.UpdateRoom(ctx, r.ID, func(r *Room) error {
 		if r.Closed {
 			return fieldErr("code", ErrRoomClosed, "the room is closed")
 		}
 		r.LastActivity = now
 		return fn(r)
 	})
+	if err == nil {
+		s.changed(ctx, r.ID)
+	}
+	return r, err
 }
 
 // Joined is what a new member receives once: their seat and the key that holds it.
@@ -265,6 +279,7 @@ func (s *Service) Join(ctx context.Context, code, name string) (Joined, error) {
 	if err := s.store.AddMember(ctx, m, s.cfg.MaxMembers); err != nil {
 		return Joined{}, err
 	}
+	s.changed(ctx, r.ID)
 	return Joined{Member: m, MemberKey: key}, nil
 }
 
@@ -359,8 +374,11 @@ func (s *Service) Kick(ctx context.Context, code, hostKey, memberID string) erro
 	if err := s.changing(ctx, r); err != nil {
 		return err
 	}
-	_, err = s.store.UpdateMember(ctx, r.ID, memberID, func(m *Member) error { m.Kicked = true; return nil })
-	return err
+	if _, err = s.store.UpdateMember(ctx, r.ID, memberID, func(m *Member) error { m.Kicked = true; return nil }); err != nil {
+		return err
+	}
+	s.changed(ctx, r.ID)
+	return nil
 }
 
 // OpenRound puts a question to the room; members may answer at once.
@@ -376,7 +394,11 @@ func (s *Service) OpenRound(ctx context.Context, code, hostKey string, q Questio
 	if err := s.changing(ctx, r); err != nil {
 		return Round{}, err
 	}
-	return s.store.AddRound(ctx, Round{RoomID: r.ID, Question: q, State: RoundOpen, OpenedAt: s.cfg.Now()})
+	rd, err := s.store.AddRound(ctx, Round{RoomID: r.ID, Question: q, State: RoundOpen, OpenedAt: s.cfg.Now()})
+	if err == nil {
+		s.changed(ctx, r.ID)
+	}
+	return rd, err
 }
 
 // Guess records a member's number for an open round, replacing any earlier one; after the lock
@@ -399,7 +421,11 @@ func (s *Service) Guess(ctx context.Context, code, memberKey string, seq int, va
 	if err := rounds[seq-1].Question.Accepts(value); err != nil {
 		return err
 	}
-	return s.store.PutGuess(ctx, Guess{RoomID: r.ID, Seq: seq, MemberID: m.ID, Value: value, At: s.cfg.Now()})
+	if err := s.store.PutGuess(ctx, Guess{RoomID: r.ID, Seq: seq, MemberID: m.ID, Value: value, At: s.cfg.Now()}); err != nil {
+		return err
+	}
+	s.changed(ctx, r.ID)
+	return nil
 }
 
 // LockRound stops a round taking guesses. Locking a locked round is a no-op, so a double click
@@ -412,7 +438,11 @@ func (s *Service) LockRound(ctx context.Context, code, hostKey string, seq int) 
 	if err := s.changing(ctx, r); err != nil {
 		return Round{}, err
 	}
-	return s.store.UpdateRound(ctx, r.ID, seq, lockRound)
+	rd, err := s.store.UpdateRound(ctx, r.ID, seq, lockRound)
+	if err == nil {
+		s.changed(ctx, r.ID)
+	}
+	return rd, err
 }
 
 func lockRound(rd *Round) error {
@@ -452,6 +482,7 @@ func (s *Service) Reveal(ctx context.Context, code, hostKey string, seq int, m M
 	if err != nil {
 		return Round{}, err
 	}
+	s.changed(ctx, r.ID) // members see "locked" while the experiment runs
 	v, err := m.Measure(ctx, rd.Question)
 	if err != nil {
 		return Round{}, err
@@ -460,13 +491,17 @@ func (s *Service) Reveal(ctx context.Context, code, hostKey string, seq int, m M
 		return Round{}, fieldErr("measured", ErrInvalid, "the measured value is not a finite number")
 	}
 	now := s.cfg.Now()
-	return s.store.UpdateRound(ctx, r.ID, seq, func(rd *Round) error {
+	rd, err = s.store.UpdateRound(ctx, r.ID, seq, func(rd *Round) error {
 		if rd.State != RoundLocked {
 			return fieldErr("round", ErrRoundState, "the round is already revealed")
 		}
 		rd.State, rd.Measured, rd.RevealedAt = RoundRevealed, v, now
 		return nil
 	})
+	if err == nil {
+		s.changed(ctx, r.ID)
+	}
+	return rd, err
 }
 
 // SetNamesVisible lets members see who guessed what in a round (or hides it again). Only the
@@ -479,8 +514,11 @@ func (s *Service) SetNamesVisible(ctx context.Context, code, hostKey string, seq
 	if err := s.changing(ctx, r); err != nil {
 		return err
 	}
-	_, err = s.store.UpdateRound(ctx, r.ID, seq, func(rd *Round) error { rd.NamesVisible = visible; return nil })
-	return err
+	if _, err = s.store.UpdateRound(ctx, r.ID, seq, func(rd *Round) error { rd.NamesVisible = visible; return nil }); err != nil {
+		return err
+	}
+	s.changed(ctx, r.ID)
+	return nil
 }
 
 // AddPin puts a run on the board with a note of at most MaxNoteLength characters.
@@ -508,6 +546,7 @@ func (s *Service) AddPin(ctx context.Context, code, memberKey, path, note string
 	if err := s.store.AddPin(ctx, p, s.cfg.MaxPins); err != nil {
 		return Pin{}, err
 	}
+	s.changed(ctx, r.ID)
 	return p, nil
 }
 
@@ -520,8 +559,56 @@ func (s *Service) SetPinHidden(ctx context.Context, code, hostKey, pinID string,
 	if err := s.changing(ctx, r); err != nil {
 		return err
 	}
-	_, err = s.store.UpdatePin(ctx, r.ID, pinID, func(p *Pin) error { p.Hidden = hidden; return nil })
-	return err
+	if _, err = s.store.UpdatePin(ctx, r.ID, pinID, func(p *Pin) error { p.Hidden = hidden; return nil }); err != nil {
+		return err
+	}
+	s.changed(ctx, r.ID)
+	return nil
+}
+
+// PresentWindow is how long a member counts as present after their event stream last showed
+// them; streams send a heartbeat every 20 s, so an open tab never fades.
+const PresentWindow = 30 * time.Second
+
+// Seen records that the caller's event stream is open now. A member who was not present a
+// moment ago makes the roster change, so the room hears of it; a host or nobody changes nothing.
+func (s *Service) Seen(ctx context.Context, code, key string) error {
+	r, c, err := s.Identify(ctx, code, key)
+	if err != nil || c.Role != AsMember {
+		return err
+	}
+	now := s.cfg.Now()
+	if err := s.store.TouchMember(ctx, r.ID, c.Member.ID, now); err != nil {
+		return err
+	}
+	if now.Sub(c.Member.LastSeen) > PresentWindow {
+		s.changed(ctx, r.ID)
+	}
+	return nil
+}
+
+// Left records that the caller's event stream closed, so the roster stops marking them at once
+// rather than after the window (a second tab of theirs marks them again at its next heartbeat).
+func (s *Service) Left(ctx context.Context, code, key string) error {
+	r, c, err := s.Identify(ctx, code, key)
+	if err != nil || c.Role != AsMember {
+		return err
+	}
+	if err := s.store.TouchMember(ctx, r.ID, c.Member.ID, time.Time{}); err != nil {
+		return err
+	}
+	s.changed(ctx, r.ID)
+	return nil
+}
+
+// RoomByID finds a room by its permanent id, for a cookie that names the room a visitor is in:
+// the join code in it may have been rotated since.
+func (s *Service) RoomByID(ctx context.Context, id string) (Room, error) {
+	r, err := s.store.RoomByID(ctx, id)
+	if err != nil {
+		return Room{}, err
+	}
+	return s.room(ctx, r.Code)
 }
 
 // Sweep closes rooms idle past IdleClose and deletes closed rooms idle past DeleteAfter. The

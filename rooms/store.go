@@ -42,6 +42,10 @@ type Store interface {
 	Members(ctx context.Context, roomID string) ([]Member, error)
 	// MemberByTokenHash finds the member of a room whose key hashes to h.
 	MemberByTokenHash(ctx context.Context, roomID string, h Hash) (Member, error)
+	// TouchMember records when a member's event stream last showed them present (zero: they
+	// left). It is written on every connect and heartbeat, so it is a plain overwrite, not an
+	// update through fn.
+	TouchMember(ctx context.Context, roomID, memberID string, at time.Time) error
 	// UpdateMember changes a member atomically (the host kicking one). fn may not change the ID,
 	// room or name.
 	UpdateMember(ctx context.Context, roomID, memberID string, fn func(*Member) error) (Member, error)

@@ -5,11 +5,13 @@ import (
 	"context"
 	"math"
 	"slices"
+	"time"
 )
 
 // View is a room as one caller may see it. It is built in one place so that the API, the page
 // and the event stream cannot disagree on who sees what.
 type View struct {
+	RoomID     string // permanent, unlike Code; the event stream and cookies use it
 	Code       string
 	Title      string
 	Locked     bool
@@ -71,7 +73,7 @@ type PinView struct {
 }
 
 // State builds the room as the holder of key may see it. present reports whether a member has
-// a live connection; nil means nobody is marked present.
+// a live connection; nil marks those whose stream was seen within PresentWindow.
 func (s *Service) State(ctx context.Context, code, key string, present func(memberID string) bool) (View, error) {
 	r, c, err := s.Identify(ctx, code, key)
 	if err != nil {
@@ -81,7 +83,15 @@ func (s *Service) State(ctx context.Context, code, key string, present func(memb
 	if err != nil {
 		return View{}, err
 	}
-	v := View{Code: r.Code, Title: r.Title, Locked: r.Locked, Closed: r.Closed, Role: c.Role}
+	v := View{Code: r.Code, Title: r.Title, Locked: r.Locked, Closed: r.Closed, Role: c.Role, RoomID: r.ID}
+	if present == nil {
+		now := s.cfg.Now()
+		lastSeen := map[string]time.Time{}
+		for _, m := range ms {
+			lastSeen[m.ID] = m.LastSeen
+		}
+		present = func(id string) bool { t := lastSeen[id]; return !t.IsZero() && now.Sub(t) <= PresentWindow }
+	}
 	seated := map[string]string{} // id to name
 	for _, m := range ms {
 		if m.Kicked {

@@ -37,6 +37,7 @@ var cases = []struct {
 	{"members", testMembers},
 	{"member names are unique ignoring case", testNameUnique},
 	{"members limit", testMemberLimit},
+	{"last seen", testTouchMember},
 	{"locked and closed rooms seat nobody", testJoinRefused},
 	{"members limit holds under a rush", testMemberRush},
 	{"rounds", testRounds},
@@ -549,4 +550,24 @@ func testUnknown(t *testing.T, s rooms.Store) {
 	} {
 		t.Run(name, func(t *testing.T) { wantErr(t, call(), rooms.ErrNotFound) })
 	}
+}
+
+func testTouchMember(t *testing.T, s rooms.Store) {
+	ctx := context.Background()
+	r, ms := seed(t, s, 2)
+	seen := t0.Add(90 * time.Second)
+	must(t, s.TouchMember(ctx, r.ID, ms[0].ID, seen))
+	got, err := s.Members(ctx, r.ID)
+	must(t, err)
+	if !got[0].LastSeen.Equal(seen) || !got[1].LastSeen.IsZero() {
+		t.Fatalf("last seen = %v and %v, want %v and zero", got[0].LastSeen, got[1].LastSeen, seen)
+	}
+	must(t, s.TouchMember(ctx, r.ID, ms[0].ID, time.Time{}))
+	m, err := s.MemberByTokenHash(ctx, r.ID, ms[0].TokenHash)
+	must(t, err)
+	if !m.LastSeen.IsZero() {
+		t.Fatalf("last seen after leaving = %v, want zero", m.LastSeen)
+	}
+	wantErr(t, s.TouchMember(ctx, r.ID, "nobody", seen), rooms.ErrNotFound)
+	wantErr(t, s.TouchMember(ctx, "no-room", ms[0].ID, seen), rooms.ErrNotFound)
 }

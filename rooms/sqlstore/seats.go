@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 
 	"effectivelyonce/rooms"
 )
@@ -11,16 +12,19 @@ import (
 // This file holds what members do: join, guess, pin. Each write that depends on a count or on
 // another row's state reads that state in the same transaction, holding it (see dialect.claim).
 
-const memberCols = `id, room_id, name, token_hash, kicked, joined_at`
+const memberCols = `id, room_id, name, token_hash, kicked, joined_at, last_seen`
 
 func scanMember(sc scanner) (rooms.Member, error) {
 	var m rooms.Member
 	var h []byte
-	var joined int64
-	if err := sc.Scan(&m.ID, &m.RoomID, &m.Name, &h, &m.Kicked, &joined); err != nil {
+	var joined, seen int64
+	if err := sc.Scan(&m.ID, &m.RoomID, &m.Name, &h, &m.Kicked, &joined, &seen); err != nil {
 		return m, notFound(err)
 	}
 	m.JoinedAt = fromMicros(joined)
+	if seen != 0 {
+		m.LastSeen = fromMicros(seen)
+	}
 	var err error
 	m.TokenHash, err = toHash(h)
 	return m, err
@@ -103,6 +107,23 @@ func list[T any](ctx context.Context, q querier, roomID string, scan func(scanne
 func (s *Store) MemberByTokenHash(ctx context.Context, roomID string, h rooms.Hash) (rooms.Member, error) {
 	return scanMember(s.read.QueryRowContext(ctx,
 		`SELECT `+memberCols+` FROM members WHERE room_id = $1 AND token_hash = $2`, roomID, h[:]))
+}
+
+// TouchMember implements rooms.Store: one UPDATE, no transaction of its own, since it races
+// nothing that matters (a stale "last seen" fades within the presence window anyway).
+func (s *Store) TouchMember(ctx context.Context, roomID, memberID string, at time.Time) error {
+	var us int64
+	if !at.IsZero() {
+		us = micros(at)
+	}
+	res, err := s.write.ExecContext(ctx, `UPDATE members SET last_seen = $3 WHERE room_id = $1 AND id = $2`, roomID, memberID, us)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return cmpErr(err, rooms.ErrNotFound)
+	}
+	return nil
 }
 
 // UpdateMember implements rooms.Store.

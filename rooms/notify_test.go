@@ -1,0 +1,113 @@
+package rooms
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+)
+
+// notes records the rooms Notify heard of, so a test can tell which actions wake live views.
+type notes struct {
+	mu  sync.Mutex
+	ids []string
+}
+
+func (n *notes) notify(_ context.Context, id string) {
+	n.mu.Lock()
+	n.ids = append(n.ids, id)
+	n.mu.Unlock()
+}
+func (n *notes) take() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	k := len(n.ids)
+	n.ids = nil
+	return k
+}
+
+// TestEveryChangeNotifies checks that each change a member or host makes is announced once, and
+// that a refused change and a read announce nothing: a live view redraws exactly when it must.
+func TestEveryChangeNotifies(t *testing.T) {
+	ctx := context.Background()
+	n := &notes{}
+	f := newFixture(t, Config{Notify: n.notify})
+	n.take()
+	ada := f.join(t, "Ada")
+	seq := f.round(t, Question{Kind: KindCustom, Text: "How many?", Max: 100})
+	if got := n.take(); got != 2 {
+		t.Fatalf("join and open round notified %d times, want 2", got)
+	}
+	steps := []struct {
+		name string
+		do   func() error
+		want int
+	}{
+		{"guess", func() error { return f.svc.Guess(ctx, f.code, ada, seq, 7) }, 1},
+		{"refused guess", func() error { _ = f.svc.Guess(ctx, f.code, ada, seq, 1e12); return nil }, 0},
+		{"state", func() error { _, err := f.svc.State(ctx, f.code, ada, nil); return err }, 0},
+		{"lock", func() error { _, err := f.svc.LockRound(ctx, f.code, f.host, seq); return err }, 1},
+		{"reveal", func() error {
+			_, err := f.svc.Reveal(ctx, f.code, f.host, seq, MeasureFunc(func(context.Context, Question) (float64, error) { return 9, nil }))
+			return err
+		}, 2}, // the lock (a no-op here, still stored) and the reveal
+		{"names", func() error { return f.svc.SetNamesVisible(ctx, f.code, f.host, seq, true) }, 1},
+		{"pin", func() error { _, err := f.svc.AddPin(ctx, f.code, ada, "/blocks/4", "look"); return err }, 1},
+		{"present", func() error { return f.svc.Present(ctx, f.code, f.host, "/blocks/4?max_delay=5000") }, 1},
+		{"lock room", func() error { return f.svc.SetLocked(ctx, f.code, f.host, true) }, 1},
+	}
+	for _, st := range steps {
+		if err := st.do(); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if got := n.take(); got != st.want {
+			t.Errorf("%s notified %d times, want %d", st.name, got, st.want)
+		}
+	}
+}
+
+// TestPresence checks the roster's "present": a member is present once their stream is seen,
+// fades after PresentWindow without a heartbeat, and leaves at once when the stream closes.
+func TestPresence(t *testing.T) {
+	ctx := context.Background()
+	n := &notes{}
+	f := newFixture(t, Config{Notify: n.notify})
+	ada := f.join(t, "Ada")
+	present := func() bool {
+		t.Helper()
+		v, err := f.svc.State(ctx, f.code, f.host, nil)
+		if err != nil || len(v.Roster) != 1 {
+			t.Fatalf("state: %v, roster %v", err, v.Roster)
+		}
+		return v.Roster[0].Present
+	}
+	if present() {
+		t.Fatal("a member who never opened a stream is present")
+	}
+	n.take()
+	if err := f.svc.Seen(ctx, f.code, ada); err != nil || !present() {
+		t.Fatalf("after Seen: err %v, present %v", err, present())
+	}
+	f.clock.add(PresentWindow / 2)
+	if err := f.svc.Seen(ctx, f.code, ada); err != nil {
+		t.Fatal(err)
+	}
+	if got := n.take(); got != 1 {
+		t.Errorf("arriving and a heartbeat notified %d times, want 1 (the arrival)", got)
+	}
+	f.clock.add(PresentWindow + time.Second)
+	if present() {
+		t.Error("a member is still present after the window passed without a heartbeat")
+	}
+	if err := f.svc.Seen(ctx, f.code, ada); err != nil || !present() {
+		t.Fatalf("back: err %v, present %v", err, present())
+	}
+	if err := f.svc.Left(ctx, f.code, ada); err != nil || present() {
+		t.Fatalf("after Left: err %v, present %v", err, present())
+	}
+	// The host's stream and an anonymous one mark nobody and change nothing.
+	n.take()
+	if err := f.svc.Seen(ctx, f.code, f.host); err != nil || n.take() != 0 {
+		t.Fatalf("host seen: err %v or notified", err)
+	}
+}
