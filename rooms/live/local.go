@@ -38,8 +38,11 @@ type Hub interface {
 // from a database that failed.
 var ErrClosed = errors.New("live: hub is closed")
 
-// The hub must keep satisfying the interface the site is wired with.
-var _ Hub = (*Local)(nil)
+// Both hubs must stay interchangeable behind the interface the site is wired with.
+var (
+	_ Hub = (*Local)(nil)
+	_ Hub = (*Postgres)(nil)
+)
 
 // Local is the in-process hub: it fans a change out to the subscribers held by this process only.
 // The zero value is not ready; use [NewLocal].
@@ -159,7 +162,7 @@ func (h *Local) Close() error {
 	return nil
 }
 
-// isClosed reports whether Close has run.
+// isClosed lets the Postgres hub refuse a publish without a round trip to the database.
 func (h *Local) isClosed() bool {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
