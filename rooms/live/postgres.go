@@ -27,9 +27,7 @@ const (
 	// Publishes are one short statement each, so a few connections absorb a burst of answers
 	// without crowding max_connections, which every replica and the store's own pool share.
 	publishConns = 4
-	// A connection to a vanished server can look idle forever (no FIN, no RST), so after this
-	// long without a notification the listener proves the connection alive with a ping.
-	pingEvery   = 30 * time.Second
+	// A ping (see pingEvery) that takes this long means the connection is as good as gone.
 	pingTimeout = 10 * time.Second
 	// A black-holed host would otherwise keep one reconnect attempt pending for as long as the
 	// kernel allows; bounding it keeps the backoff and its log lines moving.
@@ -41,6 +39,11 @@ const (
 	// Closing a connection sends one Terminate message; a dead peer must not hold Close.
 	closeConnTimeout = time.Second
 )
+
+// pingEvery is how long the listener waits for a notification before it proves the connection
+// alive with a ping: a connection to a vanished server can look idle forever (no FIN, no RST).
+// A variable only so that a test can make quiet spells short.
+var pingEvery = 30 * time.Second
 
 // Postgres is the hub for replicas that share one Postgres database: Publish sends NOTIFY, and a
 // dedicated connection per replica LISTENs and hands each room ID to that replica's own

@@ -187,6 +187,40 @@ func TestPostgresReconnects(t *testing.T) {
 	mustReceive(t, onB, "publish after the reconnect")
 }
 
+// TestPostgresQuietSpells checks that the pings after quiet spells keep the listening connection
+// (pgx must leave it usable after a timed-out wait) and that notifications arriving around a
+// ping are still delivered.
+func TestPostgresQuietSpells(t *testing.T) {
+	url := testURL(t)
+	saved := pingEvery
+	pingEvery = 5 * time.Millisecond
+	// Registered before the hubs, so it runs after their Close has stopped every listen loop.
+	t.Cleanup(func() { pingEvery = saved })
+	a := openPostgres(t, url)
+	lines := make(chan string, 100)
+	b := openPostgresLogging(t, url, lines)
+	room := roomID(t, "room")
+	ch, cancel := b.Subscribe(room)
+	defer cancel()
+	pid := b.pid.Load()
+
+	for i := range 40 {
+		if err := a.Publish(context.Background(), room); err != nil {
+			t.Fatal(err)
+		}
+		mustReceive(t, ch, fmt.Sprint("publish ", i))
+		time.Sleep(time.Duration(i%4) * 5 * time.Millisecond)
+	}
+	if got := b.pid.Load(); got != pid {
+		t.Fatalf("listener backend changed from %d to %d: the hub reconnected instead of pinging", pid, got)
+	}
+	select {
+	case line := <-lines:
+		t.Fatalf("the hub logged during quiet spells: %s", line)
+	default:
+	}
+}
+
 // TestPostgresClose checks that shutdown ends every stream, does not hang, and leaves a hub that
 // refuses work instead of pretending to do it.
 func TestPostgresClose(t *testing.T) {
