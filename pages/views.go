@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/a-h/templ"
+
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
 )
@@ -36,6 +38,8 @@ type Site struct {
 	Icon     string
 	Scripts  []string
 	Contents []Link
+	// Bar is the study room bar, for a visitor who is in a room; nil otherwise.
+	Bar templ.Component
 }
 
 // URL joins the base path and a site-relative path.

@@ -621,3 +621,9 @@ func (s *Service) Sweep(ctx context.Context) (closed, deleted int, err error) {
 	deleted, err = s.store.DeleteIdleRooms(ctx, now.Add(-s.cfg.DeleteAfter))
 	return closed, deleted, err
 }
+
+// RoomByCode finds a room by a join code as typed (case, hyphens and look-alike letters do not
+// matter), for the join form that shows the room's title before asking for a name.
+func (s *Service) RoomByCode(ctx context.Context, code string) (Room, error) {
+	return s.room(ctx, code)
+}

@@ -9,3 +9,4 @@ fi
 mkdir -p static/lib
 cp node_modules/echarts/dist/echarts.common.min.js static/lib/echarts.min.js
 cp node_modules/htmx.org/dist/htmx.min.js static/lib/htmx.min.js
+cp node_modules/htmx-ext-sse/dist/sse.min.js static/lib/htmx-sse.min.js

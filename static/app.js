@@ -453,8 +453,9 @@
     var form = ev.detail.elt;
     var fd = ev.detail.formData;
     if (!form || form.tagName !== "FORM" || !fd) return;
-    form.querySelectorAll('input[type="hidden"]').forEach(function (h) { fd.delete(h.name); });
     var mine = form.closest("section.experiment");
+    if (!mine) return;
+    form.querySelectorAll('input[type="hidden"]').forEach(function (h) { fd.delete(h.name); });
     document.querySelectorAll("section.experiment[data-query]").forEach(function (sec) {
       if (sec === mine) return;
       new URLSearchParams(sec.getAttribute("data-query")).forEach(function (v, k) {
@@ -503,7 +504,90 @@
       return;
     }
     var form = ev.detail.elt.closest && ev.detail.elt.closest("form");
-    var s = form && form.querySelector(".status");
+    var s = form && (form.querySelector(".status") || form.querySelector("[data-error]"));
     if (s) s.textContent = "The server answered " + ev.detail.xhr.status + "; reload the page to try again.";
   });
+
+  // Study rooms. The room's stream (htmx's SSE extension) swaps its live parts; what is left here
+  // is following the presenter, which is this tab's own choice, kept in localStorage per room.
+  var streamOpen = false;
+  function here() { return window.location.pathname + window.location.search; }
+  function store(kind) {
+    try { return kind === "session" ? window.sessionStorage : window.localStorage; } catch (e) { return null; }
+  }
+  function following(room) {
+    var st = store("local");
+    return !st || st.getItem("eo-follow:" + room) !== "off";
+  }
+  function setFollowing(room, on) {
+    var st = store("local");
+    if (st) st.setItem("eo-follow:" + room, on ? "on" : "off");
+  }
+  // followPresenter shows each presenting part's follow controls and, for a member who follows,
+  // goes where the host went. Only a move counts: a member who wandered off by a link of their
+  // own stays until the host presents something new (this tab remembers the last page presented).
+  function followPresenter(root) {
+    (root || document).querySelectorAll("[data-present-path]").forEach(function (el) {
+      var box = el.closest("[data-room]");
+      var ctl = el.querySelector("[data-follow]");
+      if (!box || !ctl) return;
+      var room = box.getAttribute("data-room");
+      var on = following(room);
+      ctl.querySelector("[data-follow-on]").hidden = !on;
+      ctl.querySelector("[data-follow-off]").hidden = on;
+      var path = el.getAttribute("data-present-path");
+      var st = store("session");
+      var key = "eo-presented:" + room;
+      if (st && st.getItem(key) === path) return;
+      if (st) st.setItem(key, path);
+      if (on && path !== here()) window.location.assign(path);
+    });
+  }
+  document.addEventListener("click", function (ev) {
+    var t = ev.target.closest && ev.target.closest("[data-follow-stop],[data-follow-start],[data-copy]");
+    if (!t) return;
+    if (t.hasAttribute("data-copy")) {
+      var input = document.getElementById(t.getAttribute("data-copy"));
+      if (!input) return;
+      input.select();
+      var done = function () { t.textContent = "Copied"; };
+      if (navigator.clipboard) navigator.clipboard.writeText(input.value).then(done, function () {});
+      else if (document.execCommand && document.execCommand("copy")) done();
+      return;
+    }
+    var box = t.closest("[data-room]");
+    var pres = t.closest("[data-present-path]");
+    if (!box || !pres) return;
+    var on = t.hasAttribute("data-follow-start");
+    setFollowing(box.getAttribute("data-room"), on);
+    var path = pres.getAttribute("data-present-path");
+    if (on && path !== here()) window.location.assign(path);
+    else followPresenter(box);
+  });
+  // A form that acts on "this page" (pin it, present it) sends the page as it is now, which htmx
+  // reruns may have changed since the page was drawn.
+  document.addEventListener("htmx:configRequest", function (ev) {
+    var form = ev.detail.elt;
+    if (!form || !form.hasAttribute || !form.hasAttribute("data-here") || !ev.detail.formData) return;
+    ev.detail.formData.set("path", here());
+    ev.detail.formData.set("return", here());
+  });
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target;
+    if (!form.hasAttribute || !form.hasAttribute("data-here") || window.htmx) return;
+    form.querySelectorAll('input[name="path"],input[name="return"]').forEach(function (i) { i.value = here(); });
+  }, true);
+  document.addEventListener("htmx:afterRequest", function (ev) {
+    var form = ev.detail.elt;
+    if (!form || !form.closest || !form.closest("[data-room]") || !ev.detail.successful) return;
+    var err = form.querySelector("[data-error]");
+    if (err) err.textContent = "";
+    if (form.hasAttribute("data-reset")) form.querySelector('input[name="note"]').value = "";
+    // Without a live stream the room would not redraw by itself: reload it instead.
+    if (!streamOpen) window.location.reload();
+  });
+  document.addEventListener("htmx:sseOpen", function () { streamOpen = true; });
+  document.addEventListener("htmx:sseError", function () { streamOpen = false; });
+  document.addEventListener("htmx:sseMessage", function (ev) { followPresenter(ev.detail.elt && ev.detail.elt.parentNode); });
+  document.addEventListener("DOMContentLoaded", function () { followPresenter(document); });
 })();

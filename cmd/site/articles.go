@@ -31,6 +31,11 @@ func (s *server) handleArticle(entry content.Entry) echo.HandlerFunc {
 		q := c.QueryParams()
 		hx := htmxOf(req)
 		site := s.site(entry.Path)
+		if !hx.Active {
+			if bar := s.roomBar(c, site); bar != nil {
+				site.Bar = pages.RoomBar(*bar)
+			}
+		}
 
 		if hx.Target == pages.TimelineID && hasMarker(page, content.MarkerTimeline) {
 			return render(c, http.StatusOK, pages.Timeline(s.timeline(site, entry.Path, pageParams(page, q))))

@@ -4,12 +4,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
+	"effectivelyonce/rooms"
 	"effectivelyonce/rooms/sqlstore"
 )
 
@@ -47,6 +49,12 @@ type config struct {
 	// postgres:// DatabaseURL the rooms live there instead and DataDir is unused.
 	DataDir     string
 	DatabaseURL string
+	// PublicOrigin is the scheme and host readers use ("https://eo.example.org") when the site is
+	// behind a proxy: join links and QR codes are built on it, cookies are marked Secure when it
+	// is https, and cross-origin protection trusts it. Empty means "what each request says".
+	PublicOrigin string
+	// Rooms holds the study rooms' limits and lifetimes; zero fields take rooms' defaults.
+	Rooms rooms.Config
 }
 
 // roomsDSN is where the study rooms are stored: the Postgres URL when one is set, else the SQLite
@@ -85,6 +93,12 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.IntVar(&c.MaxConnsPerClient, "max-conns-per-client", envInt(getenv, "MAX_CONNS_PER_CLIENT", 256), "open connections from one client address (env MAX_CONNS_PER_CLIENT)")
 	fs.StringVar(&c.DataDir, "data-dir", env("DATA_DIR", "./data"), "directory of the study rooms' SQLite file (env DATA_DIR)")
 	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "postgres:// URL for the study rooms instead of SQLite (env DATABASE_URL)")
+	fs.StringVar(&c.PublicOrigin, "public-origin", env("PUBLIC_ORIGIN", ""), "scheme and host readers reach the site at behind a proxy, e.g. https://eo.example.org (env PUBLIC_ORIGIN)")
+	fs.IntVar(&c.Rooms.MaxMembers, "room-members", envInt(getenv, "ROOM_MEMBERS", 100), "members one study room seats (env ROOM_MEMBERS)")
+	fs.IntVar(&c.Rooms.MaxOpenRooms, "open-rooms", envInt(getenv, "OPEN_ROOMS", 200), "study rooms open at once on this instance (env OPEN_ROOMS)")
+	fs.IntVar(&c.Rooms.MaxPins, "room-pins", envInt(getenv, "ROOM_PINS", 20), "pins one member may put on a room's board (env ROOM_PINS)")
+	fs.DurationVar(&c.Rooms.IdleClose, "room-idle-close", envDuration(getenv, "ROOM_IDLE_CLOSE", 24*time.Hour), "a study room closes after this long without activity (env ROOM_IDLE_CLOSE)")
+	fs.DurationVar(&c.Rooms.DeleteAfter, "room-delete-after", envDuration(getenv, "ROOM_DELETE_AFTER", 30*24*time.Hour), "a closed study room is deleted this long after its last activity (env ROOM_DELETE_AFTER)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -110,6 +124,16 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
 		// Said without the URL itself, which carries a password.
 		return config{}, fmt.Errorf("database-url: want a postgres:// or postgresql:// URL")
+	}
+	if c.Rooms.MaxMembers < 1 || c.Rooms.MaxOpenRooms < 1 || c.Rooms.MaxPins < 1 || c.Rooms.IdleClose < time.Minute || c.Rooms.DeleteAfter < c.Rooms.IdleClose {
+		return config{}, fmt.Errorf("room-members, open-rooms and room-pins must be positive, room-idle-close at least 1m, and room-delete-after at least room-idle-close")
+	}
+	if c.PublicOrigin != "" {
+		u, err := url.Parse(c.PublicOrigin)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+			return config{}, fmt.Errorf("public-origin %q: want a scheme and host only, like https://eo.example.org", c.PublicOrigin)
+		}
+		c.PublicOrigin = u.Scheme + "://" + u.Host
 	}
 	if c.DatabaseURL == "" && c.DataDir == "" {
 		return config{}, fmt.Errorf("data-dir: must not be empty")

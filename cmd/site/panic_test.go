@@ -11,6 +11,7 @@ import (
 
 	"effectivelyonce/content"
 	"effectivelyonce/rooms"
+	"effectivelyonce/rooms/live"
 	"effectivelyonce/static"
 )
 
@@ -26,7 +27,7 @@ func TestPanicIsLoggedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs bytes.Buffer
-	s, err := newServer(testConfig(), slog.New(slog.NewTextHandler(&logs, nil)), book, a, rooms.NewService(rooms.NewMemStore(), rooms.Config{}))
+	s, err := newServer(testConfig(), slog.New(slog.NewTextHandler(&logs, nil)), book, a, rooms.NewService(rooms.NewMemStore(), rooms.Config{}), live.NewLocal())
 	if err != nil {
 		t.Fatal(err)
 	}

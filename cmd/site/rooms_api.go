@@ -119,8 +119,8 @@ func (s *server) handleRoomCreate() echo.HandlerFunc {
 		base := s.cfg.BasePath
 		return c.JSON(http.StatusCreated, map[string]string{
 			"code":     cr.Room.Code,
-			"join_url": base + "/j/" + cr.Room.Code,
-			"host_url": base + "/rooms/" + cr.Room.Code + "/host",
+			"join_url": s.origin(c.Request()) + base + "/j/" + cr.Room.Code,
+			"host_url": s.hostLink(c.Request(), cr.Room.ID, cr.HostKey),
 			"host_key": cr.HostKey,
 		})
 	}
@@ -185,43 +185,55 @@ func (s *server) handleRoomState() echo.HandlerFunc {
 	}
 }
 
+// roundIn is what opens a round, from the API's JSON or a room page's form. It names one of
+// the five questions ({"question":"q1"}), an experiment's measure ({"experiment","params",
+// "measure"}, params as a permalink's query string), or a custom question ({"text","unit","min",
+// "max"}).
+type roundIn struct {
+	Question   string   `json:"question"`
+	Experiment string   `json:"experiment"`
+	Params     string   `json:"params"`
+	Measure    string   `json:"measure"`
+	Text       string   `json:"text"`
+	Unit       string   `json:"unit"`
+	Min        *float64 `json:"min"`
+	Max        *float64 `json:"max"`
+}
+
+// questionOf reads a round's question; a measure whose experiment or parameters are wrong is
+// refused now rather than at the reveal, when the room is waiting for the answer.
+func questionOf(in roundIn) (rooms.Question, error) {
+	q := rooms.Question{Unit: in.Unit}
+	if in.Min != nil {
+		q.Min = *in.Min
+	}
+	if in.Max != nil {
+		q.Max = *in.Max
+	}
+	switch {
+	case in.Question != "":
+		q.Kind, q.Prediction = rooms.KindPrediction, in.Question
+	case in.Experiment != "":
+		q.Kind, q.Experiment, q.Params, q.Measure = rooms.KindMeasure, in.Experiment, in.Params, in.Measure
+		if _, _, err := parseMeasured(q); err != nil {
+			return q, err
+		}
+	default:
+		q.Kind, q.Text = rooms.KindCustom, in.Text
+	}
+	return q, nil
+}
+
 // handleRoundOpen handles "POST /api/rooms/:code/rounds" (host): 201 with the round's number.
-// The body names one of the five questions ({"question":"q1"}), an experiment's measure
-// ({"experiment","params","measure"}, params as a permalink's query string), or a custom
-// question ({"text","unit","min","max"}).
 func (s *server) handleRoundOpen() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		var in struct {
-			Question   string   `json:"question"`
-			Experiment string   `json:"experiment"`
-			Params     string   `json:"params"`
-			Measure    string   `json:"measure"`
-			Text       string   `json:"text"`
-			Unit       string   `json:"unit"`
-			Min        *float64 `json:"min"`
-			Max        *float64 `json:"max"`
-		}
+		var in roundIn
 		if err := readJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
-		q := rooms.Question{Unit: in.Unit}
-		if in.Min != nil {
-			q.Min = *in.Min
-		}
-		if in.Max != nil {
-			q.Max = *in.Max
-		}
-		switch {
-		case in.Question != "":
-			q.Kind, q.Prediction = rooms.KindPrediction, in.Question
-		case in.Experiment != "":
-			q.Kind, q.Experiment, q.Params, q.Measure = rooms.KindMeasure, in.Experiment, in.Params, in.Measure
-			// Refused now rather than at the reveal, when the room is waiting for the answer.
-			if _, _, err := parseMeasured(q); err != nil {
-				return err
-			}
-		default:
-			q.Kind, q.Text = rooms.KindCustom, in.Text
+		q, err := questionOf(in)
+		if err != nil {
+			return err
 		}
 		rd, err := s.rooms.OpenRound(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), q)
 		if err != nil {
@@ -295,16 +307,7 @@ func (s *server) handleRoundReveal() echo.HandlerFunc {
 			return err
 		}
 		ctx, code, key := c.Request().Context(), c.Param("code"), bearerKey(c.Request())
-		m := rooms.MeasureFunc(func(ctx context.Context, q rooms.Question) (float64, error) {
-			if q.Kind == rooms.KindCustom {
-				if in.Measured == nil {
-					return 0, &rooms.FieldError{Field: "measured", Message: "a custom question's true value comes from its host", Err: rooms.ErrInvalid}
-				}
-				return *in.Measured, nil
-			}
-			return s.measure(ctx, q)
-		})
-		if _, err := s.rooms.Reveal(ctx, code, key, seq, m); err != nil {
+		if _, err := s.rooms.Reveal(ctx, code, key, seq, s.measurer(in.Measured)); err != nil {
 			return roomError(err)
 		}
 		v, err := s.rooms.State(ctx, code, key, nil)
@@ -318,6 +321,20 @@ func (s *server) handleRoundReveal() echo.HandlerFunc {
 		}
 		return roomError(rooms.ErrNotFound)
 	}
+}
+
+// measurer measures a round's truth on the server, or, for a custom question, takes the value
+// its host sent.
+func (s *server) measurer(measured *float64) rooms.Measurer {
+	return rooms.MeasureFunc(func(ctx context.Context, q rooms.Question) (float64, error) {
+		if q.Kind == rooms.KindCustom {
+			if measured == nil {
+				return 0, &rooms.FieldError{Field: "measured", Message: "a custom question's true value comes from its host", Err: rooms.ErrInvalid}
+			}
+			return *measured, nil
+		}
+		return s.measure(ctx, q)
+	})
 }
 
 // handlePin handles "POST /api/rooms/:code/pins" (member) with {"path","note"}: 201 with the pin.
@@ -359,27 +376,43 @@ func (s *server) handlePresent() echo.HandlerFunc {
 // one CSV table; both are downloads named after the room's code.
 func (s *server) handleRoomExport() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		format := c.QueryParam("format")
-		if format == "" {
-			format = "json"
-		}
-		if format != "json" && format != "csv" {
-			return &httpError{Status: http.StatusBadRequest, Msg: "format must be json or csv"}
-		}
-		ex, err := s.rooms.Export(c.Request().Context(), c.Param("code"), bearerKey(c.Request()))
+		return s.writeExport(c, c.Param("code"), bearerKey(c.Request()))
+	}
+}
+
+// handleRoomPageExport handles "GET /rooms/:id/export": the same download for the host's browser.
+func (s *server) handleRoomPageExport() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r, err := s.rooms.RoomByID(c.Request().Context(), c.Param("id"))
 		if err != nil {
 			return roomError(err)
 		}
-		c.Response().Header().Set("Content-Disposition", `attachment; filename="room-`+ex.Code+`.`+format+`"`)
-		if format == "json" {
-			return c.JSON(http.StatusOK, ex)
-		}
-		var buf bytes.Buffer
-		if err := ex.WriteCSV(&buf); err != nil {
-			return err
-		}
-		return c.Blob(http.StatusOK, "text/csv; charset=utf-8", buf.Bytes())
+		return s.writeExport(c, r.Code, s.roomKey(c, r.ID))
 	}
+}
+
+func (s *server) writeExport(c echo.Context, code, key string) error {
+	format := c.QueryParam("format")
+	if format == "" {
+		format = "json"
+	}
+	if format != "json" && format != "csv" {
+		return &httpError{Status: http.StatusBadRequest, Msg: "format must be json or csv"}
+	}
+	ex, err := s.rooms.Export(c.Request().Context(), code, key)
+	if err != nil {
+		return roomError(err)
+	}
+	c.Response().Header().Set("Content-Disposition", `attachment; filename="room-`+ex.Code+`.`+format+`"`)
+	c.Response().Header().Set("Cache-Control", "no-store")
+	if format == "json" {
+		return c.JSON(http.StatusOK, ex)
+	}
+	var buf bytes.Buffer
+	if err := ex.WriteCSV(&buf); err != nil {
+		return err
+	}
+	return c.Blob(http.StatusOK, "text/csv; charset=utf-8", buf.Bytes())
 }
 
 // parseMeasured finds a measure question's experiment and reads its stored parameters with the

@@ -41,6 +41,22 @@ func (s *server) routes() {
 	g.POST("/api/rooms/:code/pins", s.handlePin(), small)
 	g.POST("/api/rooms/:code/present", s.handlePresent(), small)
 	get("/api/rooms/:code/export", s.handleRoomExport())
+	get("/api/rooms/:code/events", s.handleAPIRoomEvents())
+
+	// The study rooms' pages. A room is addressed by its permanent id once joined; its join code
+	// is only for getting in (/join, /j/CODE, which the host's QR code encodes).
+	get("/rooms/new", s.handleRoomNew())
+	g.POST("/rooms", s.handleRoomStart(), small)
+	get("/join", s.handleJoinForm())
+	get("/j/:code", s.handleJoinForm())
+	g.POST("/join", s.handleJoin(), small)
+	get("/rooms/:id", s.handleRoomPage())
+	get("/rooms/:id/host", s.handleHostLink())
+	get("/rooms/:id/events", s.handleRoomEvents())
+	get("/rooms/:id/export", s.handleRoomPageExport())
+	for path, do := range s.roomActions() {
+		g.POST("/rooms/:id"+path, s.roomAction(do), small)
+	}
 
 	get("/static/:hash/*", s.handleStatic())
 	get("/healthz", s.handleHealth())

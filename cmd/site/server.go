@@ -23,6 +23,7 @@ import (
 	"effectivelyonce/experiments"
 	"effectivelyonce/pages"
 	"effectivelyonce/rooms"
+	"effectivelyonce/rooms/live"
 	"effectivelyonce/rooms/sqlstore"
 	"effectivelyonce/static"
 )
@@ -72,19 +73,29 @@ type server struct {
 	roomCreates, roomJoins *rateLimiter
 	metrics                *metrics
 	rooms                  *rooms.Service
-	echo                   *echo.Echo
+	// hub wakes the rooms' event streams; stopping closes at shutdown, ending every stream, since
+	// a stream is never idle and the HTTP server's graceful shutdown would otherwise wait for it.
+	hub      roomHub
+	stopping chan struct{}
+	// asked are the five questions as a host picks them; headlines and qrs are worked out once
+	// for each pinned permalink and each join link.
+	asked     []pages.Asked
+	headlines *memo[string]
+	qrs       *memo[pages.QR]
+	echo      *echo.Echo
 }
 
 // newServer wires the handlers, middleware and error handling; it does no I/O beyond checking that
 // every page's markers name things that exist. The study rooms come in ready made, since opening
 // their store is I/O that serve (or a test) owns and closes.
-func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *rooms.Service) (*server, error) {
+func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *rooms.Service, hub roomHub) (*server, error) {
 	srcs, err := pages.LoadSources(experiments.Sources())
 	if err != nil {
 		return nil, err
 	}
 	m := newMetrics()
 	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: newRunner(cfg, m),
+		hub: hub, stopping: make(chan struct{}), headlines: newMemo[string](1000), qrs: newMemo[pages.QR](256),
 		limiter:     newRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
 		roomCreates: newRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
 		roomJoins:   newRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients)}
@@ -92,9 +103,18 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *
 		Name: "site_result_cache_bytes", Help: "Estimated size of the cached experiment results.",
 	}, func() float64 { return float64(s.runner.cache.bytes()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "site_rate_limiter_clients", Help: "Client addresses the rate limiter tracks now (at most -rate-clients).",
-	}, func() float64 { return float64(s.limiter.size()) }))
+	}, func() float64 { return float64(s.limiter.size()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "site_room_streams", Help: "Study room event streams open now.",
+	}, func() float64 { return float64(streamCount.Load()) }))
 	if err := s.checkBook(); err != nil {
 		return nil, err
+	}
+	if page, ok := book.Page("predictions"); ok {
+		for i, sec := range page.Sections {
+			if i < len(pages.QuestionSpecs) {
+				s.asked = append(s.asked, pages.Asked{ID: pages.QuestionSpecs[i].ID, Title: sec.Title})
+			}
+		}
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -117,7 +137,11 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *
 		}}))
 	e.Use(securityHeaders)
 	e.Use(identify)
-	e.Use(crossOrigin())
+	cop, err := crossOrigin(cfg.PublicOrigin)
+	if err != nil {
+		return nil, err
+	}
+	e.Use(cop)
 	e.Use(s.strictQuery())
 	e.Use(middleware.BodyLimit("64K"))
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
@@ -125,7 +149,9 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *
 		// Assets carry their own gzip; and echo's check is a substring match, which would gzip
 		// for a client that said gzip;q=0.
 		Skipper: func(c echo.Context) bool {
-			return strings.Contains(c.Request().URL.Path, "/static/") || !acceptsGzip(c.Request().Header.Values("Accept-Encoding"))
+			// An event stream is never compressed: gzip would hold events back in its buffer.
+			p := c.Request().URL.Path
+			return strings.Contains(p, "/static/") || strings.HasSuffix(p, "/events") || !acceptsGzip(c.Request().Header.Values("Accept-Encoding"))
 		},
 	}))
 	s.echo = e
@@ -172,7 +198,7 @@ func (s *server) site(current string) pages.Site {
 		Base:    s.cfg.BasePath,
 		CSS:     s.assets.url(s.cfg.BasePath, "app.css"),
 		Icon:    s.assets.url(s.cfg.BasePath, "favicon.svg"),
-		Scripts: []string{s.assets.url(s.cfg.BasePath, "lib/echarts.min.js"), s.assets.url(s.cfg.BasePath, "lib/htmx.min.js"), s.assets.url(s.cfg.BasePath, "app.js")},
+		Scripts: []string{s.assets.url(s.cfg.BasePath, "lib/echarts.min.js"), s.assets.url(s.cfg.BasePath, "lib/htmx.min.js"), s.assets.url(s.cfg.BasePath, "lib/htmx-sse.min.js"), s.assets.url(s.cfg.BasePath, "app.js")},
 	}
 	for _, p := range content.Contents() {
 		v.Contents = append(v.Contents, pages.Link{Title: p.Nav, URL: v.URL(p.Path), Current: p.Path == current})
@@ -278,6 +304,56 @@ func (s *server) httpServer(ln net.Listener) (*http.Server, *connLimiter) {
 	return hs, conns
 }
 
+// newHub is the rooms' hub: in-process with SQLite (one instance), LISTEN/NOTIFY with Postgres,
+// so that every replica's streams hear of a change made through any of them.
+func newHub(ctx context.Context, cfg config, log *slog.Logger) (roomHub, error) {
+	if cfg.DatabaseURL == "" {
+		return live.NewLocal(), nil
+	}
+	h, err := live.NewPostgres(ctx, cfg.DatabaseURL, log)
+	if err != nil {
+		return nil, fmt.Errorf("study rooms' live updates: %w", err)
+	}
+	return h, nil
+}
+
+// newRooms is the rooms' service over store with the configured limits, telling hub of every
+// change. A change is stored before it is announced, so a failed announcement loses nothing: the
+// streams catch up at their next change or reconnect.
+func newRooms(store rooms.Store, cfg config, hub roomHub, log *slog.Logger) *rooms.Service {
+	rc := cfg.Rooms
+	rc.Notify = func(ctx context.Context, roomID string) {
+		if err := hub.Publish(context.WithoutCancel(ctx), roomID); err != nil {
+			log.Warn("room change not announced", "room", roomID, "err", err)
+		}
+	}
+	return rooms.NewService(store, rc)
+}
+
+// sweepEvery is how often idle rooms are closed and old closed rooms deleted.
+const sweepEvery = 10 * time.Minute
+
+// sweepRooms closes and deletes rooms on a timer until ctx ends; reads close an idle room on the
+// spot in between, so the timer only bounds how long a forgotten room takes up a slot and space.
+func (s *server) sweepRooms(ctx context.Context) {
+	t := time.NewTicker(sweepEvery)
+	defer t.Stop()
+	for {
+		closed, deleted, err := s.rooms.Sweep(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			s.log.Warn("room sweep", "err", err)
+		case closed+deleted > 0:
+			s.log.Info("room sweep", "closed", closed, "deleted", deleted)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
 // gracePeriod is how long shutdown waits for the requests in flight: a run that started just
 // before the signal, with the time to write its answer. Runs still waiting for a slot do not
 // count: they are refused at once.
@@ -316,10 +392,16 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	}
 	// Closed last, after the HTTP server has drained, so no request in flight loses its store.
 	defer store.Close()
-	s, err := newServer(cfg, log, book, a, rooms.NewService(store, rooms.Config{}))
+	hub, err := newHub(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
+	defer hub.Close()
+	s, err := newServer(cfg, log, book, a, newRooms(store, cfg, hub, log), hub)
+	if err != nil {
+		return err
+	}
+	go s.sweepRooms(ctx)
 	if err := s.runner.warm(ctx); err != nil {
 		return err
 	}
@@ -345,6 +427,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	s.limiter.close()
 	s.roomCreates.close()
 	s.roomJoins.close()
+	close(s.stopping) // ends every room stream, which graceful shutdown would otherwise wait for
 	shut, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	if err := hs.Shutdown(shut); err != nil {

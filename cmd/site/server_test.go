@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"effectivelyonce/content"
-	"effectivelyonce/rooms"
+	"effectivelyonce/rooms/live"
 	"effectivelyonce/rooms/sqlstore"
 	"effectivelyonce/static"
 )
@@ -54,7 +54,10 @@ func newTestServer(t testing.TB, cfg config) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := newServer(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), book, a, rooms.NewService(store, rooms.Config{}))
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	hub := live.NewLocal()
+	t.Cleanup(func() { hub.Close() })
+	s, err := newServer(cfg, log, book, a, newRooms(store, cfg, hub, log), hub)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,239 @@
+package main
+
+// What hosts and members do in a room from its pages: every action is a POST of a small form.
+// With script, htmx posts it and the room's stream redraws what changed (204 on success; 422 with
+// the reason, shown beside the form, on a refusal). Without script the form posts as it is and
+// the answer is a 303 back to the page it came from, or an error page that says why.
+
+import (
+	"context"
+	"errors"
+	"html"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"effectivelyonce/content"
+	"effectivelyonce/pages"
+	"effectivelyonce/rooms"
+)
+
+// roomDo is one action: it acts in room r with the caller's key and the posted form.
+type roomDo func(ctx context.Context, c echo.Context, r rooms.Room, key string) error
+
+// roomAction wraps an action of a room's page: it finds the room by its id, takes the caller's
+// key from their cookie, and answers as the package comment says.
+func (s *server) roomAction(do roomDo) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		r, err := s.rooms.RoomByID(ctx, c.Param("id"))
+		if err == nil {
+			err = do(ctx, c, r, s.roomKey(c, r.ID))
+		}
+		if err != nil {
+			return s.refuseAction(c, err)
+		}
+		if c.Response().Committed {
+			return nil
+		}
+		if htmxOf(c.Request()).Active {
+			return c.NoContent(http.StatusNoContent)
+		}
+		back := s.cfg.BasePath + "/rooms/" + r.ID
+		if p, err := rooms.CleanPath("return", c.FormValue("return")); err == nil {
+			back = s.cfg.BasePath + p
+		}
+		return c.Redirect(http.StatusSeeOther, back)
+	}
+}
+
+// refuseAction answers a refused action: for htmx, the reason alone (escaped) with 422, which
+// htmx swaps in beside the form; otherwise the error page handleError draws.
+func (s *server) refuseAction(c echo.Context, err error) error {
+	err = roomError(err)
+	var he *httpError
+	if !errors.As(err, &he) || !htmxOf(c.Request()).Active {
+		return err
+	}
+	msg := he.Msg
+	if f := errorField(he.Err); f != "" && !strings.Contains(msg, f) && f != "code" && f != "round" {
+		msg = f + ": " + msg
+	}
+	return c.HTML(http.StatusUnprocessableEntity, html.EscapeString(capitalize(msg))+".")
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// formNumber reads a number a person typed: separators and spaces are allowed (1,200 or 1 200).
+func formNumber(field, s string) (float64, error) {
+	clean := strings.NewReplacer(",", "", "_", "", " ", "", "\u00a0", "").Replace(strings.TrimSpace(s))
+	v, err := strconv.ParseFloat(clean, 64)
+	if err != nil {
+		return 0, &rooms.FieldError{Field: field, Err: rooms.ErrInvalid, Message: "a number is needed here, like 1200 or 0.5"}
+	}
+	return v, nil
+}
+
+func formSeq(c echo.Context) (int, error) { return roundSeq(c) }
+
+func (s *server) roomActions() map[string]roomDo {
+	return map[string]roomDo{
+		"/rounds": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			in := roundIn{Experiment: c.FormValue("experiment"), Params: c.FormValue("params"), Measure: c.FormValue("measure"),
+				Text: c.FormValue("text"), Unit: c.FormValue("unit")}
+			if q := c.FormValue("question"); q != "custom" {
+				in.Question = q
+			}
+			for field, dst := range map[string]**float64{"min": &in.Min, "max": &in.Max} {
+				if raw := c.FormValue(field); strings.TrimSpace(raw) != "" && in.Question == "" && in.Experiment == "" {
+					v, err := formNumber(field, raw)
+					if err != nil {
+						return err
+					}
+					*dst = &v
+				}
+			}
+			q, err := questionOf(in)
+			if err != nil {
+				return err
+			}
+			_, err = s.rooms.OpenRound(ctx, r.Code, key, q)
+			return err
+		},
+		"/rounds/:seq/guess": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			seq, err := formSeq(c)
+			if err != nil {
+				return err
+			}
+			v, err := formNumber("value", c.FormValue("value"))
+			if err != nil {
+				return err
+			}
+			return s.rooms.Guess(ctx, r.Code, key, seq, v)
+		},
+		"/rounds/:seq/lock": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			seq, err := formSeq(c)
+			if err != nil {
+				return err
+			}
+			_, err = s.rooms.LockRound(ctx, r.Code, key, seq)
+			return err
+		},
+		"/rounds/:seq/reveal": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			seq, err := formSeq(c)
+			if err != nil {
+				return err
+			}
+			var measured *float64
+			if raw := c.FormValue("measured"); raw != "" {
+				v, err := formNumber("measured", raw)
+				if err != nil {
+					return err
+				}
+				measured = &v
+			}
+			_, err = s.rooms.Reveal(ctx, r.Code, key, seq, s.measurer(measured))
+			return err
+		},
+		"/rounds/:seq/names": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			seq, err := formSeq(c)
+			if err != nil {
+				return err
+			}
+			return s.rooms.SetNamesVisible(ctx, r.Code, key, seq, c.FormValue("visible") == "true")
+		},
+		"/pins": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			p, err := s.rooms.AddPin(ctx, r.Code, key, strings.TrimPrefix(c.FormValue("path"), s.cfg.BasePath), c.FormValue("note"))
+			if err == nil {
+				s.headline(ctx, p.Path)
+			}
+			return err
+		},
+		"/pins/:pin/hidden": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			return s.rooms.SetPinHidden(ctx, r.Code, key, c.Param("pin"), c.FormValue("hidden") == "true")
+		},
+		"/present": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			return s.rooms.Present(ctx, r.Code, key, strings.TrimPrefix(c.FormValue("path"), s.cfg.BasePath))
+		},
+		"/members/:member/kick": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			return s.rooms.Kick(ctx, r.Code, key, c.Param("member"))
+		},
+		"/locked": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			return s.rooms.SetLocked(ctx, r.Code, key, c.FormValue("locked") == "true")
+		},
+		"/code": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			_, err := s.rooms.RotateCode(ctx, r.Code, key)
+			return err
+		},
+		"/close": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			return s.rooms.CloseRoom(ctx, r.Code, key)
+		},
+		// A new host link is shown once, so this action answers a page, not a redirect.
+		"/host-link": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			fresh, err := s.rooms.RotateHostKey(ctx, r.Code, key)
+			if err != nil {
+				return err
+			}
+			s.setRoomCookies(c, r.ID, hostCookie, fresh)
+			site := s.site("")
+			c.Response().Header().Set("Cache-Control", "no-store")
+			return render(c, http.StatusOK, pages.Layout(site, r.Title,
+				pages.HostLink(site, r.Title, site.URL("/rooms/"+r.ID), s.hostLink(c.Request(), r.ID, fresh), true)))
+		},
+		// Leaving hides the room bar from the notebook; the seat stays, so coming back to the
+		// room's page (or the join link) brings the member back under the same name.
+		"/leave": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			if s.currentRoom(c) == r.ID {
+				s.cookie(c, currentCookie, "", -time.Second)
+			}
+			return nil
+		},
+	}
+}
+
+// headline works out, once per permalink, the first sentence of what the pinned run shows: the
+// reading of the page's first experiment at the pin's parameters. A pin whose page has no
+// experiment, or whose run cannot be made now, simply shows none.
+func (s *server) headline(ctx context.Context, path string) {
+	if _, ok := s.headlines.get(path); ok {
+		return
+	}
+	u, err := url.Parse(path)
+	if err != nil {
+		return
+	}
+	for _, entry := range content.Contents() {
+		if entry.Path != u.Path {
+			continue
+		}
+		page, ok := s.book.Page(entry.Slug)
+		names := experimentsOn(page)
+		if !ok || len(names) == 0 {
+			return
+		}
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		runs, _ := s.pageRuns(ctx, page, u.Query(), names[0], nil)
+		if len(runs) == 0 || runs[0].Result == nil {
+			return
+		}
+		pr, err := pages.PresenterOf(runs[0].Experiment)
+		if err != nil {
+			return
+		}
+		lines, err := pr.Reading(runs[0].Params, runs[0].Result)
+		if err == nil && len(lines) > 0 {
+			s.headlines.put(path, lines[0])
+		}
+		return
+	}
+}

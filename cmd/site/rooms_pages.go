@@ -1,0 +1,276 @@
+package main
+
+// The study rooms' pages: start a room, the host link, join, and the room itself. Rooms are
+// addressed by their permanent id in every URL after joining, so that a new join code (which the
+// host can give the room at any time) never breaks an open page, a form or a stream; the code is
+// only for getting in.
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"effectivelyonce/experiments"
+	"effectivelyonce/pages"
+	"effectivelyonce/rooms"
+)
+
+// handleRoomNew handles "GET /rooms/new": the form that opens a room.
+func (s *server) handleRoomNew() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		site := s.site("")
+		return render(c, http.StatusOK, pages.Layout(site, "Start a study room", pages.StartRoom(site, "", "")))
+	}
+}
+
+// handleRoomStart handles "POST /rooms": it opens a room, makes this browser its host and shows
+// the host link once.
+func (s *server) handleRoomStart() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		title := c.FormValue("title")
+		site := s.site("")
+		if err := s.admitRoom(c.Request().Context(), s.roomCreates, "Too many study rooms created from your network address this hour."); err != nil {
+			return err
+		}
+		cr, err := s.rooms.CreateRoom(c.Request().Context(), title)
+		if err != nil {
+			var fe *rooms.FieldError
+			if errors.As(err, &fe) && fe.Field == "title" {
+				return render(c, http.StatusUnprocessableEntity, pages.Layout(site, "Start a study room", pages.StartRoom(site, title, fe.Message)))
+			}
+			return roomError(err)
+		}
+		s.setRoomCookies(c, cr.Room.ID, hostCookie, cr.HostKey)
+		roomURL := site.URL("/rooms/" + cr.Room.ID)
+		return render(c, http.StatusOK, pages.Layout(site, cr.Room.Title,
+			pages.HostLink(site, cr.Room.Title, roomURL, s.hostLink(c.Request(), cr.Room.ID, cr.HostKey), false)))
+	}
+}
+
+// handleHostLink handles "GET /rooms/:id/host?key=...": the link a host keeps. The key moves into
+// an HttpOnly cookie and a 303 takes it out of the address bar and the history. The request log
+// records the path only, never the query, so the key is not written there either.
+func (s *server) handleHostLink() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		r, err := s.rooms.RoomByID(ctx, c.Param("id"))
+		if err != nil {
+			return roomError(err)
+		}
+		key := c.QueryParam("key")
+		if _, caller, err := s.rooms.Identify(ctx, r.Code, key); err != nil || caller.Role != rooms.AsHost {
+			return &httpError{Status: http.StatusForbidden, Msg: "this host link is not (or no longer) valid for the room; a replaced link stops working"}
+		}
+		s.setRoomCookies(c, r.ID, hostCookie, key)
+		c.Response().Header().Set("Cache-Control", "no-store")
+		return c.Redirect(http.StatusSeeOther, s.cfg.BasePath+"/rooms/"+r.ID)
+	}
+}
+
+// handleJoinForm handles "GET /join" and "GET /j/:code": the name form, with a friendly name
+// offered that nobody in the room uses yet. A browser that already holds a seat goes straight in.
+func (s *server) handleJoinForm() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		site := s.site("")
+		v := pages.JoinView{Site: site, Code: c.Param("code")}
+		if v.Code == "" {
+			v.Code = c.QueryParam("code")
+		}
+		status := http.StatusOK
+		if v.Code != "" {
+			if err := s.admitRoom(ctx, s.roomJoins, "Too many join attempts from your network address in the last minute."); err != nil {
+				return err
+			}
+			r, err := s.rooms.RoomByCode(ctx, v.Code)
+			switch {
+			case err == nil && s.seatKey(c, r.ID) != "":
+				return c.Redirect(http.StatusSeeOther, s.cfg.BasePath+"/rooms/"+r.ID)
+			case err == nil:
+				v.Code, v.Title = r.Code, r.Title
+				if v.Suggestion, err = s.rooms.SuggestName(ctx, r.Code); err != nil {
+					return err
+				}
+				v.Name = v.Suggestion
+				if r.Closed {
+					v.CodeError, status = "This room is closed.", http.StatusGone
+				} else if r.Locked {
+					v.CodeError, status = "The host has locked this room to new members.", http.StatusForbidden
+				}
+			default:
+				v.CodeError, status = joinCodeProblem(err), http.StatusNotFound
+			}
+		}
+		return render(c, status, pages.Layout(site, "Join a study room", pages.Join(v)))
+	}
+}
+
+func joinCodeProblem(err error) string {
+	var fe *rooms.FieldError
+	if errors.As(err, &fe) && fe.Field == "code" && errors.Is(err, rooms.ErrInvalid) {
+		return "That is not a room code: " + fe.Message + "."
+	}
+	return "No open room has this code. Check it with your host."
+}
+
+// handleJoin handles "POST /join": it seats the visitor under the name given and keeps the seat
+// in an HttpOnly cookie. A refusal shows the form again with the visitor's values and the
+// problem beside the field it concerns.
+func (s *server) handleJoin() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		site := s.site("")
+		v := pages.JoinView{Site: site, Code: c.FormValue("code"), Name: c.FormValue("name")}
+		if err := s.admitRoom(ctx, s.roomJoins, "Too many join attempts from your network address in the last minute."); err != nil {
+			return err
+		}
+		j, err := s.rooms.Join(ctx, v.Code, v.Name)
+		if err == nil {
+			s.setRoomCookies(c, j.Member.RoomID, seatCookie, j.MemberKey)
+			return c.Redirect(http.StatusSeeOther, s.cfg.BasePath+"/rooms/"+j.Member.RoomID)
+		}
+		status := http.StatusUnprocessableEntity
+		switch field := errorField(err); {
+		case errors.Is(err, rooms.ErrNotFound):
+			v.CodeError, status = joinCodeProblem(err), http.StatusNotFound
+		case field == "name":
+			v.NameError = roomError(err).(*httpError).Msg
+			if errors.Is(err, rooms.ErrTaken) {
+				v.NameError = "Someone in the room already uses this name; pick another."
+				status = http.StatusConflict
+			}
+		case errors.Is(err, rooms.ErrRoomLocked), errors.Is(err, rooms.ErrRoomClosed), field == "code":
+			he, ok := roomError(err).(*httpError)
+			if !ok {
+				return err
+			}
+			v.CodeError, status = he.Msg, he.Status
+		case errors.Is(err, rooms.ErrLimit):
+			v.CodeError, status = "The room is full: it seats "+strconv.Itoa(s.rooms.Config().MaxMembers)+" members.", http.StatusConflict
+		default:
+			return roomError(err)
+		}
+		if r, err := s.rooms.RoomByCode(ctx, v.Code); err == nil {
+			v.Title = r.Title
+		}
+		return render(c, status, pages.Layout(site, "Join a study room", pages.Join(v)))
+	}
+}
+
+// handleRoomPage handles "GET /rooms/:id": the room as this browser's host or seat cookie lets it
+// see it. A visitor with neither is sent to the join form, which asks for the code: the page
+// does not give the code away, since the host may have replaced it to keep someone out.
+func (s *server) handleRoomPage() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		r, err := s.rooms.RoomByID(ctx, c.Param("id"))
+		if err != nil {
+			return roomError(err)
+		}
+		key := s.roomKey(c, r.ID)
+		if key == "" {
+			return c.Redirect(http.StatusSeeOther, s.cfg.BasePath+"/join")
+		}
+		site := s.site("")
+		v, err := s.roomView(ctx, site, r, key, false, "")
+		if errors.Is(err, rooms.ErrKicked) || errors.Is(err, rooms.ErrForbidden) {
+			s.clearRoomCookies(c, r.ID)
+			return &httpError{Status: http.StatusForbidden, Msg: "this browser no longer has a seat in the room (the host removed it, or replaced the host link)"}
+		}
+		if err != nil {
+			return roomError(err)
+		}
+		s.setCurrentRoom(c, r.ID)
+		qr, err := s.joinQR(c.Request(), r.Code)
+		if err != nil {
+			return err
+		}
+		c.Response().Header().Set("Cache-Control", "no-store")
+		return render(c, http.StatusOK, pages.Layout(site, r.Title, pages.RoomPage(v, qr)))
+	}
+}
+
+// roomView builds the room as the holder of key sees it, for a page, the bar or the stream.
+func (s *server) roomView(ctx context.Context, site pages.Site, r rooms.Room, key string, bar bool, here string) (pages.RoomView, error) {
+	st, err := s.rooms.State(ctx, r.Code, key, nil)
+	if err != nil {
+		return pages.RoomView{}, err
+	}
+	base := site.URL("/rooms/" + r.ID)
+	v := pages.RoomView{Site: site, Room: st, URL: base, Actions: base, Stream: base + "/events", Bar: bar, Here: here,
+		Questions: s.asked, Headlines: map[string]string{}}
+	if bar {
+		v.Stream += "?view=bar"
+	}
+	if st.Role == rooms.AsHost {
+		for _, e := range experiments.All() {
+			v.Experiments = append(v.Experiments, e.Name)
+		}
+	}
+	for _, p := range st.Pins {
+		if h, ok := s.headlines.get(p.Path); ok {
+			v.Headlines[p.Path] = h
+		}
+	}
+	return v, nil
+}
+
+// roomBar is the bar a visitor in a room sees on every notebook page, or nil when they are in
+// none (or their seat is gone). It costs a few reads, and only for those in a room.
+func (s *server) roomBar(c echo.Context, site pages.Site) *pages.RoomView {
+	id := s.currentRoom(c)
+	if id == "" {
+		return nil
+	}
+	ctx := c.Request().Context()
+	r, err := s.rooms.RoomByID(ctx, id)
+	if err != nil {
+		return nil
+	}
+	key := s.roomKey(c, r.ID)
+	if key == "" {
+		return nil
+	}
+	here := strings.TrimPrefix(c.Request().URL.RequestURI(), s.cfg.BasePath)
+	v, err := s.roomView(ctx, site, r, key, true, here)
+	if err != nil || v.Room.Role == rooms.Nobody {
+		return nil
+	}
+	return &v
+}
+
+// hostLink is the host's link in full, for copying to another device.
+func (s *server) hostLink(r *http.Request, id, key string) string {
+	return s.origin(r) + s.cfg.BasePath + "/rooms/" + id + "/host?key=" + url.QueryEscape(key)
+}
+
+// origin is the site's public origin: PUBLIC_ORIGIN when set (behind a proxy), else what the
+// request itself says.
+func (s *server) origin(r *http.Request) string {
+	if s.cfg.PublicOrigin != "" {
+		return s.cfg.PublicOrigin
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// joinQR is the QR code of the room's join link, cached by link since a code changes rarely.
+func (s *server) joinQR(r *http.Request, code string) (pages.QR, error) {
+	link := s.origin(r) + s.cfg.BasePath + "/j/" + code
+	if q, ok := s.qrs.get(link); ok {
+		return q, nil
+	}
+	q, err := pages.NewQR(link)
+	if err == nil {
+		s.qrs.put(link, q)
+	}
+	return q, err
+}

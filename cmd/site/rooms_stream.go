@@ -1,0 +1,188 @@
+package main
+
+// The room's event stream: Server-Sent Events that the htmx SSE extension turns into swaps of the
+// room's live parts. One stream per tab, on an element that is never swapped. On connect the
+// stream sends every part (a full snapshot, so a tab that was asleep or lost its connection is
+// right again at once); afterwards, whenever the room changes, it renders the parts again for its
+// own caller (who sees what is theirs to see) and sends only those whose HTML changed.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"effectivelyonce/pages"
+	"effectivelyonce/rooms"
+)
+
+// heartbeat is how often an idle stream sends a comment: proxies keep the connection open, a
+// dead client is noticed, and the member's presence is renewed within rooms.PresentWindow.
+const heartbeat = 20 * time.Second
+
+// roomHub carries "room X changed" to the streams watching room X, from this process and, with
+// Postgres, from every replica (rooms/live implements it).
+type roomHub interface {
+	Publish(ctx context.Context, roomID string) error
+	Subscribe(roomID string) (<-chan struct{}, func())
+	Close() error
+}
+
+// streamCount counts the open streams, for /metrics.
+var streamCount atomic.Int64
+
+// handleRoomEvents handles "GET /rooms/:id/events" (view=bar for the bar on notebook pages): the
+// room's live parts as Server-Sent Events, for the host or a member (cookie or bearer key).
+func (s *server) handleRoomEvents() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r, err := s.rooms.RoomByID(c.Request().Context(), c.Param("id"))
+		if err != nil {
+			return roomError(err)
+		}
+		return s.stream(c, r, s.roomKey(c, r.ID))
+	}
+}
+
+// handleAPIRoomEvents handles "GET /api/rooms/:code/events": the same stream for a script that
+// holds a key ("Authorization: Bearer KEY").
+func (s *server) handleAPIRoomEvents() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r, err := s.rooms.RoomByCode(c.Request().Context(), c.Param("code"))
+		if err != nil {
+			return roomError(err)
+		}
+		return s.stream(c, r, bearerKey(c.Request()))
+	}
+}
+
+// stream serves room r's events to the holder of key until the client goes, the room's hub
+// closes, or the server stops.
+func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
+	ctx := c.Request().Context()
+	if _, caller, err := s.rooms.Identify(ctx, r.Code, key); err != nil || caller.Role == rooms.Nobody {
+		if err == nil {
+			err = rooms.ErrForbidden
+		}
+		return roomError(err)
+	}
+	bar := c.QueryParam("view") == "bar"
+	parts := pages.RoomParts
+	if bar {
+		parts = pages.BarParts
+	}
+	changes, cancel := s.hub.Subscribe(r.ID)
+	defer cancel()
+
+	w := c.Response()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // nginx would otherwise hold events back in its buffer
+	rc := http.NewResponseController(w)
+	// A stream lives as long as the tab; the server's write timeout is for ordinary answers.
+	if err := rc.SetWriteDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	w.WriteHeader(http.StatusOK)
+	streamCount.Add(1)
+	defer streamCount.Add(-1)
+
+	_ = s.rooms.Seen(ctx, r.Code, key)
+	defer func() {
+		// The request's context is done by now; leaving must still be recorded.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		if r, err := s.rooms.RoomByID(ctx, r.ID); err == nil {
+			_ = s.rooms.Left(ctx, r.Code, key)
+		}
+	}()
+
+	site := s.site("")
+	last := map[string]string{}
+	send := func() (bool, error) {
+		cur, err := s.rooms.RoomByID(ctx, r.ID) // the code may have been replaced since
+		if err != nil {
+			return false, err
+		}
+		v, err := s.roomView(ctx, site, cur, key, bar, "")
+		if errors.Is(err, rooms.ErrKicked) || errors.Is(err, rooms.ErrForbidden) {
+			return false, writeEvent(w, rc, pages.PartStatus, `<p class="banner closed" role="status">You are no longer in this room: the host removed your seat. <a href="`+site.URL("/join")+`">Join again</a></p>`)
+		}
+		if err != nil {
+			return false, err
+		}
+		for _, name := range parts {
+			var buf bytes.Buffer
+			if err := pages.RoomPart(v, name).Render(ctx, &buf); err != nil {
+				return false, err
+			}
+			if html := buf.String(); last[name] != html || len(last) < len(parts) {
+				last[name] = html
+				if err := writeEvent(w, rc, name, html); err != nil {
+					return false, err
+				}
+			}
+		}
+		return true, nil
+	}
+	if ok, err := send(); !ok {
+		return quiet(err)
+	}
+	tick := time.NewTicker(heartbeat)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.stopping:
+			return nil
+		case _, open := <-changes:
+			if !open {
+				return nil
+			}
+			if ok, err := send(); !ok {
+				return quiet(err)
+			}
+		case <-tick.C:
+			if _, err := w.Write([]byte(": ping\n\n")); err != nil {
+				return nil
+			}
+			if err := rc.Flush(); err != nil {
+				return nil
+			}
+			_ = s.rooms.Seen(ctx, r.Code, key)
+		}
+	}
+}
+
+// quiet ends a stream: once the answer has started, an error can only be logged, and a client
+// that went away is no error at all.
+func quiet(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// writeEvent writes one Server-Sent Event: its name, and its data one "data:" line per line.
+func writeEvent(w http.ResponseWriter, rc *http.ResponseController, name, data string) error {
+	var b strings.Builder
+	b.WriteString("event: ")
+	b.WriteString(name)
+	b.WriteByte('\n')
+	for line := range strings.SplitSeq(data, "\n") {
+		b.WriteString("data: ")
+		b.WriteString(strings.TrimSuffix(line, "\r"))
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	if _, err := w.Write([]byte(b.String())); err != nil {
+		return err
+	}
+	return rc.Flush()
+}

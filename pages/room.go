@@ -1,0 +1,145 @@
+package pages
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"effectivelyonce/rooms"
+)
+
+// The study rooms' views. A room page and the bar that follows a member through the notebook
+// are made of the same live parts, each an element that the room's event stream swaps whole
+// when that part changes: the server renders a part once for the page and again for the stream,
+// so the two can never disagree.
+
+// The live parts of a room, by the name of the event that carries each. A stream sends a part
+// again only when its HTML changed, so a member typing a guess is not interrupted by others'.
+const (
+	PartStatus     = "status"     // code, locked or closed, the host's room controls
+	PartPresenting = "presenting" // the page the host is showing, for followers
+	PartRound      = "round"      // the newest round: its question, the guess form or the result
+	PartCount      = "count"      // "N of M answered" for the newest round
+	PartRoster     = "roster"     // who is here
+	PartHistory    = "history"    // earlier rounds
+	PartBoard      = "board"      // the pins
+)
+
+// RoomParts are the parts a room page shows; BarParts those the bar on notebook pages shows.
+var (
+	RoomParts = []string{PartStatus, PartPresenting, PartRound, PartCount, PartRoster, PartHistory, PartBoard}
+	BarParts  = []string{PartStatus, PartPresenting, PartRound, PartCount}
+)
+
+// RoomView is everything a room's page, bar and stream render from: the room as its caller may
+// see it, and where its forms post.
+type RoomView struct {
+	Site      Site
+	Room      rooms.View
+	URL       string // the room page
+	Stream    string // the event stream for this view
+	Actions   string // the prefix every form of the room posts under
+	Questions []Asked
+	// Experiments are the names a measure round may ask about, for the host's form.
+	Experiments []string
+	// Headlines are the first sentence of each pinned run's reading, by path, worked out on the
+	// server when the pin was made.
+	Headlines map[string]string
+	Here      string // the path (with query) the caller is looking at, for "pin" and "present"
+	Bar       bool   // rendered as the bar on a notebook page
+}
+
+// Asked is a question a host may open a round with: one of the five predictions, in the words
+// of the predictions page.
+type Asked struct {
+	ID    string
+	Title string
+}
+
+// IsHost and IsMember say who the view is for.
+func (v RoomView) IsHost() bool   { return v.Room.Role == rooms.AsHost }
+func (v RoomView) IsMember() bool { return v.Room.Role == rooms.AsMember }
+
+// Current is the newest round, the one the room is answering now or has just revealed.
+func (v RoomView) Current() *rooms.RoundView {
+	if n := len(v.Room.Rounds); n > 0 {
+		return &v.Room.Rounds[n-1]
+	}
+	return nil
+}
+
+// Earlier are the rounds before the newest, newest first.
+func (v RoomView) Earlier() []rooms.RoundView {
+	n := len(v.Room.Rounds)
+	out := make([]rooms.RoundView, 0, max(0, n-1))
+	for i := n - 2; i >= 0; i-- {
+		out = append(out, v.Room.Rounds[i])
+	}
+	return out
+}
+
+// Present counts the roster's members with an open stream.
+func (v RoomView) Present() int {
+	n := 0
+	for _, e := range v.Room.Roster {
+		if e.Present {
+			n++
+		}
+	}
+	return n
+}
+
+// Action is the URL a room form posts to.
+func (v RoomView) Action(p string) string { return v.Actions + p }
+
+// Ask says a round's question in words.
+func (v RoomView) Ask(q rooms.Question) string {
+	switch q.Kind {
+	case rooms.KindPrediction:
+		for _, a := range v.Questions {
+			if a.ID == q.Prediction {
+				return a.Title
+			}
+		}
+		return "Question " + strings.TrimPrefix(q.Prediction, "q")
+	case rooms.KindMeasure:
+		s := fmt.Sprintf("What will %s report as %s", q.Experiment, q.Measure)
+		if q.Params != "" {
+			s += " at " + strings.ReplaceAll(q.Params, "&", ", ")
+		}
+		return s + "?"
+	}
+	return q.Text
+}
+
+// PresentingTitle names the page the host is showing: the contents' title for a notebook page,
+// with its parameters, else the path itself.
+func (v RoomView) PresentingTitle() string {
+	p := v.Room.Presenting
+	path, query, _ := strings.Cut(p, "?")
+	for _, l := range v.Site.Contents {
+		if l.URL == v.Site.URL(path) || l.URL == path {
+			if query != "" {
+				if q, err := url.ParseQuery(query); err == nil {
+					return l.Title + " (" + strings.ReplaceAll(q.Encode(), "&", ", ") + ")"
+				}
+			}
+			return l.Title
+		}
+	}
+	return p
+}
+
+// Num writes a guess or a measured value as a person would type it, with separators.
+func Num(v float64) string { return exact(v) }
+
+// Distance says how far a member's guess landed from the truth, in words.
+func Distance(d float64) string {
+	switch {
+	case d == 0:
+		return "exactly right"
+	case d > 0:
+		return Num(d) + " too high"
+	}
+	return Num(-d) + " too low"
+}
