@@ -59,7 +59,9 @@ func cookieValue(c echo.Context, name string) string {
 func (s *server) currentRoom(c echo.Context) string { return cookieValue(c, currentCookie) }
 
 // seatKey is this browser's member key for the room, or "".
-func (s *server) seatKey(c echo.Context, roomID string) string { return cookieValue(c, seatCookie+roomID) }
+func (s *server) seatKey(c echo.Context, roomID string) string {
+	return cookieValue(c, seatCookie+roomID)
+}
 
 // roomKey is the key this request acts with in the room: the host's when the browser is the
 // host, else its seat's, else one sent as "Authorization: Bearer" by a script.
