@@ -1,0 +1,275 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// browser is a client of the room pages that keeps cookies as a browser does, so a test can be
+// a host and two members at once.
+type browser struct {
+	t       *testing.T
+	s       *server
+	cookies map[string]string
+}
+
+func newBrowser(t *testing.T, s *server) *browser {
+	return &browser{t: t, s: s, cookies: map[string]string{}}
+}
+
+// send makes one request with this browser's cookies and keeps the cookies it is given. form is
+// a POST body; htmx marks the request as htmx sends it.
+func (b *browser) send(method, target string, form url.Values, htmx bool, header ...string) response {
+	b.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req := httptest.NewRequest(method, target, body)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+	}
+	if htmx {
+		req.Header.Set("HX-Request", "true")
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	for k, v := range b.cookies {
+		req.AddCookie(&http.Cookie{Name: k, Value: v})
+	}
+	rec := httptest.NewRecorder()
+	b.s.echo.ServeHTTP(rec, req)
+	for _, c := range rec.Result().Cookies() {
+		if c.MaxAge < 0 {
+			delete(b.cookies, c.Name)
+		} else {
+			b.cookies[c.Name] = c.Value
+		}
+	}
+	return response{rec.Code, rec.Header(), rec.Body.String()}
+}
+
+func (b *browser) get(target string) response { b.t.Helper(); return b.send("GET", target, nil, false) }
+
+func (b *browser) post(target string, form url.Values) response {
+	b.t.Helper()
+	return b.send("POST", target, form, false)
+}
+
+// startRoom opens a room through the start form, answering the room's page path and the host key.
+func startRoom(t *testing.T, host *browser, title string) (roomPath, key string) {
+	t.Helper()
+	r := host.post("/rooms", url.Values{"title": {title}})
+	if r.status != http.StatusOK {
+		t.Fatalf("start: %d %s", r.status, r.body)
+	}
+	for name, v := range host.cookies {
+		if strings.HasPrefix(name, hostCookie) {
+			return "/rooms/" + strings.TrimPrefix(name, hostCookie), v
+		}
+	}
+	t.Fatalf("no host cookie after starting a room: %v", host.cookies)
+	return "", ""
+}
+
+// codeOf reads the join code from the host's room page.
+func codeOf(t *testing.T, host *browser, roomPath string) string {
+	t.Helper()
+	r := host.get(roomPath)
+	i := strings.Index(r.body, "/j/")
+	if r.status != http.StatusOK || i < 0 {
+		t.Fatalf("host page: %d, no join link", r.status)
+	}
+	return r.body[i+3 : i+9]
+}
+
+func joinAs(t *testing.T, b *browser, code, name string) {
+	t.Helper()
+	r := b.post("/join", url.Values{"code": {code}, "name": {name}})
+	if r.status != http.StatusSeeOther || !strings.HasPrefix(r.header.Get("Location"), "/rooms/") {
+		t.Fatalf("join %s: %d %s", name, r.status, r.body)
+	}
+}
+
+// TestRoomPagesFlow walks a session through the pages as a host and a member would, checking the
+// cookies, the redirects and who sees what.
+func TestRoomPagesFlow(t *testing.T) {
+	var logs bytes.Buffer
+	s := newTestServer(t, testConfig())
+	s.log = slog.New(slog.NewTextHandler(&logs, nil))
+	host, ada, stranger := newBrowser(t, s), newBrowser(t, s), newBrowser(t, s)
+
+	if r := host.post("/rooms", url.Values{"title": {"  "}}); r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, `aria-invalid="true"`) {
+		t.Fatalf("empty title: %d", r.status)
+	}
+	roomPath, hostKey := startRoom(t, host, "Tuesday <b>group</b>")
+	code := codeOf(t, host, roomPath)
+
+	// The host link moves its key into a cookie and out of the address bar.
+	other := newBrowser(t, s)
+	r := other.get(roomPath + "/host?key=" + url.QueryEscape(hostKey))
+	if r.status != http.StatusSeeOther || r.header.Get("Location") != roomPath || other.cookies[hostCookie+roomPath[7:]] != hostKey {
+		t.Fatalf("host link: %d to %q, cookies %v", r.status, r.header.Get("Location"), other.cookies)
+	}
+	for _, c := range httptestCookies(t, s, roomPath+"/host?key="+url.QueryEscape(hostKey)) {
+		if !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Path != "/" {
+			t.Errorf("cookie %s: HttpOnly %v SameSite %v Path %q", c.Name, c.HttpOnly, c.SameSite, c.Path)
+		}
+	}
+	if r := newBrowser(t, s).get(roomPath + "/host?key=wrong"); r.status != http.StatusForbidden {
+		t.Errorf("wrong host key: %d", r.status)
+	}
+	if strings.Contains(logs.String(), hostKey) {
+		t.Error("the request log printed a host key")
+	}
+
+	// Joining: a suggested name, then a seat; a taken name keeps the visitor's values.
+	r = ada.get("/j/" + strings.ToLower(code))
+	if r.status != http.StatusOK || !strings.Contains(r.body, `name="name"`) || !strings.Contains(r.body, "Tuesday &lt;b&gt;group&lt;/b&gt;") {
+		t.Fatalf("join form: %d", r.status)
+	}
+	joinAs(t, ada, code, "Ada <script>")
+	bob := newBrowser(t, s)
+	r = bob.post("/join", url.Values{"code": {code}, "name": {"ada <SCRIPT>"}})
+	if r.status != http.StatusConflict || !strings.Contains(r.body, "already uses this name") || !strings.Contains(r.body, `value="ada &lt;SCRIPT&gt;"`) {
+		t.Errorf("taken name: %d", r.status)
+	}
+	if r := bob.post("/join", url.Values{"code": {"ZZZZZZ"}, "name": {"Bob"}}); r.status != http.StatusNotFound || !strings.Contains(r.body, "No open room has this code") {
+		t.Errorf("unknown code: %d", r.status)
+	}
+	if r := ada.get("/j/" + code); r.status != http.StatusSeeOther {
+		t.Errorf("a seated member opening the join link again: %d, want a redirect to the room", r.status)
+	}
+
+	// Who sees what.
+	if r := stranger.get(roomPath); r.status != http.StatusSeeOther || r.header.Get("Location") != "/join" {
+		t.Errorf("stranger on the room page: %d to %q (the code must not be given away)", r.status, r.header.Get("Location"))
+	}
+	hostPage, adaPage := host.get(roomPath).body, ada.get(roomPath).body
+	if !strings.Contains(hostPage, `class="qr"`) || !strings.Contains(hostPage, "Open a new round") || !strings.Contains(hostPage, "Ada &lt;script&gt;") {
+		t.Error("the host's page lacks the QR code, the round form or the escaped roster")
+	}
+	if strings.Contains(adaPage, "Open a new round") || strings.Contains(adaPage, "/export") || strings.Contains(adaPage, "<script>") && strings.Contains(adaPage, "Ada <script>") {
+		t.Error("a member's page shows host controls or raw markup")
+	}
+	if !strings.Contains(adaPage, `sse-connect="`+roomPath+`/events"`) {
+		t.Error("the room page has no event stream")
+	}
+
+	// A round through the forms: htmx answers 204 or 422 with the reason; a plain form 303s back.
+	if r := host.send("POST", roomPath+"/rounds", url.Values{"question": {"q4"}}, true); r.status != http.StatusNoContent {
+		t.Fatalf("open round: %d %s", r.status, r.body)
+	}
+	if r := ada.send("POST", roomPath+"/rounds/1/guess", url.Values{"value": {"lots <b>"}}, true); r.status != http.StatusUnprocessableEntity ||
+		!strings.Contains(r.body, "a number is needed") || strings.Contains(r.body, "<b>") {
+		t.Errorf("bad guess: %d %s", r.status, r.body)
+	}
+	if r := ada.send("POST", roomPath+"/rounds/1/guess", url.Values{"value": {"1,200"}}, true); r.status != http.StatusNoContent {
+		t.Errorf("guess: %d %s", r.status, r.body)
+	}
+	if r := ada.post(roomPath+"/rounds/1/guess", url.Values{"value": {"150"}, "return": {"//evil.example/x"}}); r.status != http.StatusSeeOther || r.header.Get("Location") != roomPath {
+		t.Errorf("plain guess with a foreign return: %d to %q", r.status, r.header.Get("Location"))
+	}
+	if r := ada.send("POST", roomPath+"/rounds/1/reveal", nil, true); r.status != http.StatusUnprocessableEntity {
+		t.Errorf("a member revealing: %d", r.status)
+	}
+	if r := host.send("POST", roomPath+"/rounds/1/reveal", url.Values{}, true); r.status != http.StatusNoContent {
+		t.Fatalf("reveal: %d %s", r.status, r.body)
+	}
+	adaPage = ada.get(roomPath).body
+	if !strings.Contains(adaPage, "data-measured") || !strings.Contains(adaPage, "too low") && !strings.Contains(adaPage, "too high") {
+		t.Error("after the reveal the member's page lacks the measured value or their distance")
+	}
+	if r := ada.send("POST", roomPath+"/rounds/1/guess", url.Values{"value": {"3"}}, true); r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, "takes no guesses") {
+		t.Errorf("guess after the reveal: %d %s", r.status, r.body)
+	}
+
+	// A cross-site form is refused before it acts.
+	if r := host.send("POST", roomPath+"/close", url.Values{}, false, "Sec-Fetch-Site", "cross-site"); r.status != http.StatusForbidden {
+		t.Errorf("cross-site close: %d", r.status)
+	}
+	// The bar follows the member through the notebook, and a stranger sees none.
+	if r := ada.get("/blocks/4"); !strings.Contains(r.body, `class="roombar"`) || !strings.Contains(r.body, "view=bar") {
+		t.Error("no room bar on a notebook page for a member")
+	}
+	if r := stranger.get("/blocks/4"); strings.Contains(r.body, `class="roombar"`) {
+		t.Error("a stranger sees a room bar")
+	}
+	// A pin from the bar, with markup in its note, shows escaped on the board.
+	if r := ada.send("POST", roomPath+"/pins", url.Values{"path": {"/blocks/4?max_delay=5000"}, "note": {"<img src=x> look"}}, true); r.status != http.StatusNoContent {
+		t.Fatalf("pin: %d %s", r.status, r.body)
+	}
+	if page := host.get(roomPath).body; !strings.Contains(page, "&lt;img src=x&gt; look") || strings.Contains(page, "<img src=x>") {
+		t.Error("a pin's note is not escaped on the board")
+	}
+
+	// Kicked: the seat stops working at once.
+	id := memberID(t, s, code, hostKey)
+	if r := host.send("POST", roomPath+"/members/"+id+"/kick", url.Values{}, true); r.status != http.StatusNoContent {
+		t.Fatalf("kick: %d %s", r.status, r.body)
+	}
+	if r := ada.get(roomPath); r.status != http.StatusForbidden {
+		t.Errorf("kicked member's page: %d", r.status)
+	}
+
+	// Closed: the host still exports, members are told.
+	if r := host.post(roomPath+"/close", url.Values{}); r.status != http.StatusSeeOther {
+		t.Fatalf("close: %d", r.status)
+	}
+	if page := host.get(roomPath).body; !strings.Contains(page, "This room is closed") || !strings.Contains(page, "/export?format=csv") {
+		t.Error("a closed room's page does not say so or offers no export")
+	}
+	if r := host.get(roomPath + "/export?format=csv"); r.status != http.StatusOK || !strings.Contains(r.header.Get("Content-Disposition"), ".csv") {
+		t.Errorf("export from the page: %d", r.status)
+	}
+	if r := stranger.get(roomPath + "/export?format=json"); r.status != http.StatusForbidden {
+		t.Errorf("export without the host's cookie: %d", r.status)
+	}
+}
+
+// TestReplacedHostLink checks that replacing the host link shows the new one once and that the
+// old one stops working.
+func TestReplacedHostLink(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	host := newBrowser(t, s)
+	roomPath, oldKey := startRoom(t, host, "Rotate")
+	r := host.post(roomPath+"/host-link", url.Values{})
+	if r.status != http.StatusOK || !strings.Contains(r.body, "New host link") || strings.Contains(r.body, oldKey) {
+		t.Fatalf("replace: %d", r.status)
+	}
+	if r := newBrowser(t, s).get(roomPath + "/host?key=" + url.QueryEscape(oldKey)); r.status != http.StatusForbidden {
+		t.Errorf("the old host link still works: %d", r.status)
+	}
+	if r := host.get(roomPath); r.status != http.StatusOK || !strings.Contains(r.body, "Open a new round") {
+		t.Errorf("the host's browser lost the room after replacing the link: %d", r.status)
+	}
+}
+
+func httptestCookies(t *testing.T, s *server, target string) []*http.Cookie {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	s.echo.ServeHTTP(rec, httptest.NewRequest("GET", target, nil))
+	if len(rec.Result().Cookies()) == 0 {
+		t.Fatalf("GET %s set no cookie", target)
+	}
+	return rec.Result().Cookies()
+}
+
+func memberID(t *testing.T, s *server, code, hostKey string) string {
+	t.Helper()
+	r := call(t, s, "GET", "/api/rooms/"+code, hostKey, "")
+	i := strings.Index(r.body, `"roster":[{"id":"`)
+	if i < 0 {
+		t.Fatalf("no roster: %s", r.body)
+	}
+	rest := r.body[i+len(`"roster":[{"id":"`):]
+	return rest[:strings.Index(rest, `"`)]
+}
