@@ -29,20 +29,6 @@ func (s *Service) Seen(ctx context.Context, code, key string) error {
 	return nil
 }
 
-// Left records that the caller's event stream closed, so the roster stops marking them at once
-// rather than after the window (a second tab of theirs marks them again at its next heartbeat).
-func (s *Service) Left(ctx context.Context, code, key string) error {
-	r, c, err := s.Identify(ctx, code, key)
-	if err != nil || c.Role != AsMember {
-		return err
-	}
-	if err := s.store.TouchMember(ctx, r.ID, c.Member.ID, time.Time{}); err != nil {
-		return err
-	}
-	s.changed(ctx, r.ID)
-	return nil
-}
-
 // RoomByID finds a room by its permanent id, for a cookie that names the room a visitor is in:
 // the join code in it may have been rotated since.
 func (s *Service) RoomByID(ctx context.Context, id string) (Room, error) {

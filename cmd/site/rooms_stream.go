@@ -22,7 +22,8 @@ import (
 )
 
 // heartbeat is how often an idle stream sends a comment: proxies keep the connection open, a
-// dead client is noticed, and the member's presence is renewed within rooms.PresentWindow.
+// dead client is noticed, the member's presence is renewed within rooms.PresentWindow, and the
+// roster is redrawn for those who left.
 const heartbeat = 20 * time.Second
 
 // roomHub carries "room X changed" to the streams watching room X, from this process and, with
@@ -92,15 +93,11 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 	streamCount.Add(1)
 	defer streamCount.Add(-1)
 
+	// Presence is "a stream seen in the last rooms.PresentWindow": arriving marks the member (and
+	// tells the room if they were away); leaving marks nothing, and the roster lets them fade at
+	// the next redraw. Marking a departure at once would redraw the whole room twice every time
+	// anyone follows the host to a new page.
 	_ = s.rooms.Seen(ctx, r.Code, key)
-	defer func() {
-		// The request's context is done by now; leaving must still be recorded.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		defer cancel()
-		if r, err := s.rooms.RoomByID(ctx, r.ID); err == nil {
-			_ = s.rooms.Left(ctx, r.Code, key)
-		}
-	}()
 
 	site := s.site("")
 	last := map[string]string{}
