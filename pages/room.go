@@ -42,11 +42,23 @@ type RoomView struct {
 	Questions []Asked
 	// Experiments are the names a measure round may ask about, for the host's form.
 	Experiments []string
+	// MeasureExperiment, MeasureParams and Measures offer the host the numbers of the page being
+	// presented, at its parameters, as questions (see the server's measureChoices).
+	MeasureExperiment string
+	MeasureParams     string
+	Measures          []MeasureChoice
 	// Headlines are the first sentence of each pinned run's reading, by path, worked out on the
 	// server when the pin was made.
 	Headlines map[string]string
 	Here      string // the path (with query) the caller is looking at, for "pin" and "present"
 	Bar       bool   // rendered as the bar on a notebook page
+}
+
+// MeasureChoice is one number an experiment reports, as a host picks it for a round: its CSV
+// column and its heading for people.
+type MeasureChoice struct {
+	Key   string
+	Label string
 }
 
 // Asked is a question a host may open a round with: one of the five predictions, in the words

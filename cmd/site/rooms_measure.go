@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"slices"
 	"strconv"
 
+	"effectivelyonce/content"
 	"effectivelyonce/experiments"
 	"effectivelyonce/pages"
 	"effectivelyonce/rooms"
@@ -84,4 +86,60 @@ func (s *server) measureRun(ctx context.Context, e *experiments.Experiment, p an
 	}
 	return 0, &rooms.FieldError{Field: "measure", Err: rooms.ErrInvalid,
 		Message: fmt.Sprintf("experiment %s reports no number called %q (see its CSV's column names)", e.Name, name)}
+}
+
+// measureChoices are the numbers a host can ask the room to guess at the room's current
+// parameters: each numeric column of the tables that the presented page's first experiment shows
+// at the presented parameters (runs the page has just made, so they come from the cache). Nothing
+// presented, or a page without an experiment, offers none; the host can still name any
+// experiment, parameters and column by hand.
+func (s *server) measureChoices(ctx context.Context, presenting string) (exp, params string, choices []pages.MeasureChoice) {
+	u, err := url.Parse(presenting)
+	if presenting == "" || err != nil {
+		return "", "", nil
+	}
+	for _, entry := range content.Contents() {
+		if entry.Path != u.Path {
+			continue
+		}
+		page, ok := s.book.Page(entry.Slug)
+		if !ok {
+			return "", "", nil
+		}
+		names := experimentsOn(page)
+		if len(names) == 0 {
+			return "", "", nil
+		}
+		runs, _ := s.pageRuns(ctx, page, u.Query(), names[0], nil)
+		if len(runs) == 0 || runs[0].Result == nil {
+			return "", "", nil
+		}
+		e := runs[0].Experiment
+		own := url.Values{}
+		for _, f := range e.Fields {
+			if v, ok := u.Query()[f.Name]; ok {
+				own[f.Name] = v
+			}
+		}
+		pr, err := pages.PresenterOf(e)
+		if err != nil {
+			return "", "", nil
+		}
+		tables, err := pr.Tables(runs[0].Params, runs[0].Result)
+		if err != nil {
+			return "", "", nil
+		}
+		seen := map[string]bool{}
+		for _, t := range tables {
+			for i, k := range t.Keys {
+				if i == 0 || seen[k] || i >= len(t.Numeric) || !t.Numeric[i] || i >= len(t.Head) {
+					continue
+				}
+				seen[k] = true
+				choices = append(choices, pages.MeasureChoice{Key: k, Label: t.Head[i] + " (" + t.Caption + ")"})
+			}
+		}
+		return e.Name, own.Encode(), choices
+	}
+	return "", "", nil
 }

@@ -186,6 +186,10 @@ func (s *server) handleRoomPage() echo.HandlerFunc {
 			return roomError(err)
 		}
 		s.setCurrentRoom(c, r.ID)
+		if v.IsHost() {
+			// Only the page has the round form; the stream's redraws never need these.
+			v.MeasureExperiment, v.MeasureParams, v.Measures = s.measureChoices(ctx, v.Room.Presenting)
+		}
 		qr, err := s.joinQR(c.Request(), r.Code)
 		if err != nil {
 			return err
@@ -207,7 +211,7 @@ func (s *server) roomView(ctx context.Context, site pages.Site, r rooms.Room, ke
 	if bar {
 		v.Stream += "?view=bar"
 	}
-	if st.Role == rooms.AsHost {
+	if st.Role == rooms.AsHost && !bar {
 		for _, e := range experiments.All() {
 			v.Experiments = append(v.Experiments, e.Name)
 		}
