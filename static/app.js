@@ -577,9 +577,12 @@
     if (!form.hasAttribute || !form.hasAttribute("data-here") || window.htmx) return;
     form.querySelectorAll('input[name="path"],input[name="return"]').forEach(function (i) { i.value = here(); });
   }, true);
+  // htmx counts a 422 as successful (the config lets it swap the reason in beside the form), so
+  // only a 2xx answer clears the reason and the note: a refusal must stay on screen.
   document.addEventListener("htmx:afterRequest", function (ev) {
     var form = ev.detail.elt;
-    if (!form || !form.closest || !form.closest("[data-room]") || !ev.detail.successful) return;
+    var xhr = ev.detail.xhr;
+    if (!form || !form.closest || !form.closest("[data-room]") || !xhr || xhr.status < 200 || xhr.status > 299) return;
     var err = form.querySelector("[data-error]");
     if (err) err.textContent = "";
     if (form.hasAttribute("data-reset")) form.querySelector('input[name="note"]').value = "";
