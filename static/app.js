@@ -586,6 +586,9 @@
     var err = form.querySelector("[data-error]");
     if (err) err.textContent = "";
     if (form.hasAttribute("data-reset")) form.querySelector('input[name="note"]').value = "";
+    // A round opened: fold its forms away again, so the round itself is what the host sees.
+    var fold = form.closest("details.room-new-round");
+    if (fold) { form.reset(); fold.open = false; }
     // Without a live stream the room would not redraw by itself: reload it instead.
     if (!streamOpen) window.location.reload();
   });
