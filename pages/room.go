@@ -47,6 +47,8 @@ type RoomView struct {
 	Headlines map[string]string
 	Here      string // the path (with query) the caller is looking at, for "pin" and "present"
 	Bar       bool   // rendered as the bar on a notebook page
+	// JoinQR is the join link and its QR code, for the host's room page (zero elsewhere).
+	JoinQR QR
 }
 
 // Asked is a question a host may open a round with: one of the five predictions, in the words

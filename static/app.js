@@ -592,6 +592,22 @@
     // Without a live stream the room would not redraw by itself: reload it instead.
     if (!streamOpen) window.location.reload();
   });
+  // A live part comes back closed or open as the server drew it; a fold the reader opened or closed
+  // (the host's settings, the join box, every guess) keeps the state they left it in.
+  var folds = {};
+  document.addEventListener("htmx:sseBeforeMessage", function (ev) {
+    var part = ev.detail.elt;
+    if (!part || !part.querySelectorAll) return;
+    part.querySelectorAll("details[data-fold]").forEach(function (d) { folds[d.getAttribute("data-fold")] = d.open; });
+  });
+  document.addEventListener("htmx:sseMessage", function (ev) {
+    var part = ev.detail.elt;
+    if (!part || !part.querySelectorAll) return;
+    part.querySelectorAll("details[data-fold]").forEach(function (d) {
+      var k = d.getAttribute("data-fold");
+      if (k in folds) d.open = folds[k];
+    });
+  });
   document.addEventListener("htmx:sseOpen", function () { streamOpen = true; });
   document.addEventListener("htmx:sseError", function () { streamOpen = false; });
   document.addEventListener("htmx:sseMessage", function (ev) { followPresenter(ev.detail.elt && ev.detail.elt.parentNode); });

@@ -202,6 +202,25 @@ func TestBrowserRooms(t *testing.T) {
 		}
 		overflow(what, tb, 390)
 	}
+	// The host gives the room a new join code from the settings: the code and the QR code on their
+	// page change with it, the settings stay open, and the old code lets nobody in.
+	host.do(chromedp.Click(chromedp.CSS("details.room-settings summary")))
+	host.do(chromedp.Click(chromedp.CSS(`details.room-settings form[action$="/code"] button`)))
+	within(host, "a new join code on the host's page", `(() => {
+		const code = document.querySelector("[data-join-code]")?.textContent.trim();
+		return code && code !== `+jsString(code)+` && document.querySelector(".join-show .url").textContent.endsWith("/j/" + code) &&
+			document.querySelector(".join-show svg.qr").getAttribute("aria-label").endsWith("/j/" + code) &&
+			document.querySelector("details.room-settings").open;
+	})()`)
+	if resp, err := http.Get(b.base + "/j/" + code); err != nil {
+		t.Error(err)
+	} else if resp.Body.Close(); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("the replaced code %s still opens a join form: %s", code, resp.Status)
+	}
+	// Replacing the host link shows the new link on a page of its own, as starting the room did.
+	host.do(chromedp.Click(chromedp.CSS(`details.room-settings form[action$="/host-link"] button`)))
+	within(host, "the new host link's page", `location.pathname.endsWith("/host-link") && /\/host\?key=/.test(document.querySelector("#host-link")?.value)`)
+
 	for what, tb := range map[string]*browserTab{"host": host, "Alice": alice, "Bob": bob, "visitor": visitor} {
 		for _, p := range tb.takeProblems() {
 			t.Errorf("%s's tab: %s", what, p)
