@@ -564,8 +564,9 @@
     if (on && path !== here()) window.location.assign(path);
     else followPresenter(box);
   });
-  // A form that acts on "this page" (pin it, present it) sends the page as it is now, which htmx
-  // reruns may have changed since the page was drawn.
+  // A form that acts on "this page" (pin it, present it, hide the bar and come back to it) sends
+  // the page as it is now, which htmx reruns may have changed since the page was drawn: an htmx
+  // form through its request, a plain one by its fields just before it is sent.
   document.addEventListener("htmx:configRequest", function (ev) {
     var form = ev.detail.elt;
     if (!form || !form.hasAttribute || !form.hasAttribute("data-here") || !ev.detail.formData) return;
@@ -574,7 +575,7 @@
   });
   document.addEventListener("submit", function (ev) {
     var form = ev.target;
-    if (!form.hasAttribute || !form.hasAttribute("data-here") || window.htmx) return;
+    if (!form.hasAttribute || !form.hasAttribute("data-here") || (window.htmx && form.hasAttribute("hx-post"))) return;
     form.querySelectorAll('input[name="path"],input[name="return"]').forEach(function (i) { i.value = here(); });
   }, true);
   // htmx counts a 422 as successful (the config lets it swap the reason in beside the form), so

@@ -221,6 +221,10 @@ func TestBrowserRooms(t *testing.T) {
 	host.do(chromedp.Click(chromedp.CSS(`details.room-settings form[action$="/host-link"] button`)))
 	within(host, "the new host link's page", `location.pathname.endsWith("/host-link") && /\/host\?key=/.test(document.querySelector("#host-link")?.value)`)
 
+	// Alice hides the bar: she stays on her page, now without it.
+	alice.do(chromedp.Click(chromedp.CSS(".roombar-leave button")))
+	within(alice, "Alice's page without the bar", `location.pathname + location.search === "/blocks/4?max_delay=5000" && document.readyState === "complete" && !document.querySelector("aside.roombar")`)
+
 	for what, tb := range map[string]*browserTab{"host": host, "Alice": alice, "Bob": bob, "visitor": visitor} {
 		for _, p := range tb.takeProblems() {
 			t.Errorf("%s's tab: %s", what, p)
