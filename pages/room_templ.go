@@ -3264,7 +3264,7 @@ func pinForm(v RoomView, bar bool) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 280, "\" aria-describedby=\"pin-path-help\"><p id=\"pin-path-help\" class=\"help\">The address of a notebook page, such as /blocks/4?max_delay=5000. The bar on every page pins it in one step.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 280, "\" aria-describedby=\"pin-path-help\"><p id=\"pin-path-help\" class=\"help\">The address of a notebook page, such as <code>/blocks/4?max_delay=5000</code>. The bar on every page pins it in one step.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -180,11 +180,27 @@ func TestBrowserRooms(t *testing.T) {
 		assertMarked(m, "before the pin")
 	}
 
-	// Axe on the room page (host and member, with the revealed round on screen) and the join page,
-	// in both themes; then nothing wider than the window, on a desktop for the bar's notebook page
-	// (the bar spans the whole window there) and on a phone for every page.
+	// The host gives the room a new join code from the settings: the code and the QR code on their
+	// page change with it, the settings stay open, and the old code lets nobody in.
+	host.do(chromedp.Click(chromedp.CSS("details.room-settings summary")))
+	host.do(chromedp.Click(chromedp.CSS(`details.room-settings form[action$="/code"] button`)))
+	within(host, "a new join code on the host's page", `(() => {
+		const code = document.querySelector("[data-join-code]")?.textContent.trim();
+		return code && code !== `+jsString(code)+` && document.querySelector(".join-show .url").textContent.endsWith("/j/" + code) &&
+			document.querySelector(".join-show svg.qr").getAttribute("aria-label").endsWith("/j/" + code) &&
+			document.querySelector("details.room-settings").open;
+	})()`)
+	if resp, err := http.Get(b.base + "/j/" + code); err != nil {
+		t.Error(err)
+	} else if resp.Body.Close(); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("the replaced code %s still opens a join form: %s", code, resp.Status)
+	}
+
+	// Axe on the room page (host and member, with the revealed round on screen, the host's settings
+	// open) and the join page, in both themes; then nothing wider than the window, on a desktop for
+	// the bar's notebook page (the bar spans the whole window there) and on a phone for every page.
 	visitor := openRoomTab(t, b)
-	visitor.open("/j/" + code)
+	visitor.open("/j/" + browserEval[string](host, `document.querySelector("[data-join-code]").textContent.trim()`))
 	roomAxe(t, map[string]*browserTab{"host's room page": host, "member's room page": bob, "join page": visitor})
 	overflow := func(what string, tb *browserTab, width int64) {
 		for _, w := range browserEval[[]string](tb, tb.script("sideways-overflow.js")) {
@@ -202,21 +218,7 @@ func TestBrowserRooms(t *testing.T) {
 		}
 		overflow(what, tb, 390)
 	}
-	// The host gives the room a new join code from the settings: the code and the QR code on their
-	// page change with it, the settings stay open, and the old code lets nobody in.
-	host.do(chromedp.Click(chromedp.CSS("details.room-settings summary")))
-	host.do(chromedp.Click(chromedp.CSS(`details.room-settings form[action$="/code"] button`)))
-	within(host, "a new join code on the host's page", `(() => {
-		const code = document.querySelector("[data-join-code]")?.textContent.trim();
-		return code && code !== `+jsString(code)+` && document.querySelector(".join-show .url").textContent.endsWith("/j/" + code) &&
-			document.querySelector(".join-show svg.qr").getAttribute("aria-label").endsWith("/j/" + code) &&
-			document.querySelector("details.room-settings").open;
-	})()`)
-	if resp, err := http.Get(b.base + "/j/" + code); err != nil {
-		t.Error(err)
-	} else if resp.Body.Close(); resp.StatusCode != http.StatusNotFound {
-		t.Errorf("the replaced code %s still opens a join form: %s", code, resp.Status)
-	}
+
 	// Replacing the host link shows the new link on a page of its own, as starting the room did.
 	host.do(chromedp.Click(chromedp.CSS(`details.room-settings form[action$="/host-link"] button`)))
 	within(host, "the new host link's page", `location.pathname.endsWith("/host-link") && /\/host\?key=/.test(document.querySelector("#host-link")?.value)`)
