@@ -595,11 +595,15 @@
   });
   // A live part comes back closed or open as the server drew it; a fold the reader opened or closed
   // (the host's settings, the join box, every guess) keeps the state they left it in.
-  var folds = {};
+  // Focus, too, stays where it was when the part still has it: a member who pressed Send is on
+  // the redrawn form's button, not thrown back to the top of the page.
+  var folds = {}, focusAt = null;
   document.addEventListener("htmx:sseBeforeMessage", function (ev) {
     var part = ev.detail.elt;
     if (!part || !part.querySelectorAll) return;
     part.querySelectorAll("details[data-fold]").forEach(function (d) { folds[d.getAttribute("data-fold")] = d.open; });
+    var a = document.activeElement, form = a && part.contains(a) && a.closest("form[action]");
+    focusAt = form ? { action: form.getAttribute("action"), name: a.getAttribute("name"), tag: a.tagName } : null;
   });
   document.addEventListener("htmx:sseMessage", function (ev) {
     var part = ev.detail.elt;
@@ -608,6 +612,12 @@
       var k = d.getAttribute("data-fold");
       if (k in folds) d.open = folds[k];
     });
+    if (!focusAt || part.contains(document.activeElement)) return;
+    var at = focusAt;
+    focusAt = null;
+    var form = [].find.call(part.querySelectorAll("form[action]"), function (f) { return f.getAttribute("action") === at.action; });
+    var el = form && (at.name ? form.querySelector('[name="' + at.name.replace(/"/g, "") + '"]') : form.querySelector(at.tag.toLowerCase()));
+    if (el) el.focus({ preventScroll: true });
   });
   document.addEventListener("htmx:sseOpen", function () { streamOpen = true; });
   document.addEventListener("htmx:sseError", function () { streamOpen = false; });

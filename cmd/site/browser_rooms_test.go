@@ -96,6 +96,8 @@ func TestBrowserRooms(t *testing.T) {
 	}
 	within(alice, "Alice's guess taken", `/1,234/.test(document.querySelector("#room-round .your-guess")?.textContent)`)
 	within(bob, "Bob's guess taken", `/61/.test(document.querySelector("#room-round .your-guess")?.textContent)`)
+	// The form Bob sent was drawn again by the stream; the keyboard's focus is back on its button.
+	within(bob, "focus on the redrawn guess form", `document.activeElement?.matches("#room-round form.guess button")`)
 	for _, m := range []*browserTab{alice, bob} {
 		assertMarked(m, "before the round")
 	}
