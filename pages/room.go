@@ -52,6 +52,8 @@ type RoomView struct {
 	Headlines map[string]string
 	Here      string // the path (with query) the caller is looking at, for "pin" and "present"
 	Bar       bool   // rendered as the bar on a notebook page
+	// JoinQR is the join link and its QR code, for the host's room page (zero elsewhere).
+	JoinQR QR
 }
 
 // MeasureChoice is one number an experiment reports, as a host picks it for a round: its CSV

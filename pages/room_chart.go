@@ -17,7 +17,7 @@ type Histogram struct {
 	TruthX, MedianX     float64
 	TruthLabel          string
 	TruthAnchor         string // "start" or "end": the label sits on the side with room
-	Lo, Hi              string // the axis' end values
+	Lo, Hi              string // the axis' end values, written under the drawing
 	Alt                 string
 }
 
@@ -29,7 +29,7 @@ type HistBar struct {
 }
 
 const (
-	histW, histH, histTop, histBottom, histSide = 600, 200, 34, 26, 14
+	histW, histH, histTop, histBottom, histSide = 600, 180, 34, 2, 14
 )
 
 // NewHistogram bins the guesses of a revealed round. The axis spans the guesses and the measured

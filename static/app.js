@@ -564,8 +564,9 @@
     if (on && path !== here()) window.location.assign(path);
     else followPresenter(box);
   });
-  // A form that acts on "this page" (pin it, present it) sends the page as it is now, which htmx
-  // reruns may have changed since the page was drawn.
+  // A form that acts on "this page" (pin it, present it, hide the bar and come back to it) sends
+  // the page as it is now, which htmx reruns may have changed since the page was drawn: an htmx
+  // form through its request, a plain one by its fields just before it is sent.
   document.addEventListener("htmx:configRequest", function (ev) {
     var form = ev.detail.elt;
     if (!form || !form.hasAttribute || !form.hasAttribute("data-here") || !ev.detail.formData) return;
@@ -574,17 +575,49 @@
   });
   document.addEventListener("submit", function (ev) {
     var form = ev.target;
-    if (!form.hasAttribute || !form.hasAttribute("data-here") || window.htmx) return;
+    if (!form.hasAttribute || !form.hasAttribute("data-here") || (window.htmx && form.hasAttribute("hx-post"))) return;
     form.querySelectorAll('input[name="path"],input[name="return"]').forEach(function (i) { i.value = here(); });
   }, true);
+  // htmx counts a 422 as successful (the config lets it swap the reason in beside the form), so
+  // only a 2xx answer clears the reason and the note: a refusal must stay on screen.
   document.addEventListener("htmx:afterRequest", function (ev) {
     var form = ev.detail.elt;
-    if (!form || !form.closest || !form.closest("[data-room]") || !ev.detail.successful) return;
+    var xhr = ev.detail.xhr;
+    if (!form || !form.closest || !form.closest("[data-room]") || !xhr || xhr.status < 200 || xhr.status > 299) return;
     var err = form.querySelector("[data-error]");
     if (err) err.textContent = "";
     if (form.hasAttribute("data-reset")) form.querySelector('input[name="note"]').value = "";
+    // A round opened: fold its forms away again, so the round itself is what the host sees.
+    var fold = form.closest("details.room-new-round");
+    if (fold) { form.reset(); fold.open = false; }
     // Without a live stream the room would not redraw by itself: reload it instead.
     if (!streamOpen) window.location.reload();
+  });
+  // A live part comes back closed or open as the server drew it; a fold the reader opened or closed
+  // (the host's settings, the join box, every guess) keeps the state they left it in.
+  // Focus, too, stays where it was when the part still has it: a member who pressed Send is on
+  // the redrawn form's button, not thrown back to the top of the page.
+  var folds = {}, focusAt = null;
+  document.addEventListener("htmx:sseBeforeMessage", function (ev) {
+    var part = ev.detail.elt;
+    if (!part || !part.querySelectorAll) return;
+    part.querySelectorAll("details[data-fold]").forEach(function (d) { folds[d.getAttribute("data-fold")] = d.open; });
+    var a = document.activeElement, form = a && part.contains(a) && a.closest("form[action]");
+    focusAt = form ? { action: form.getAttribute("action"), name: a.getAttribute("name"), tag: a.tagName } : null;
+  });
+  document.addEventListener("htmx:sseMessage", function (ev) {
+    var part = ev.detail.elt;
+    if (!part || !part.querySelectorAll) return;
+    part.querySelectorAll("details[data-fold]").forEach(function (d) {
+      var k = d.getAttribute("data-fold");
+      if (k in folds) d.open = folds[k];
+    });
+    if (!focusAt || part.contains(document.activeElement)) return;
+    var at = focusAt;
+    focusAt = null;
+    var form = [].find.call(part.querySelectorAll("form[action]"), function (f) { return f.getAttribute("action") === at.action; });
+    var el = form && (at.name ? form.querySelector('[name="' + at.name.replace(/"/g, "") + '"]') : form.querySelector(at.tag.toLowerCase()));
+    if (el) el.focus({ preventScroll: true });
   });
   document.addEventListener("htmx:sseOpen", function () { streamOpen = true; });
   document.addEventListener("htmx:sseError", function () { streamOpen = false; });

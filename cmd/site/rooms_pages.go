@@ -190,12 +190,11 @@ func (s *server) handleRoomPage() echo.HandlerFunc {
 			// Only the page has the round form; the stream's redraws never need these.
 			v.MeasureExperiment, v.MeasureParams, v.Measures = s.measureChoices(ctx, v.Room.Presenting)
 		}
-		qr, err := s.joinQR(c.Request(), r.Code)
-		if err != nil {
+		if err := s.addJoinQR(c.Request(), &v); err != nil {
 			return err
 		}
 		c.Response().Header().Set("Cache-Control", "no-store")
-		return render(c, http.StatusOK, pages.Layout(site, r.Title, pages.RoomPage(v, qr)))
+		return render(c, http.StatusOK, pages.Layout(site, r.Title, pages.RoomPage(v)))
 	}
 }
 
@@ -264,6 +263,17 @@ func (s *server) origin(r *http.Request) string {
 		scheme = "https"
 	}
 	return scheme + "://" + r.Host
+}
+
+// addJoinQR gives the host's room page the join link's QR code, for the page and the stream alike:
+// the host's screen is where people read the code, so it must show a new code at once.
+func (s *server) addJoinQR(r *http.Request, v *pages.RoomView) error {
+	if !v.IsHost() || v.Bar {
+		return nil
+	}
+	q, err := s.joinQR(r, v.Room.Code)
+	v.JoinQR = q
+	return err
 }
 
 // joinQR is the QR code of the room's join link, cached by link since a code changes rarely.

@@ -273,3 +273,34 @@ func memberID(t *testing.T, s *server, code, hostKey string) string {
 	rest := r.body[i+len(`"roster":[{"id":"`):]
 	return rest[:strings.Index(rest, `"`)]
 }
+
+// TestRoundFromThePresentedPage checks that the host is offered the presented page's numbers at
+// its parameters, and that a round opened from one reveals the value the page itself shows.
+func TestRoundFromThePresentedPage(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	host := newBrowser(t, s)
+	roomPath, hostKey := startRoom(t, host, "Numbers")
+	if page := host.get(roomPath).body; strings.Contains(page, `id="presented-measure"`) {
+		t.Fatal("numbers offered while nothing is presented")
+	}
+	if r := host.send("POST", roomPath+"/present", url.Values{"path": {"/blocks/4?max_delay=5000"}}, true); r.status != http.StatusNoContent {
+		t.Fatalf("present: %d %s", r.status, r.body)
+	}
+	page := host.get(roomPath).body
+	i := strings.Index(page, `id="presented-measure"`)
+	if i < 0 || !strings.Contains(page, `name="params" value="max_delay=5000"`) {
+		t.Fatal("the presented page's numbers are not offered at its parameters")
+	}
+	const opt = `<option value="`
+	j := strings.Index(page[i:], opt)
+	key := page[i+j+len(opt):]
+	key = key[:strings.Index(key, `"`)]
+	if r := host.send("POST", roomPath+"/rounds", url.Values{"experiment": {"window"}, "params": {"max_delay=5000"}, "measure": {key}}, true); r.status != http.StatusNoContent {
+		t.Fatalf("open a round on %q: %d %s", key, r.status, r.body)
+	}
+	code := codeOf(t, host, roomPath)
+	r := call(t, s, "POST", "/api/rooms/"+code+"/rounds/1/reveal", hostKey, "")
+	if r.status != http.StatusOK || !strings.Contains(r.body, `"measured":`) {
+		t.Fatalf("reveal %q: %d %s", key, r.status, r.body)
+	}
+}

@@ -110,6 +110,9 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 		if errors.Is(err, rooms.ErrKicked) || errors.Is(err, rooms.ErrForbidden) {
 			return false, writeEvent(w, rc, pages.PartStatus, `<p class="banner closed" role="status">You are no longer in this room: the host removed your seat. <a href="`+site.URL("/join")+`">Join again</a></p>`)
 		}
+		if err == nil {
+			err = s.addJoinQR(c.Request(), &v)
+		}
 		if err != nil {
 			return false, err
 		}
