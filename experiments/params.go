@@ -281,7 +281,7 @@ func parseInto(f Field, raw string, m reflect.Value) string {
 		return "is empty; it " + bad
 	}
 	if !f.IsList() {
-		plain, ok := ungroup(raw)
+		plain, ok := Ungroup(raw)
 		if !ok {
 			return fmt.Sprintf("%q groups its digits wrongly: a comma, underscore or thin space may only mark off thousands, in threes as in 20,000 (write decimals with a point); it %s", Clip(raw, 24), bad)
 		}
@@ -332,12 +332,12 @@ func parseList[T int64 | float64](f Field, items []string, one func(Field, strin
 // numbers (and the plain no-break space some keyboards produce for the latter).
 const groupMarks = ",_\u2009\u202f\u00a0"
 
-// ungroup removes thousands separators from a scalar's text, or reports false when a separator is
+// Ungroup removes thousands separators from a scalar's text, or reports false when a separator is
 // there but does not mark thousands. Only the whole part may be grouped, with one kind of mark, a
 // first group of one to three digits that does not start with 0, and every later group exactly
 // three digits: so "0,5" and "1,0000" are refused instead of silently read as 5 and 10000, which a
 // reader writing a decimal comma could not notice. Text without a separator comes back unchanged.
-func ungroup(s string) (string, bool) {
+func Ungroup(s string) (string, bool) {
 	if !strings.ContainsAny(s, groupMarks) {
 		return s, true
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"effectivelyonce/content"
+	"effectivelyonce/experiments"
 	"effectivelyonce/pages"
 	"effectivelyonce/rooms"
 )
@@ -73,12 +74,22 @@ func capitalize(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// formNumber reads a number a person typed: separators and spaces are allowed (1,200 or 1 200).
+// formNumber reads a number a person typed, with thousands separators as the notebook's own
+// forms take them (1,200 or 1 200). A comma that does not group thousands ("0,5") is refused
+// rather than read as 5, which a member writing a decimal comma could not notice.
 func formNumber(field, s string) (float64, error) {
-	clean := strings.NewReplacer(",", "", "_", "", " ", "", "\u00a0", "").Replace(strings.TrimSpace(s))
-	v, err := strconv.ParseFloat(clean, 64)
+	notNumber := &rooms.FieldError{Field: field, Err: rooms.ErrInvalid, Message: "a number is needed here, like 1200 or 0.5"}
+	s = strings.TrimSpace(s)
+	if s == "" || strings.Trim(s, "0123456789+-.eE,_ \u00a0\u2009\u202f") != "" {
+		return 0, notNumber
+	}
+	plain, ok := experiments.Ungroup(strings.ReplaceAll(s, " ", "\u00a0"))
+	if !ok {
+		return 0, &rooms.FieldError{Field: field, Err: rooms.ErrInvalid, Message: "write decimals with a point (0.5); commas only group thousands (1,200)"}
+	}
+	v, err := strconv.ParseFloat(plain, 64)
 	if err != nil {
-		return 0, &rooms.FieldError{Field: field, Err: rooms.ErrInvalid, Message: "a number is needed here, like 1200 or 0.5"}
+		return 0, notNumber
 	}
 	return v, nil
 }
