@@ -232,8 +232,8 @@ func (s *server) roomBar(c echo.Context, site pages.Site) *pages.RoomView {
 	}
 	ctx := c.Request().Context()
 	r, err := s.rooms.RoomByID(ctx, id)
-	if err != nil {
-		return nil
+	if err != nil || r.Closed {
+		return nil // a closed room has nothing to follow; its page still says what happened
 	}
 	key := s.roomKey(c, r.ID)
 	if key == "" {

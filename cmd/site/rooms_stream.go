@@ -108,7 +108,12 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 		}
 		v, err := s.roomView(ctx, site, cur, key, bar, "")
 		if errors.Is(err, rooms.ErrKicked) || errors.Is(err, rooms.ErrForbidden) {
-			return false, writeEvent(w, rc, pages.PartStatus, `<p class="banner closed" role="status">You are no longer in this room: the host removed your seat. <a href="`+site.URL("/join")+`">Join again</a></p>`)
+			if err := writeEvent(w, rc, pages.PartStatus, `<p class="banner closed" role="status">You are no longer in this room: the host removed your seat. <a href="`+site.URL("/join")+`">Join again</a></p>`); err != nil {
+				return false, err
+			}
+			// "gone" is the wrappers' sse-close event: the browser stops reconnecting to a
+			// stream that would refuse it from now on.
+			return false, writeEvent(w, rc, "gone", "")
 		}
 		if err == nil {
 			err = s.addJoinQR(c.Request(), &v)
