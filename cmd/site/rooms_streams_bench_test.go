@@ -1,0 +1,183 @@
+package main
+
+// The study rooms' fan-out budget: the issue asks that with 1,500 event streams open (50 rooms of
+// 30 members, one instance on SQLite) a reveal reaches every member of its room within 1 s at
+// the 99th percentile, and that the server's resident memory stays under 512 MB. The benchmark
+// holds the streams open over real loopback connections, reveals in one room at a time, and times
+// each member's stream until it delivers the revealed round. It reports figures and asserts no
+// time; it does fail if a stream is refused, ends, or never shows the reveal, since a figure
+// made of missing events would measure nothing.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"effectivelyonce/pages"
+)
+
+// BenchmarkRoomReveal1500Streams: one op opens a custom round in one room (the rooms in turn),
+// waits until its 30 members' streams show it, then reveals it; the latency of a member is from
+// just before the reveal POST to the moment their stream delivers the round with the measured
+// value. p50-ms and p99-ms are over every member of every op; rss-MB is the process's VmRSS once
+// every stream is open, clients included since they share the process: their 1,500 connections,
+// goroutines and buffers are about half of it, so the figure bounds the server's from above. Run
+// it with
+//
+//	go test ./cmd/site -run '^$' -bench Reveal1500 -benchtime 10x -timeout 10m
+func BenchmarkRoomReveal1500Streams(b *testing.B) {
+	const nRooms, members = 50, 30
+	cfg := testConfig()
+	// Every client here is 127.0.0.1: the per-address bounds are raised out of the way.
+	cfg.RatePerSec, cfg.RateBurst = 1e6, 1<<20
+	cfg.RoomCreatesPerHour, cfg.RoomJoinsPerMinute = 10_000, 100_000
+	cfg.MaxConns, cfg.MaxConnsPerClient = 4*nRooms*members, 4*nRooms*members
+	s := newTestServer(b, cfg) // SQLite in a fresh temporary directory
+	base := serveLoopback(b, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	// Registered after serveLoopback, so it runs first: the streams end the way shutdown ends
+	// them, then the listener closes.
+	b.Cleanup(func() { close(s.stopping); cancel() })
+
+	rooms := make([]loopbackRoom, nRooms)
+	for r := range rooms {
+		rooms[r] = newLoopbackRoom(b, base, members)
+	}
+
+	// Each stream is one long GET on a connection of its own; one transport holds them all (it
+	// sets no bound on connections to a host).
+	streams := streamClient()
+	open := make([][]*sseStream, nRooms)
+	errs := make(chan error, nRooms)
+	var wg sync.WaitGroup
+	for r := range rooms {
+		wg.Go(func() {
+			for m, key := range rooms[r].MemberKeys {
+				status, st, err := openStream(ctx, streams, base+"/api/rooms/"+rooms[r].Code+"/events", key)
+				if err == nil && status != http.StatusOK {
+					err = fmt.Errorf("status %d, want 200", status)
+				}
+				if err == nil {
+					_, err = st.snapshot(time.Minute, pages.RoomParts)
+				}
+				if err != nil {
+					errs <- fmt.Errorf("room %d, member %d's stream: %w", r, m, err)
+					return
+				}
+				open[r] = append(open[r], st)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	// Every connect marked a member present, which redrew the roster for the room's other
+	// streams: let that settle so the first op does not pay for the setup.
+	settle(open, time.Second)
+	if n := streamCount.Load(); n < nRooms*members {
+		b.Fatalf("%d streams open, want %d", n, nRooms*members)
+	}
+	rss := rssMB()
+
+	host := memberClient()
+	var latencies []time.Duration
+	for i := 0; b.Loop(); i++ {
+		r := rooms[i%nRooms]
+		var rd struct {
+			Seq int `json:"seq"`
+		}
+		status, body, err := apiCall(host, "POST", base+"/api/rooms/"+r.Code+"/rounds", r.HostKey, `{"text":"How many?","min":0,"max":100}`)
+		if err == nil && status == http.StatusCreated {
+			err = json.Unmarshal([]byte(body), &rd)
+		}
+		if err != nil || status != http.StatusCreated {
+			b.Fatalf("op %d, open a round: %d %v %s", i, status, err, body)
+		}
+		// A value no earlier reveal in this room used, so that only this reveal's event matches.
+		measured := float64(i % 100)
+		openRound := named(pages.PartRound, fmt.Sprintf(`data-round="%d"`, rd.Seq), `data-state="open"`)
+		revealed := named(pages.PartRound, fmt.Sprintf(`data-round="%d"`, rd.Seq), "data-measured>"+pages.Num(measured)+"<")
+
+		var shown, done sync.WaitGroup
+		arrived := make([]time.Time, members)
+		waitErrs := make([]error, members)
+		for m, st := range open[i%nRooms] {
+			shown.Add(1)
+			done.Go(func() {
+				_, _, err := st.until(time.Minute, openRound)
+				shown.Done()
+				if err == nil {
+					_, _, err = st.until(time.Minute, revealed)
+				}
+				arrived[m], waitErrs[m] = time.Now(), err
+			})
+		}
+		shown.Wait()
+		t0 := time.Now()
+		status, body, err = apiCall(host, "POST", fmt.Sprintf("%s/api/rooms/%s/rounds/%d/reveal", base, r.Code, rd.Seq),
+			r.HostKey, fmt.Sprintf(`{"measured":%g}`, measured))
+		if err != nil || status != http.StatusOK {
+			b.Fatalf("op %d, reveal: %d %v %s", i, status, err, body)
+		}
+		done.Wait()
+		for m, err := range waitErrs {
+			if err != nil {
+				b.Fatalf("op %d, member %d: %v", i, m, err)
+			}
+			latencies = append(latencies, arrived[m].Sub(t0))
+		}
+	}
+	b.StopTimer()
+
+	b.ReportMetric(latencyMs(latencies, 0.50), "p50-ms")
+	b.ReportMetric(latencyMs(latencies, 0.99), "p99-ms")
+	b.ReportMetric(latencyMs(latencies, 1), "max-ms")
+	b.ReportMetric(rss, "rss-MB")
+}
+
+// settle drains every stream until none has delivered an event for quiet.
+func settle(rooms [][]*sseStream, quiet time.Duration) {
+	for last := time.Now(); time.Since(last) < quiet; {
+		got := false
+		for _, streams := range rooms {
+			for _, st := range streams {
+				for drained := false; !drained; {
+					select {
+					case <-st.events:
+						got = true
+					default:
+						drained = true
+					}
+				}
+			}
+		}
+		if got {
+			last = time.Now()
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// rssMB is this process's resident set (VmRSS) in MB, or 0 where /proc is not there.
+func rssMB() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kb float64
+			fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(v), " kB"), &kb)
+			return kb / 1024
+		}
+	}
+	return 0
+}
