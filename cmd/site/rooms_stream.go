@@ -23,7 +23,7 @@ import (
 
 // heartbeat is how often an idle stream sends a comment: proxies keep the connection open, a
 // dead client is noticed, the member's presence is renewed within rooms.PresentWindow, and the
-// roster is redrawn for those who left.
+// roster is redrawn for those who left. (server.heartbeat holds it, so a test can beat faster.)
 const heartbeat = 20 * time.Second
 
 // roomHub carries "room X changed" to the streams watching room X, from this process and, with
@@ -106,6 +106,7 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 		if err != nil {
 			return false, err
 		}
+		r = cur
 		v, err := s.roomView(ctx, site, cur, key, bar, "")
 		if errors.Is(err, rooms.ErrKicked) || errors.Is(err, rooms.ErrForbidden) {
 			if err := writeEvent(w, rc, pages.PartStatus, `<p class="banner closed" role="status">You are no longer in this room: the host removed your seat. <a href="`+site.URL("/join")+`">Join again</a></p>`); err != nil {
@@ -138,7 +139,7 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 	if ok, err := send(); !ok {
 		return quiet(err)
 	}
-	tick := time.NewTicker(heartbeat)
+	tick := time.NewTicker(s.heartbeat)
 	defer tick.Stop()
 	for {
 		select {

@@ -356,6 +356,10 @@ func TestRoomStreamSnapshotAndChanges(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Bob's stream never said he was removed: %v", err)
 		}
+		// Then "gone", the event the page's sse-close names, so the browser stops reconnecting.
+		if ev, err := bobStream.next(streamWait); err != nil || ev.Name != "gone" {
+			t.Errorf("after the removal Bob's stream sent %q (%v), want the gone event", ev.Name, err)
+		}
 		if ev, err := bobStream.next(streamWait); err == nil {
 			t.Errorf("Bob's stream went on after saying he was removed, with %s: %s", ev.Name, ev.Data)
 		}

@@ -75,8 +75,9 @@ type server struct {
 	rooms                  *rooms.Service
 	// hub wakes the rooms' event streams; stopping closes at shutdown, ending every stream, since
 	// a stream is never idle and the HTTP server's graceful shutdown would otherwise wait for it.
-	hub      roomHub
-	stopping chan struct{}
+	hub       roomHub
+	stopping  chan struct{}
+	heartbeat time.Duration
 	// asked are the five questions as a host picks them; headlines and qrs are worked out once
 	// for each pinned permalink and each join link.
 	asked     []pages.Asked
@@ -95,7 +96,7 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *
 	}
 	m := newMetrics()
 	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: newRunner(cfg, m),
-		hub: hub, stopping: make(chan struct{}), headlines: newMemo[string](1000), qrs: newMemo[pages.QR](256),
+		hub: hub, stopping: make(chan struct{}), heartbeat: heartbeat, headlines: newMemo[string](1000), qrs: newMemo[pages.QR](256),
 		limiter:     newRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
 		roomCreates: newRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
 		roomJoins:   newRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients)}
