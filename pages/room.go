@@ -82,6 +82,12 @@ func (v RoomView) Current() *rooms.RoundView {
 	return nil
 }
 
+// Answering reports whether the newest round is open, so a bar shows it unfolded.
+func (v RoomView) Answering() bool {
+	rd := v.Current()
+	return rd != nil && rd.State == rooms.RoundOpen
+}
+
 // Earlier are the rounds before the newest, newest first.
 func (v RoomView) Earlier() []rooms.RoundView {
 	n := len(v.Room.Rounds)

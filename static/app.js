@@ -621,6 +621,17 @@
   });
   document.addEventListener("htmx:sseOpen", function () { streamOpen = true; });
   document.addEventListener("htmx:sseError", function () { streamOpen = false; });
-  document.addEventListener("htmx:sseMessage", function (ev) { followPresenter(ev.detail.elt && ev.detail.elt.parentNode); });
+  document.addEventListener("htmx:sseMessage", function (ev) {
+    var elt = ev.detail.elt;
+    followPresenter(elt && elt.parentNode);
+    // A round that has just opened unfolds the bar's round, once: a member who folds it again
+    // keeps it folded until the next round.
+    var fold = elt && elt.closest && elt.closest("details.roombar-round");
+    var round = fold && elt.querySelector('[data-state="open"][data-round]');
+    if (round && fold.getAttribute("data-opened") !== round.getAttribute("data-round")) {
+      fold.setAttribute("data-opened", round.getAttribute("data-round"));
+      fold.open = true;
+    }
+  });
   document.addEventListener("DOMContentLoaded", function () { followPresenter(document); });
 })();

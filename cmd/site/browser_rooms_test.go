@@ -171,7 +171,8 @@ func TestBrowserRooms(t *testing.T) {
 		mark(m, "before the pin")
 	}
 	streamOpen(alice)
-	alice.do(chromedp.SendKeys(chromedp.CSS("#bar-pin-note"), "escapes climb with the delay"),
+	alice.do(chromedp.Click(chromedp.CSS(".roombar-pin summary")),
+		chromedp.SendKeys(chromedp.CSS("#bar-pin-note"), "escapes climb with the delay"),
 		chromedp.Click(chromedp.CSS(".roombar form.pin-form button")))
 	within(alice, "the note cleared after pinning", `document.querySelector("#bar-pin-note").value === "" && !document.querySelector(".roombar form.pin-form [data-error]").textContent`)
 	for _, m := range []*browserTab{host, bob} {
@@ -221,8 +222,19 @@ func TestBrowserRooms(t *testing.T) {
 		overflow(what, tb, 390)
 	}
 
+	// A round the host opens while Alice reads a notebook page unfolds the bar's round, which
+	// stays folded (the page first) while no round waits for her answer.
+	within(alice, "the bar's round folded after the reveal", `!document.querySelector("details.roombar-round").open`)
+	host.open(roomPath)
+	host.do(chromedp.Click(chromedp.CSS("details.room-new-round summary")),
+		chromedp.Click(chromedp.CSS(`details.room-new-round input[name="question"][value="q1"]`)),
+		chromedp.Click(chromedp.CSS(`details.room-new-round form button[type="submit"]`)))
+	within(alice, "the bar's round unfolded for the new round", `document.querySelector("details.roombar-round").open &&
+		!!document.querySelector(".roombar [data-state='open'] input[name='value']")`)
+
 	// Replacing the host link shows the new link on a page of its own, as starting the room did.
-	host.do(chromedp.Click(chromedp.CSS(`details.room-settings form[action$="/host-link"] button`)))
+	host.do(chromedp.Click(chromedp.CSS("details.room-settings summary")),
+		chromedp.Click(chromedp.CSS(`details.room-settings form[action$="/host-link"] button`)))
 	within(host, "the new host link's page", `location.pathname.endsWith("/host-link") && /\/host\?key=/.test(document.querySelector("#host-link")?.value)`)
 
 	// Alice hides the bar: she stays on her page, now without it.
