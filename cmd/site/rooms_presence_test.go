@@ -71,3 +71,42 @@ func TestPresenceSurvivesANewCode(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestRosterFadesWithoutAnyChange checks that a member whose tab closed drops off "here" on the
+// host's open page by itself, in a room where nothing else happens: streams redraw on the beat.
+func TestRosterFadesWithoutAnyChange(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Now()
+	cfg := testConfig()
+	cfg.Rooms.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	s := newTestServer(t, cfg)
+	s.heartbeat = 20 * time.Millisecond
+	base := serveLoopback(t, s)
+	api := memberClient()
+	var room created
+	mustAPI(t, api, "POST", base+"/api/rooms", "", `{"title":"Quiet"}`, http.StatusCreated, &room)
+	var ada struct {
+		Key string `json:"member_key"`
+	}
+	mustAPI(t, api, "POST", base+"/api/rooms/"+room.Code+"/members", "", `{"name":"Ada"}`, http.StatusCreated, &ada)
+	events := base + "/api/rooms/" + room.Code + "/events"
+	_, hostStream, err := openStream(t.Context(), streamClient(), events, room.HostKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hostStream.close()
+	_, adaStream, err := openStream(t.Context(), streamClient(), events, ada.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := hostStream.until(streamWait, named(pages.PartRoster, "1 here now")); err != nil {
+		t.Fatalf("Ada never showed as here: %v", err)
+	}
+	adaStream.close()
+	mu.Lock()
+	now = now.Add(time.Minute)
+	mu.Unlock()
+	if _, _, err := hostStream.until(streamWait, named(pages.PartRoster, "0 here now")); err != nil {
+		t.Fatalf("Ada, whose stream closed, still shows as here a minute later: %v", err)
+	}
+}

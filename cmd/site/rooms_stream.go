@@ -161,7 +161,13 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 			if err := rc.Flush(); err != nil {
 				return nil
 			}
-			_ = s.rooms.Seen(ctx, r.Code, key)
+			_ = s.rooms.Seen(ctx, r.Code, key) // r is as of the last send: its code is current
+			// Redraw on the beat too, so a member whose tab closed fades from the roster even
+			// when nothing else happens in the room (unchanged parts are not sent), and a room
+			// closed for idleness is noticed.
+			if ok, err := send(); !ok {
+				return quiet(err)
+			}
 		}
 	}
 }
