@@ -437,6 +437,23 @@ func parseMeasured(q rooms.Question) (*experiments.Experiment, any, error) {
 	return e, p, nil
 }
 
+// chargeMisses charges a join code that finds no room to the client's join allowance, on every
+// route that takes a code: a code is short enough to guess, and a hit tells its title, so trying
+// codes costs the same whichever route is used. A code that finds its room costs nothing here.
+func (s *server) chargeMisses(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		err := next(c)
+		var fe *rooms.FieldError
+		miss := errors.Is(err, rooms.ErrNotFound) || (errors.As(err, &fe) && fe.Field == "code" && errors.Is(err, rooms.ErrInvalid))
+		if miss {
+			if lerr := s.admitRoom(c.Request().Context(), s.roomJoins, "Too many join codes tried from your network address in the last minute."); lerr != nil {
+				return lerr
+			}
+		}
+		return err
+	}
+}
+
 // admitRoom charges one room creation or join to the client of ctx; a refusal is a 429 that says
 // when to try again. A join is charged before its code is looked up, so guessing codes costs the
 // same allowance as joining.

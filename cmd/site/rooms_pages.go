@@ -84,10 +84,14 @@ func (s *server) handleJoinForm() echo.HandlerFunc {
 		}
 		status := http.StatusOK
 		if v.Code != "" {
-			if err := s.admitRoom(ctx, s.roomJoins, "Too many join attempts from your network address in the last minute."); err != nil {
-				return err
-			}
+			// Only a code that finds nothing costs from the join allowance here (the join itself
+			// costs one), so a class opening the QR link together can all join in one minute.
 			r, err := s.rooms.RoomByCode(ctx, v.Code)
+			if err != nil {
+				if err := s.admitRoom(ctx, s.roomJoins, "Too many join attempts from your network address in the last minute."); err != nil {
+					return err
+				}
+			}
 			switch {
 			case err == nil && s.seatKey(c, r.ID) != "":
 				return c.Redirect(http.StatusSeeOther, s.cfg.BasePath+"/rooms/"+r.ID)

@@ -319,3 +319,31 @@ func TestFormNumber(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinAllowance checks what costs from the join allowance of one address: each join and each
+// code that finds nothing, on any route, but not opening a good join link, so a class behind one
+// router can open the QR link and join within the minute.
+func TestJoinAllowance(t *testing.T) {
+	cfg := testConfig()
+	cfg.RoomJoinsPerMinute = 4
+	s := newTestServer(t, cfg)
+	host := newBrowser(t, s)
+	roomPath, _ := startRoom(t, host, "Allowance")
+	code := codeOf(t, host, roomPath)
+	for i := range 6 {
+		if r := newBrowser(t, s).get("/j/" + code); r.status != http.StatusOK {
+			t.Fatalf("opening a good join link, time %d: %d", i+1, r.status)
+		}
+	}
+	joinAs(t, newBrowser(t, s), code, "Ada") // costs one
+	misses := []string{"/api/rooms/ZZZZZZ", "/api/rooms/ZZZZZZ/events", "/j/ZZZZZZ"}
+	for i, target := range misses {
+		if r := newBrowser(t, s).get(target); r.status != http.StatusNotFound {
+			t.Fatalf("miss %d at %s: %d, want 404", i+1, target, r.status)
+		}
+	}
+	r := newBrowser(t, s).get("/api/rooms/ZZZZZ1")
+	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" {
+		t.Errorf("the fifth costly try: %d, want 429 with Retry-After", r.status)
+	}
+}

@@ -30,18 +30,21 @@ func (s *server) routes() {
 	// small body; the caller's key travels in the Authorization header.
 	small := middleware.BodyLimit(roomBodyLimit)
 	g.POST("/api/rooms", s.handleRoomCreate(), small)
-	get("/api/rooms/:code", s.handleRoomState())
+	// A code that finds no room costs from the join allowance on every route (chargeMisses); the
+	// join route charges every attempt itself.
+	miss := s.chargeMisses
+	get("/api/rooms/:code", s.handleRoomState(), miss)
 	g.POST("/api/rooms/:code/members", s.handleRoomJoin(), small)
-	g.DELETE("/api/rooms/:code/members/:id", s.handleRoomKick())
-	g.PUT("/api/rooms/:code/locked", s.handleRoomLocked(), small)
-	g.POST("/api/rooms/:code/rounds", s.handleRoundOpen(), small)
-	g.PUT("/api/rooms/:code/rounds/:seq/guess", s.handleGuess(), small)
-	g.POST("/api/rooms/:code/rounds/:seq/lock", s.handleRoundLock(), small)
-	g.POST("/api/rooms/:code/rounds/:seq/reveal", s.handleRoundReveal(), small)
-	g.POST("/api/rooms/:code/pins", s.handlePin(), small)
-	g.POST("/api/rooms/:code/present", s.handlePresent(), small)
-	get("/api/rooms/:code/export", s.handleRoomExport())
-	get("/api/rooms/:code/events", s.handleAPIRoomEvents())
+	g.DELETE("/api/rooms/:code/members/:id", s.handleRoomKick(), miss)
+	g.PUT("/api/rooms/:code/locked", s.handleRoomLocked(), small, miss)
+	g.POST("/api/rooms/:code/rounds", s.handleRoundOpen(), small, miss)
+	g.PUT("/api/rooms/:code/rounds/:seq/guess", s.handleGuess(), small, miss)
+	g.POST("/api/rooms/:code/rounds/:seq/lock", s.handleRoundLock(), small, miss)
+	g.POST("/api/rooms/:code/rounds/:seq/reveal", s.handleRoundReveal(), small, miss)
+	g.POST("/api/rooms/:code/pins", s.handlePin(), small, miss)
+	g.POST("/api/rooms/:code/present", s.handlePresent(), small, miss)
+	get("/api/rooms/:code/export", s.handleRoomExport(), miss)
+	get("/api/rooms/:code/events", s.handleAPIRoomEvents(), miss)
 
 	// The study rooms' pages. A room is addressed by its permanent id once joined; its join code
 	// is only for getting in (/join, /j/CODE, which the host's QR code encodes).
