@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // MaxNameLength is the longest display name in characters: enough for a first name and a
@@ -24,6 +26,11 @@ func CleanName(s string) (string, error) {
 		if unicode.IsControl(r) || isBidiControl(r) || r == 0x2028 || r == 0x2029 {
 			return "", fieldErr("name", ErrInvalid, "the name is one line of plain text")
 		}
+		// Invisible formatting (zero-width spaces and joiners, soft hyphens, word joiners) would
+		// let "bob" and "bo\u200bb" sit side by side, or a removed member come back looking the same.
+		if unicode.Is(unicode.Cf, r) {
+			return "", fieldErr("name", ErrInvalid, "the name has an invisible character (U+%04X); type it again", r)
+		}
 	}
 	name := strings.Join(strings.Fields(s), " ")
 	n := utf8.RuneCountInString(name)
@@ -36,9 +43,12 @@ func CleanName(s string) (string, error) {
 	return name, nil
 }
 
-// NameKey is the form in which two names are compared for uniqueness: "Ada" and "ADA" are the
-// same seat to the people reading the roster. Stores keep it in a unique column per room.
-func NameKey(name string) string { return strings.ToLower(strings.ToUpper(name)) }
+// NameKey is the form in which two names are compared for uniqueness: "Ada", "ADA" and the
+// full-width "Ａｄａ" are the same seat to the people reading the roster (compatibility
+// normalisation, then case folding). Stores keep it in a unique column per room.
+func NameKey(name string) string {
+	return strings.ToLower(strings.ToUpper(norm.NFKC.String(name)))
+}
 
 func isBidiControl(r rune) bool {
 	return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 || r == 0x200E || r == 0x200F

@@ -83,3 +83,16 @@ func TestFriendlyName(t *testing.T) {
 		})
 	}
 }
+
+// TestNamesLookingAlike checks that names a reader cannot tell apart are one seat: invisible
+// characters are refused, and full-width or differently cased letters share a key.
+func TestNamesLookingAlike(t *testing.T) {
+	for _, n := range []string{"bob\u200b", "bo\u2060b", "bo\u00adb", "\u200b\u200b"} {
+		if _, err := CleanName(n); err == nil {
+			t.Errorf("%q accepted", n)
+		}
+	}
+	if NameKey("Ａｄａ") != NameKey("ada") || NameKey("ADA") != NameKey("ada") {
+		t.Errorf("keys differ: %q %q %q", NameKey("Ａｄａ"), NameKey("ADA"), NameKey("ada"))
+	}
+}

@@ -2,6 +2,7 @@ package rooms
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -107,5 +108,41 @@ func TestPresence(t *testing.T) {
 	n.take()
 	if err := f.svc.Seen(ctx, f.code, f.host); err != nil || n.take() != 0 {
 		t.Fatalf("host seen: err %v or notified", err)
+	}
+}
+
+// TestNewRoundLocksTheOpenOne checks that opening a round locks one still open, which would
+// otherwise take guesses nobody sees, and that the locked one can still be revealed.
+func TestNewRoundLocksTheOpenOne(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Config{})
+	ada := f.join(t, "Ada")
+	first := f.round(t, Question{Kind: KindCustom, Text: "First?", Max: 10})
+	second := f.round(t, Question{Kind: KindCustom, Text: "Second?", Max: 10})
+	if err := f.svc.Guess(ctx, f.code, ada, first, 3); !errors.Is(err, ErrRoundState) {
+		t.Errorf("a guess on the earlier round: %v, want it refused as locked", err)
+	}
+	if err := f.svc.Guess(ctx, f.code, ada, second, 3); err != nil {
+		t.Errorf("a guess on the new round: %v", err)
+	}
+	m := MeasureFunc(func(context.Context, Question) (float64, error) { return 4, nil })
+	if rd, err := f.svc.Reveal(ctx, f.code, f.host, first, m); err != nil || rd.State != RoundRevealed {
+		t.Errorf("revealing the earlier round: %v %v", rd.State, err)
+	}
+}
+
+// TestIdleCloseIsAnnounced checks that a room found idle and closed on a read tells its open
+// pages, which would otherwise keep offering forms that can no longer be used.
+func TestIdleCloseIsAnnounced(t *testing.T) {
+	n := &notes{}
+	f := newFixture(t, Config{Notify: n.notify})
+	n.take()
+	f.clock.add(25 * time.Hour)
+	v, err := f.svc.State(context.Background(), f.code, f.host, nil)
+	if err != nil || !v.Closed {
+		t.Fatalf("state after a day idle: closed %v, err %v", v.Closed, err)
+	}
+	if got := n.take(); got != 1 {
+		t.Errorf("closing an idle room notified %d times, want 1", got)
 	}
 }

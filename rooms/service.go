@@ -133,7 +133,11 @@ func (s *Service) room(ctx context.Context, code string) (Room, error) {
 		return Room{}, err
 	}
 	if !r.Closed && s.cfg.Now().Sub(r.LastActivity) > s.cfg.IdleClose {
-		return s.store.UpdateRoom(ctx, r.ID, func(r *Room) error { r.Closed = true; return nil })
+		r, err = s.store.UpdateRoom(ctx, r.ID, func(r *Room) error { r.Closed = true; return nil })
+		if err == nil {
+			s.changed(ctx, r.ID) // open pages learn it at once, not at their next action
+		}
+		return r, err
 	}
 	return r, nil
 }
@@ -393,6 +397,19 @@ func (s *Service) OpenRound(ctx context.Context, code, hostKey string, q Questio
 	}
 	if err := s.changing(ctx, r); err != nil {
 		return Round{}, err
+	}
+	// One round takes answers at a time: an earlier one still open is locked, so it never keeps
+	// taking guesses out of sight (the host can still reveal it from the earlier rounds).
+	rounds, err := s.store.Rounds(ctx, r.ID)
+	if err != nil {
+		return Round{}, err
+	}
+	for _, old := range rounds {
+		if old.State == RoundOpen {
+			if _, err := s.store.UpdateRound(ctx, r.ID, old.Seq, lockRound); err != nil {
+				return Round{}, err
+			}
+		}
 	}
 	rd, err := s.store.AddRound(ctx, Round{RoomID: r.ID, Question: q, State: RoundOpen, OpenedAt: s.cfg.Now()})
 	if err == nil {

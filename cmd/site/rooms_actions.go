@@ -113,7 +113,7 @@ func (s *server) roomActions() map[string]roomDo {
 					*dst = &v
 				}
 			}
-			q, err := questionOf(in)
+			q, err := s.checkedQuestion(ctx, in)
 			if err != nil {
 				return err
 			}

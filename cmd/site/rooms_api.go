@@ -96,6 +96,9 @@ func errorField(err error) string {
 	if errors.As(err, &le) {
 		return le.Field
 	}
+	if errors.Is(err, rooms.ErrNotFound) {
+		return "code"
+	}
 	return ""
 }
 
@@ -117,6 +120,7 @@ func (s *server) handleRoomCreate() echo.HandlerFunc {
 			return roomError(err)
 		}
 		base := s.cfg.BasePath
+		c.Response().Header().Set("Cache-Control", "no-store") // the answer holds the host key
 		return c.JSON(http.StatusCreated, map[string]string{
 			"code":     cr.Room.Code,
 			"join_url": s.origin(c.Request()) + base + "/j/" + cr.Room.Code,
@@ -224,6 +228,20 @@ func questionOf(in roundIn) (rooms.Question, error) {
 	return q, nil
 }
 
+// checkedQuestion reads a round's question and, for an experiment's number, measures it now: a
+// measure the experiment does not report would otherwise surface only at the reveal, with the
+// round locked and the room waiting. The run is cached, so the reveal costs nothing more.
+func (s *server) checkedQuestion(ctx context.Context, in roundIn) (rooms.Question, error) {
+	q, err := questionOf(in)
+	if err != nil || q.Kind != rooms.KindMeasure {
+		return q, err
+	}
+	if _, err := s.measure(ctx, q); err != nil {
+		return q, roomError(err)
+	}
+	return q, nil
+}
+
 // handleRoundOpen handles "POST /api/rooms/:code/rounds" (host): 201 with the round's number.
 func (s *server) handleRoundOpen() echo.HandlerFunc {
 	return func(c echo.Context) error {
@@ -231,7 +249,7 @@ func (s *server) handleRoundOpen() echo.HandlerFunc {
 		if err := readJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
-		q, err := questionOf(in)
+		q, err := s.checkedQuestion(c.Request().Context(), in)
 		if err != nil {
 			return err
 		}
@@ -420,17 +438,20 @@ func (s *server) writeExport(c echo.Context, code, key string) error {
 func parseMeasured(q rooms.Question) (*experiments.Experiment, any, error) {
 	e, ok := experiments.Lookup(q.Experiment)
 	if !ok {
-		return nil, nil, &httpError{Status: http.StatusBadRequest, Msg: "no experiment of this name; GET /api/experiments lists them"}
+		return nil, nil, &httpError{Status: http.StatusBadRequest, Msg: "no experiment of this name; GET /api/experiments lists them",
+			Err: &rooms.FieldError{Field: "experiment", Message: "no experiment of this name", Err: rooms.ErrInvalid}}
 	}
 	vals, problems := parseQuery(q.Params)
 	if len(problems) > 0 {
-		return nil, nil, &httpError{Status: http.StatusBadRequest, Msg: "params: " + problems[0].Message}
+		return nil, nil, &httpError{Status: http.StatusBadRequest, Msg: "params: " + problems[0].Message,
+			Err: &rooms.FieldError{Field: "params", Message: problems[0].Message, Err: rooms.ErrInvalid}}
 	}
 	p, err := e.Parse(vals)
 	if err != nil {
 		var fe experiments.FieldErrors
 		if errors.As(err, &fe) && len(fe) > 0 {
-			return nil, nil, &httpError{Status: http.StatusBadRequest, Msg: "params: " + fe[0].Field + ": " + fe[0].Message, Err: err}
+			return nil, nil, &httpError{Status: http.StatusBadRequest, Msg: "params: " + fe[0].Field + ": " + fe[0].Message,
+				Err: &rooms.FieldError{Field: "params", Message: fe[0].Field + ": " + fe[0].Message, Err: rooms.ErrInvalid}}
 		}
 		return nil, nil, err
 	}

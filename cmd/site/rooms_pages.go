@@ -46,6 +46,7 @@ func (s *server) handleRoomStart() echo.HandlerFunc {
 			return roomError(err)
 		}
 		s.setRoomCookies(c, cr.Room.ID, hostCookie, cr.HostKey)
+		c.Response().Header().Set("Cache-Control", "no-store") // the host link is on this page
 		roomURL := site.URL("/rooms/" + cr.Room.ID)
 		return render(c, http.StatusOK, pages.Layout(site, cr.Room.Title,
 			pages.HostLink(site, cr.Room.Title, roomURL, s.hostLink(c.Request(), cr.Room.ID, cr.HostKey), false)))
@@ -132,6 +133,15 @@ func (s *server) handleJoin() echo.HandlerFunc {
 		v := pages.JoinView{Site: site, Code: c.FormValue("code"), Name: c.FormValue("name")}
 		if err := s.admitRoom(ctx, s.roomJoins, "Too many join attempts from your network address in the last minute."); err != nil {
 			return err
+		}
+		// A browser that already holds a seat in this room goes back to it: a second seat would
+		// leave an empty chair that "N of M answered" can never count in.
+		if r, err := s.rooms.RoomByCode(ctx, v.Code); err == nil {
+			if key := s.seatKey(c, r.ID); key != "" {
+				if _, caller, err := s.rooms.Identify(ctx, r.Code, key); err == nil && caller.Role == rooms.AsMember {
+					return c.Redirect(http.StatusSeeOther, s.cfg.BasePath+"/rooms/"+r.ID)
+				}
+			}
 		}
 		j, err := s.rooms.Join(ctx, v.Code, v.Name)
 		if err == nil {

@@ -347,3 +347,52 @@ func TestJoinAllowance(t *testing.T) {
 		t.Errorf("the fifth costly try: %d, want 429 with Retry-After", r.status)
 	}
 }
+
+// TestMeasureCheckedWhenTheRoundOpens checks that a number the experiment does not report is
+// refused when the round opens, naming the field, instead of locking the round at the reveal.
+func TestMeasureCheckedWhenTheRoundOpens(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	room := createRoom(t, s, "Measures")
+	r := call(t, s, "POST", "/api/rooms/"+room.Code+"/rounds", room.HostKey, `{"experiment":"window","params":"max_delay=5000","measure":"nonsense"}`)
+	if r.status != http.StatusBadRequest || !strings.Contains(r.body, `"field":"measure"`) {
+		t.Errorf("unknown measure: %d %s", r.status, r.body)
+	}
+	if st := call(t, s, "GET", "/api/rooms/"+room.Code, room.HostKey, ""); strings.Contains(st.body, `"seq"`) {
+		t.Errorf("a refused round was stored: %s", st.body)
+	}
+}
+
+// TestRoomAnswersNameTheirField checks what a careful reader would: a second join from a seated browser, the headers of
+// the answers that carry a host key, and refusals that name their field.
+func TestRoomAnswersNameTheirField(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	host := newBrowser(t, s)
+	roomPath, _ := startRoom(t, host, "Careful")
+	code := codeOf(t, host, roomPath)
+	sam := newBrowser(t, s)
+	joinAs(t, sam, code, "Sam")
+	if r := sam.post("/join", url.Values{"code": {code}, "name": {"Sam2"}}); r.status != http.StatusSeeOther || r.header.Get("Location") != roomPath {
+		t.Errorf("a seated browser joining again: %d to %q, want its own seat back", r.status, r.header.Get("Location"))
+	}
+	if st := call(t, s, "GET", "/api/rooms/"+code, "", ""); !strings.Contains(st.body, `"seated":1`) {
+		t.Errorf("a second seat was made: %s", st.body)
+	}
+	if r := newBrowser(t, s).post("/rooms", url.Values{"title": {"Keys"}}); r.header.Get("Cache-Control") != "no-store" {
+		t.Errorf("the page with the host link may be cached: %q", r.header.Get("Cache-Control"))
+	}
+	if r := call(t, s, "POST", "/api/rooms", "", `{"title":"Keys"}`); r.header.Get("Cache-Control") != "no-store" {
+		t.Errorf("the answer with the host key may be cached: %q", r.header.Get("Cache-Control"))
+	}
+	for _, c := range []struct {
+		method, target, body, field string
+		status                      int
+	}{
+		{"GET", "/api/rooms/ZZZZZZ", "", "code", http.StatusNotFound},
+		{"POST", "/api/rooms", `{"title":"` + strings.Repeat("x", 9000) + `"}`, "body", http.StatusRequestEntityTooLarge},
+	} {
+		r := call(t, s, c.method, c.target, "", c.body)
+		if r.status != c.status || !strings.Contains(r.body, `"field":"`+c.field+`"`) {
+			t.Errorf("%s %s: %d %s, want %d naming %s", c.method, c.target[:min(len(c.target), 30)], r.status, r.body[:min(len(r.body), 200)], c.status, c.field)
+		}
+	}
+}

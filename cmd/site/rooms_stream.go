@@ -109,7 +109,11 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 		r = cur
 		v, err := s.roomView(ctx, site, cur, key, bar, "")
 		if errors.Is(err, rooms.ErrKicked) || errors.Is(err, rooms.ErrForbidden) {
-			if err := writeEvent(w, rc, pages.PartStatus, `<p class="banner closed" role="status">You are no longer in this room: the host removed your seat. <a href="`+site.URL("/join")+`">Join again</a></p>`); err != nil {
+			msg := `<p class="banner closed" role="status">You are no longer in this room: the host removed your seat.</p>`
+			if errors.Is(err, rooms.ErrForbidden) {
+				msg = `<p class="banner closed" role="status">This browser's key no longer works in this room: the host link was replaced. Open the new host link to carry on.</p>`
+			}
+			if err := writeEvent(w, rc, pages.PartStatus, msg); err != nil {
 				return false, err
 			}
 			// "gone" is the wrappers' sse-close event: the browser stops reconnecting to a

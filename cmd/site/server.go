@@ -236,6 +236,10 @@ func (s *server) handleError(err error, c echo.Context) {
 	case errors.Is(err, context.Canceled):
 		status, msg = 499, "the request was cancelled"
 	}
+	field := errorField(err)
+	if status == http.StatusRequestEntityTooLarge {
+		field, msg = "body", "the body is larger than this route takes: 8 KB for the study rooms, 64 KB elsewhere"
+	}
 	if status >= 500 {
 		attrs := []any{"method", c.Request().Method, "path", c.Request().URL.Path, "status", status, "err", err}
 		var pe *panicError
@@ -256,7 +260,7 @@ func (s *server) handleError(err error, c echo.Context) {
 		c.Response().Header().Set("Retry-After", "5")
 	}
 	if strings.HasPrefix(c.Request().URL.Path, s.cfg.BasePath+"/api/") {
-		c.JSON(status, apiError(errorField(err), msg))
+		c.JSON(status, apiError(field, msg))
 		return
 	}
 	title := http.StatusText(status)
