@@ -230,6 +230,9 @@ func (s *server) roomView(ctx context.Context, site pages.Site, r rooms.Room, ke
 		}
 	}
 	for _, p := range st.Pins {
+		// Worked out here if not yet known on this instance (a pin made through the API, on
+		// another replica, or before a restart); runs are cached, so this is rare and cheap.
+		s.headline(ctx, p.Path)
 		if h, ok := s.headlines.get(p.Path); ok {
 			v.Headlines[p.Path] = h
 		}

@@ -396,3 +396,21 @@ func TestRoomAnswersNameTheirField(t *testing.T) {
 		}
 	}
 }
+
+// TestPinHeadlineFromTheAPI checks that a pin made through the API, which never passes through
+// the page's pin action, still shows its run's headline on the board.
+func TestPinHeadlineFromTheAPI(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	room := createRoom(t, s, "Headlines")
+	ada := join(t, s, room.Code, "Ada")
+	if r := call(t, s, "POST", "/api/rooms/"+room.Code+"/pins", ada, `{"path":"/blocks/2","note":"lost none"}`); r.status != http.StatusCreated {
+		t.Fatalf("pin: %d %s", r.status, r.body)
+	}
+	host := newBrowser(t, s)
+	r := host.get(room.HostURL[strings.Index(room.HostURL, "/rooms/"):])
+	page := host.get(r.header.Get("Location")).body
+	i := strings.Index(page, `class="pin-headline"`)
+	if i < 0 || !strings.Contains(page[i:i+200], "20,000") {
+		t.Errorf("no headline on the API's pin: %q", page[max(0, i):min(len(page), max(0, i)+200)])
+	}
+}
