@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"fmt"
 )
 
 // StreamParams describe the job stream every crash experiment replays: Jobs jobs, each crashing its
@@ -46,6 +47,21 @@ func drawStream(ctx context.Context, jobs int64, rate float64, seed int64) (jobS
 		}
 	}
 	return s, nil
+}
+
+// Crashes returns the stream's crash marks, crashed[i] true when job i's worker dies mid-job: the
+// live lab kills real workers on exactly these jobs, so that its measured counts can be set beside
+// the model's for the same stream rather than for a stream that merely has the same rate. The
+// slice is the caller's own.
+func Crashes(ctx context.Context, jobs int64, rate float64, seed int64) ([]bool, error) {
+	if jobs < 0 {
+		return nil, fmt.Errorf("jobs: %d is negative", jobs)
+	}
+	s, err := drawStream(ctx, jobs, rate, seed)
+	if err != nil {
+		return nil, err
+	}
+	return s.crashed, nil
 }
 
 // sink counts applications per job, like the document's Sink: counting rather than recording
