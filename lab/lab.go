@@ -1,0 +1,169 @@
+// Package lab is the live lab: it runs the notebook's crash designs on a real broker (NATS
+// JetStream), a real database (a SQLite file) and real worker processes that die by SIGKILL, and
+// sets the counts it measures beside the model's for the same seeded stream. The model can only
+// claim that a design loses or duplicates the crashed jobs; the lab shows a real queue and a real
+// transaction doing exactly that, job for job.
+//
+// The package reports counts and progress; it serves nothing. A caller (the site's `lab` command
+// or its /lab page) calls Run, and re-executes its own binary as the worker, which calls
+// WorkerMain.
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"time"
+)
+
+// Design names one place for the ack and the dedup key. The names are the command line's, so a
+// design travels from the CLI to the worker's environment unchanged.
+type Design string
+
+// The four crash designs: the blocks' at-most-once, at-least-once, and dedup with the key written
+// outside or inside the effect's transaction.
+const (
+	AckBeforeWork  Design = "ack-before-work"
+	AckAfterWork   Design = "ack-after-work"
+	DedupOutsideTx Design = "dedup-outside-tx"
+	DedupInTx      Design = "dedup-in-tx"
+)
+
+// Designs returns the crash designs in the order the notebook's assembly reports them; the slice
+// is the caller's own.
+func Designs() []Design { return []Design{AckBeforeWork, AckAfterWork, DedupOutsideTx, DedupInTx} }
+
+// Limits the page and the CLI share: a run must end in seconds on a small machine and must not
+// fork more processes than it has cores to spare.
+const (
+	MaxJobs    = 5000
+	MaxWorkers = 8
+)
+
+// Defaults for the zero values of Config.
+const (
+	// DefaultAckWait is the broker's visibility timeout: short, so that a crashed job comes back
+	// within a run that lasts seconds, yet long against a job that takes a millisecond or two.
+	DefaultAckWait  = 250 * time.Millisecond
+	DefaultDeadline = 3 * time.Minute
+)
+
+// Config is one run of one design.
+type Config struct {
+	Design    Design
+	Jobs      int64
+	Workers   int
+	CrashRate float64
+	Seed      int64
+	// AckWait is how long the broker waits for an ack before it redelivers (0: DefaultAckWait).
+	AckWait time.Duration
+	// Deadline bounds the whole run, counted from its start (0: DefaultDeadline).
+	Deadline time.Duration
+	// NATSURL, when set, is an existing NATS server with JetStream to use instead of the embedded
+	// one; the run makes its own uniquely named stream there and deletes it afterwards.
+	NATSURL string
+	// TempDir is where the run's scratch directory (broker store, sink file) is made; "" means
+	// os.TempDir(). The scratch directory itself is always removed.
+	TempDir string
+	// Command makes the command for one worker process, which must end in a call to WorkerMain
+	// with the environment Run adds to it. Run sets its process group, its environment (on top
+	// of the command's own, or the parent's) and its stderr when nil.
+	Command func(ctx context.Context) *exec.Cmd
+}
+
+// FieldError is a refused Config: Field is the name the form, the API and the CLI use for it.
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return "lab: " + e.Field + ": " + e.Msg }
+
+// ErrDeadline is returned (wrapped, beside the counts so far) when a run's deadline passes before
+// every job was acked.
+var ErrDeadline = errors.New("lab: the run's deadline passed before every job was acked")
+
+// Validate refuses a Config the lab cannot run, naming the field; it does not fill in defaults.
+func (c Config) Validate() error { return c.validate(true) }
+
+// validate is Validate for the worker too, which checks the parameters it was given but has no
+// command of its own to start.
+func (c Config) validate(needCommand bool) error {
+	known := false
+	for _, d := range Designs() {
+		known = known || c.Design == d
+	}
+	switch {
+	case !known:
+		return &FieldError{"design", fmt.Sprintf("%q is not one of ack-before-work, ack-after-work, dedup-outside-tx, dedup-in-tx", c.Design)}
+	case c.Jobs < 1 || c.Jobs > MaxJobs:
+		return &FieldError{"jobs", fmt.Sprintf("%d is outside 1-%d", c.Jobs, MaxJobs)}
+	case c.Workers < 1 || c.Workers > MaxWorkers:
+		return &FieldError{"workers", fmt.Sprintf("%d is outside 1-%d", c.Workers, MaxWorkers)}
+	case !(c.CrashRate >= 0 && c.CrashRate <= 1): // also refuses NaN
+		return &FieldError{"crash_rate", fmt.Sprintf("%v is outside 0-1", c.CrashRate)}
+	case c.AckWait < 0 || (c.AckWait > 0 && c.AckWait < 10*time.Millisecond) || c.AckWait > time.Minute:
+		return &FieldError{"ack_wait", fmt.Sprintf("%v is outside 10ms-1m", c.AckWait)}
+	case c.Deadline < 0:
+		return &FieldError{"deadline", fmt.Sprintf("%v is negative", c.Deadline)}
+	case needCommand && c.Command == nil:
+		return &FieldError{"command", "no way to start a worker process"}
+	}
+	return nil
+}
+
+func (c Config) withDefaults() Config {
+	if c.AckWait == 0 {
+		c.AckWait = DefaultAckWait
+	}
+	if c.Deadline == 0 {
+		c.Deadline = DefaultDeadline
+	}
+	return c
+}
+
+// Progress is a run's state while it runs, reported a few times a second.
+type Progress struct {
+	Design Design `json:"design"`
+	Jobs   int64  `json:"jobs"`
+	// Done counts the jobs the broker holds no more: acked, whatever their fate at the sink.
+	Done          int64         `json:"done"`
+	WorkersKilled int64         `json:"workers_killed"`
+	Redeliveries  int64         `json:"redeliveries"`
+	Elapsed       time.Duration `json:"elapsed"`
+}
+
+// Result is one design's run: what the sink holds, beside the model's prediction for the same
+// stream.
+type Result struct {
+	Design      Design `json:"design"`
+	Jobs        int64  `json:"jobs"`
+	Crashed     int64  `json:"crashed"` // jobs the stream marks as crashed: the model's crashes
+	Lost        int64  `json:"lost"`
+	Duplicated  int64  `json:"duplicated"`
+	ExactlyOnce int64  `json:"exactly_once"`
+	// WorkersKilled counts worker processes that ended by SIGKILL during the run; with no other
+	// killer about, it equals Crashed.
+	WorkersKilled   int64   `json:"workers_killed"`
+	Redeliveries    int64   `json:"redeliveries"`
+	Seconds         float64 `json:"seconds"`
+	ModelLost       int64   `json:"model_lost"`
+	ModelDuplicated int64   `json:"model_duplicated"`
+	// Events is the log of a few crashed jobs, every delivery of each, in order.
+	Events []Event `json:"events"`
+}
+
+// MatchesModel says whether the real counts are the model's.
+func (r Result) MatchesModel() bool {
+	return r.Lost == r.ModelLost && r.Duplicated == r.ModelDuplicated
+}
+
+// Event is one delivery of one job as its worker recorded it.
+type Event struct {
+	Job     int64         `json:"job"`
+	Worker  int           `json:"worker"`
+	Attempt int           `json:"attempt"` // the broker's delivery count
+	At      time.Duration `json:"at"`      // since the run began
+	What    string        `json:"what"`
+}

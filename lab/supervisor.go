@@ -1,0 +1,313 @@
+package lab
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"effectivelyonce/experiments"
+)
+
+// progressEvery is how often Run looks at the broker and reports: often enough for a live page,
+// rarely enough that the look costs the workers nothing.
+const progressEvery = 100 * time.Millisecond
+
+// maxFailures is how many worker exits other than by SIGKILL a run tolerates before it gives up:
+// a worker that cannot start would otherwise be restarted until the deadline.
+const maxFailures = 5
+
+// sampleJobs is how many crashed jobs' stories Result.Events tells.
+const sampleJobs = 3
+
+// Run runs one design: it starts the broker and the sink, publishes jobs 0..Jobs-1, keeps
+// Workers worker processes alive (restarting each killed one at once) until the broker holds no
+// job, then counts the sink and sets the counts beside the model's for the same stream. progress
+// (which may be nil) is called from Run's goroutine a few times a second and once at the end.
+//
+// When ctx ends, or the deadline passes, every worker's process group is killed and waited for,
+// the broker stopped and the scratch directory removed before Run returns: nothing is left
+// behind. A passed deadline returns the counts so far with ErrDeadline.
+func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return Result{}, err
+	}
+	cfg = cfg.withDefaults()
+	if progress == nil {
+		progress = func(Progress) {}
+	}
+	start := time.Now()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	crashed, err := experiments.Crashes(ctx, cfg.Jobs, cfg.CrashRate, cfg.Seed)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Design: cfg.Design, Jobs: cfg.Jobs}
+	for _, c := range crashed {
+		if c {
+			res.Crashed++
+		}
+	}
+	res.ModelLost, res.ModelDuplicated = model(cfg.Design, crashed)
+
+	dir, err := os.MkdirTemp(cfg.TempDir, "lab-run-*")
+	if err != nil {
+		return Result{}, fmt.Errorf("lab: scratch directory: %w", err)
+	}
+	defer os.RemoveAll(dir) // last: after the workers and the broker are gone
+	b, err := startBroker(ctx, cfg, dir)
+	if err != nil {
+		return Result{}, err
+	}
+	defer b.close()
+	sinkPath := filepath.Join(dir, "sink.db")
+	db, err := createSink(ctx, sinkPath)
+	if err != nil {
+		return Result{}, err
+	}
+	defer db.Close()
+	if err := b.publish(ctx, cfg.Jobs); err != nil {
+		return Result{}, err
+	}
+
+	s := &supervisor{cfg: cfg, procs: map[int]*exec.Cmd{}, fatal: make(chan error, 1), env: []string{
+		envNATS + "=" + b.url,
+		envStream + "=" + b.stream,
+		envSink + "=" + sinkPath,
+		envDesign + "=" + string(cfg.Design),
+		envJobs + "=" + strconv.FormatInt(cfg.Jobs, 10),
+		envRate + "=" + strconv.FormatFloat(cfg.CrashRate, 'g', -1, 64),
+		envSeed + "=" + strconv.FormatInt(cfg.Seed, 10),
+	}}
+	defer s.stop() // before the broker closes, so no worker sees its broker vanish first
+	for range cfg.Workers {
+		if err := s.start(ctx); err != nil {
+			return Result{}, err
+		}
+	}
+
+	report := func() (done bool, err error) {
+		left, err := b.outstanding(ctx)
+		if err != nil {
+			return false, fmt.Errorf("lab: broker: %w", err)
+		}
+		finished, redelivered, err := logged(ctx, db)
+		if err != nil {
+			return false, fmt.Errorf("lab: sink: %w", err)
+		}
+		progress(Progress{Design: cfg.Design, Jobs: cfg.Jobs, Done: finished,
+			WorkersKilled: s.killedSoFar(), Redeliveries: redelivered, Elapsed: time.Since(start)})
+		// Both views must agree the run is over: the broker holds nothing unacked, and every
+		// job's acked delivery was also carried through to its last write.
+		return left == 0 && finished == cfg.Jobs, nil
+	}
+	deadline := time.NewTimer(cfg.Deadline - time.Since(start))
+	defer deadline.Stop()
+	tick := time.NewTicker(progressEvery)
+	defer tick.Stop()
+	var late error
+wait:
+	for {
+		select {
+		case <-ctx.Done():
+			return Result{}, ctx.Err()
+		case err := <-s.fatal:
+			return Result{}, err
+		case <-deadline.C:
+			late = fmt.Errorf("%w (%v)", ErrDeadline, cfg.Deadline)
+			break wait
+		case <-tick.C:
+			done, err := report()
+			if err != nil {
+				return Result{}, err
+			}
+			if done {
+				break wait
+			}
+		}
+	}
+	// Stop the workers before counting, so that no write lands after the count.
+	s.stop()
+	res.WorkersKilled = s.killedSoFar()
+	lost, dup, once, err := counts(ctx, db, cfg.Jobs)
+	if err != nil {
+		return Result{}, fmt.Errorf("lab: sink: %w", err)
+	}
+	res.Lost, res.Duplicated, res.ExactlyOnce = lost, dup, once
+	if _, res.Redeliveries, err = logged(ctx, db); err != nil {
+		return Result{}, fmt.Errorf("lab: sink: %w", err)
+	}
+	if res.Events, err = sampleEvents(ctx, db, crashed, sampleJobs, start); err != nil {
+		return Result{}, fmt.Errorf("lab: sink: %w", err)
+	}
+	res.Seconds = time.Since(start).Seconds()
+	progress(Progress{Design: cfg.Design, Jobs: cfg.Jobs, Done: cfg.Jobs, WorkersKilled: res.WorkersKilled,
+		Redeliveries: res.Redeliveries, Elapsed: time.Since(start)})
+	return res, late
+}
+
+// model is the notebook's prediction for the design on the same crashed jobs.
+func model(d Design, crashed []bool) (lost, dup int64) {
+	var l, u int
+	switch d {
+	case AckBeforeWork:
+		l, _, u = experiments.AckBeforeWork(crashed)
+	case AckAfterWork:
+		l, _, u = experiments.AckAfterWork(crashed)
+	case DedupOutsideTx:
+		l, u = experiments.DualWrite(crashed, experiments.OrderEffectThenKey)
+	case DedupInTx:
+		l, u = experiments.DualWrite(crashed, experiments.OrderOneTransaction)
+	}
+	return int64(l), int64(u)
+}
+
+// supervisor keeps the worker processes running and knows every one it started, so that it can
+// kill them all.
+type supervisor struct {
+	cfg      Config
+	env      []string
+	mu       sync.Mutex
+	procs    map[int]*exec.Cmd // by pid, until waited for
+	nextID   int
+	killed   int64
+	failures int
+	stopping bool
+	wg       sync.WaitGroup
+	fatal    chan error
+	stderr   tailBuffer
+}
+
+// start starts one worker in a process group of its own, so that killing the group takes
+// anything the worker might have started along with it.
+func (s *supervisor) start(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopping || ctx.Err() != nil {
+		return nil
+	}
+	s.nextID++
+	cmd := s.cfg.Command(ctx)
+	if cmd == nil {
+		return errors.New("lab: Command returned no command")
+	}
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Env = append(env, append(s.env, envWorkerID+"="+strconv.Itoa(s.nextID))...)
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	orphanGuard(cmd.SysProcAttr)
+	if cmd.Stderr == nil {
+		cmd.Stderr = &s.stderr
+	}
+	cmd.WaitDelay = time.Second // a stray holder of its stderr must not stall the wait
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("lab: start worker %d: %w", s.nextID, err)
+	}
+	s.procs[cmd.Process.Pid] = cmd
+	s.wg.Add(1)
+	go s.wait(ctx, cmd)
+	return nil
+}
+
+// wait reaps one worker and, unless the run is ending, replaces it at once: the broker redelivers
+// its unacked job after AckWait whether or not a replacement exists, but a run with fewer workers
+// would be slower than the model assumes for no reason.
+func (s *supervisor) wait(ctx context.Context, cmd *exec.Cmd) {
+	defer s.wg.Done()
+	err := cmd.Wait()
+	s.mu.Lock()
+	delete(s.procs, cmd.Process.Pid)
+	if s.stopping || ctx.Err() != nil {
+		s.mu.Unlock()
+		return
+	}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+			s.killed++
+			s.mu.Unlock()
+			s.restart(ctx)
+			return
+		}
+	}
+	// Any other end, a clean exit included, is a worker that should still be working.
+	s.failures++
+	failed := s.failures > maxFailures
+	s.mu.Unlock()
+	if failed {
+		s.fail(fmt.Errorf("lab: workers keep failing (last: %v); their stderr ends:\n%s", err, s.stderr.String()))
+		return
+	}
+	time.Sleep(100 * time.Millisecond) // a worker that cannot start must not spin
+	s.restart(ctx)
+}
+
+func (s *supervisor) restart(ctx context.Context) {
+	if err := s.start(ctx); err != nil {
+		s.fail(err)
+	}
+}
+
+func (s *supervisor) fail(err error) {
+	select {
+	case s.fatal <- err:
+	default:
+	}
+}
+
+func (s *supervisor) killedSoFar() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.killed
+}
+
+// stop kills every worker's process group and waits until each is reaped; a second call is a
+// no-op wait. After it, start refuses, so a worker reaped during the stop is not replaced.
+func (s *supervisor) stop() {
+	s.mu.Lock()
+	s.stopping = true
+	for pid := range s.procs {
+		syscall.Kill(-pid, syscall.SIGKILL) // the group: the worker and anything it started
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+// tailBuffer keeps the last few KiB the workers wrote to stderr, for the error that explains why
+// they keep failing, without growing over a long run.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailMax = 4 << 10
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > tailMax {
+		t.buf = bytes.Clone(t.buf[len(t.buf)-tailMax:])
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
