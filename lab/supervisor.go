@@ -213,7 +213,9 @@ func (s *supervisor) start(ctx context.Context) error {
 	if cmd.Stderr == nil {
 		cmd.Stderr = &s.stderr
 	}
-	cmd.WaitDelay = time.Second // a stray holder of its stderr must not stall the wait
+	if cmd.WaitDelay == 0 {
+		cmd.WaitDelay = time.Second // a stray holder of its stderr must not stall the wait
+	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("lab: start worker %d: %w", s.nextID, err)
 	}
