@@ -5,6 +5,8 @@
 //	site verify [-param value ...]   re-derive every claim; exit 1 if any fails
 //	site list                        list experiments and their parameters
 //	site healthcheck                 ask a running server for /healthz (for container health checks)
+//	site lab [-designs all] [-jobs N] [-workers W] [-crash_rate R] [-seed S] [-format table|json]
+//	                                 run the designs on a real broker, database and worker processes
 package main
 
 import (
@@ -60,6 +62,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return err
 		}
 		return healthcheck(ctx, cfg)
+	case "lab":
+		return cliLab(ctx, rest, getenv, stdout, stderr)
+	case "lab-worker": // one of a lab run's worker processes; started by the lab, not by people
+		return labWorker(ctx, getenv)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -73,4 +79,7 @@ const usage = `usage:
   site verify [-param value ...]                      re-derive the nine claims
   site list                                           experiments and parameters
   site healthcheck                                    probe a running server
+  site lab [-designs all|LIST] [-jobs N] [-workers W] [-crash_rate R] [-seed S] [-format table|json]
+                                                      the designs on a real broker, database and
+                                                      worker processes, beside the model's counts
 `

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestMain lets this test binary stand in for "site lab-worker": the lab starts its workers as
+// os.Executable() lab-worker, which in a test is this binary.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "lab-worker" {
+		if err := labWorker(context.Background(), os.Getenv); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestCLILab runs "site lab" on two designs with real worker processes and checks the JSON shape
+// the issue names and that the real counts equal the model's; bad flags name themselves.
+func TestCLILab(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a broker and worker processes")
+	}
+	var out, errs bytes.Buffer
+	args := []string{"site", "lab", "-designs", "ack-before-work,dedup-outside-tx", "-jobs", "150", "-workers", "2", "-crash_rate", "0.05", "-format", "json"}
+	if err := run(t.Context(), args, func(string) string { return "" }, &out, &errs); err != nil {
+		t.Fatalf("site lab: %v\n%s", err, errs.String())
+	}
+	var got struct {
+		Designs []labDesignJSON `json:"designs"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil || len(got.Designs) != 2 {
+		t.Fatalf("json: %v\n%s", err, out.String())
+	}
+	for _, d := range got.Designs {
+		if d.Jobs != 150 || d.Lost != d.Model.Lost || d.Duplicated != d.Model.Duplicated || d.WorkersKilled == 0 ||
+			d.Lost+d.Duplicated == 0 {
+			t.Errorf("%s: %+v", d.Design, d)
+		}
+	}
+	for flagArgs, want := range map[string]string{
+		"-designs nope":      "-designs",
+		"-jobs 999999":       "-jobs",
+		"-workers 0":         "-workers",
+		"-format csv":        "-format",
+		"-crash_rate 2":      "-crash_rate",
+		"-designs all extra": "unexpected argument",
+	} {
+		err := run(t.Context(), append([]string{"site", "lab"}, strings.Fields(flagArgs)...), func(string) string { return "" }, &out, &errs)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("site lab %s: %v, want an error naming %s", flagArgs, err, want)
+		}
+	}
+}
