@@ -168,7 +168,7 @@ func TestValidationNamesTheField(t *testing.T) {
 		t.Fatalf("a good config refused: %v", err)
 	}
 	for field, mutate := range map[string]func(*Config){
-		"design":     func(c *Config) { c.Design = "lease-heartbeat" },
+		"design":     func(c *Config) { c.Design = "lease-forever" },
 		"jobs":       func(c *Config) { c.Jobs = MaxJobs + 1 },
 		"workers":    func(c *Config) { c.Workers = 0 },
 		"crash_rate": func(c *Config) { c.CrashRate = 1.5 },
