@@ -37,20 +37,27 @@ const (
 // average, 39 ms here) keep 4 workers busy for about 2-3 s, duplicates included.
 const DefaultLeaseJobs = 200
 
-// leaseSlots is how many jobs one lease worker process works on at once, each in its own pull
-// loop, like a worker with a thread pool. A job is executed twice only if someone takes its
-// redelivery before its first holder acks, and the model assumes someone always does, at once.
-// With every job published up front, one job per process keeps all the workers busy with the
-// backlog until it drains: a redelivery waits for the next worker to finish, and a job that
-// outlives its lease by less than that wait is acked before anyone takes it again (at 200 jobs, 4
-// workers of one slot showed 19-21 duplicated where the model says 26-30). More slots make that
-// wait a millisecond or two. The crash designs keep one job per process, as their model does.
-const leaseSlots = 8
+// leaseConcurrency is how many jobs a lease run works on at once, spread evenly over its worker
+// processes (leaseSlots each), each job pulled and worked on by its own loop, like workers with a
+// thread pool. A job is executed twice only if someone takes its redelivery before its first
+// holder acks, and the model assumes someone always does, at once. With every job published up
+// front, one job per process keeps all the workers busy with the backlog until it drains: a
+// redelivery waits for the next worker to finish, and a job that outlives its lease by less than
+// that wait is acked before anyone takes it again (at 200 jobs, 4 workers of one slot showed 19-21
+// duplicated where the model says 26-30). 32 slots make that wait a millisecond or two; many more
+// queue the workers at the sink's write lock, which delays acks past the lease (64 slots doubled
+// 39 jobs where the model says 26). Fixing the total rather than the slots per process keeps the
+// count the same whatever the number of workers. The crash designs keep one job per process, as
+// their model does.
+const leaseConcurrency = 32
 
-// MinLeaseWorkers is the fewest workers with which lease-no-renewal comes close to the model: a
-// single worker is saturated by the backlog as above, and shows fewer duplicates the fewer slots
-// are free. The heartbeat design needs no minimum (it doubles nothing with any number).
-const MinLeaseWorkers = 2
+// leaseSlots is each of workers lease worker processes' share of leaseConcurrency.
+func leaseSlots(workers int) int { return max(1, (leaseConcurrency+workers-1)/workers) }
+
+// MinLeaseWorkers is the fewest lease workers: one process holds the whole leaseConcurrency, so
+// even a single worker takes a redelivery while it still works on the first copy. The heartbeat
+// design doubles nothing with any number.
+const MinLeaseWorkers = 1
 
 // leaseMaxDeliver is the lease designs' MaxDeliver. The model hands a job that outlives its lease
 // to one other worker; a broker with a higher bound would hand it out again each AckWait until its
@@ -117,13 +124,12 @@ func leaseModel(d Design, work []float64, timeout float64) (doubled []int64, dup
 // effect, ack, and close the log row. A worker holding a redelivered job cannot know that another
 // one has it too, so it applies the effect as well: that is the duplicate being measured.
 func (w *worker) handleLease(ctx context.Context, msg jetstream.Msg, job int64, attempt int) error {
+	start := time.Now() // the lease runs from the delivery: the log write below eats into it too
 	row, err := w.begin(ctx, job, attempt)
 	if err != nil {
 		return err
 	}
-	work := scaled(w.work[job])
-	start := time.Now()
-	beats, err := w.hold(ctx, msg, work)
+	beats, err := w.hold(ctx, msg, scaled(w.work[job])-time.Since(start))
 	if err != nil {
 		return fmt.Errorf("lab worker: job %d: %w", job, err)
 	}
@@ -145,7 +151,7 @@ func (w *worker) handleLease(ctx context.Context, msg jetstream.Msg, job int64, 
 	return w.end(ctx, row, what)
 }
 
-// hold sleeps the job's work; under lease-heartbeat it sends an in-progress ack every third of
+// hold sleeps the rest of the job's work; under lease-heartbeat it sends an in-progress ack every third of
 // the AckWait meanwhile, counted from the job's arrival, and returns how many it sent.
 func (w *worker) hold(ctx context.Context, msg jetstream.Msg, work time.Duration) (beats int, err error) {
 	done := time.NewTimer(work)

@@ -98,6 +98,7 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 		envJobs + "=" + strconv.FormatInt(cfg.Jobs, 10),
 		envRate + "=" + strconv.FormatFloat(cfg.CrashRate, 'g', -1, 64),
 		envSeed + "=" + strconv.FormatInt(cfg.Seed, 10),
+		envSlots + "=" + strconv.Itoa(leaseSlots(cfg.Workers)),
 	}}
 	defer s.stop() // before the broker closes, so no worker sees its broker vanish first
 	for range cfg.Workers {

@@ -29,6 +29,7 @@ const (
 	envRate     = "LAB_WORKER_CRASH_RATE"
 	envSeed     = "LAB_WORKER_SEED"
 	envWorkerID = "LAB_WORKER_ID"
+	envSlots    = "LAB_WORKER_SLOTS" // the lease designs' jobs at once per worker (see leaseSlots)
 )
 
 // fetchWait is how long one pull waits for a job. It bounds nothing that matters to the counts; it
@@ -99,12 +100,16 @@ func WorkerMain(ctx context.Context, getenv func(string) string) error {
 	if !w.design.IsLease() {
 		return w.pull(ctx, cons)
 	}
-	// A lease worker holds leaseSlots jobs at once, each pulled and worked on by its own loop (see
+	// A lease worker holds its share of leaseConcurrency jobs at once, each pulled and worked on by its own loop (see
 	// leaseSlots); the first error ends them all.
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	slots, err := strconv.Atoi(getenv(envSlots))
+	if err != nil || slots < 1 || slots > leaseConcurrency {
+		return fmt.Errorf("lab worker: %s: %q is not 1-%d", envSlots, getenv(envSlots), leaseConcurrency)
+	}
 	var wg sync.WaitGroup
-	for range leaseSlots {
+	for range slots {
 		wg.Go(func() {
 			if err := w.pull(ctx, cons); err != nil {
 				cancel(err)
