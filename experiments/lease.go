@@ -3,6 +3,7 @@ package experiments
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"math"
 	"slices"
 )
@@ -161,19 +162,13 @@ func Lease(ctx context.Context, p LeaseParams) (LeaseResult, error) {
 		}
 	}
 	rng := newPyRandom(p.Seed)
-	fast, slow := 1/p.FastMeanS, 1/p.SlowMeanS // lambd, as Python computes 1 / 2.0
 	for j := int64(0); j < p.Jobs; j++ {
 		if j%ctxEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return LeaseResult{}, err
 			}
 		}
-		var work float64
-		if rng.random() > p.SlowFraction {
-			work = rng.expovariate(fast)
-		} else {
-			work = rng.expovariate(slow)
-		}
+		work := drawWork(rng, p)
 		res.SlowestS = max(res.SlowestS, work)
 		for i := range res.Points {
 			pt := &res.Points[i]
@@ -202,6 +197,36 @@ func Lease(ctx context.Context, p LeaseParams) (LeaseResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// drawWork draws the next job's duration as the document's loop does: random() first to pick fast
+// or slow, then expovariate with lambd = 1/mean, as Python computes 1 / 2.0.
+func drawWork(rng *pyRandom, p LeaseParams) float64 {
+	if rng.random() > p.SlowFraction {
+		return rng.expovariate(1 / p.FastMeanS)
+	}
+	return rng.expovariate(1 / p.SlowMeanS)
+}
+
+// LeaseDurations returns the durations, in model seconds, of jobs 0..p.Jobs-1 as Lease draws them
+// from p.Seed, p.SlowFraction, p.FastMeanS and p.SlowMeanS (the other fields are not read): the
+// live lab makes its workers sleep exactly these jobs, scaled, so that its doubled jobs can be set
+// beside LeaseWithoutRenewal's on the same durations. The slice is the caller's own.
+func LeaseDurations(ctx context.Context, p LeaseParams) ([]float64, error) {
+	if p.Jobs < 0 {
+		return nil, fmt.Errorf("jobs: %d is negative", p.Jobs)
+	}
+	work := make([]float64, p.Jobs)
+	rng := newPyRandom(p.Seed)
+	for j := range work {
+		if j%ctxEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		work[j] = drawWork(rng, p)
+	}
+	return work, nil
 }
 
 func leaseExperiment() *Experiment {

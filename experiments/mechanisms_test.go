@@ -93,14 +93,21 @@ func TestLeaseMechanismsMatchLease(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				work := make([]float64, p.Jobs) // drawn as Lease draws them
-				rng := newPyRandom(p.Seed)
-				for i := range work {
-					if rng.random() > p.SlowFraction {
-						work[i] = rng.expovariate(1 / p.FastMeanS)
-					} else {
-						work[i] = rng.expovariate(1 / p.SlowMeanS)
-					}
+				// The exported draw the live lab uses: the counts agreeing with Lease's is what
+				// makes them Lease's durations.
+				work, err := LeaseDurations(context.Background(), p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if int64(len(work)) != p.Jobs {
+					t.Fatalf("%d durations, want %d", len(work), p.Jobs)
+				}
+				slowest := 0.0
+				for _, w := range work {
+					slowest = max(slowest, w)
+				}
+				if slowest != res.SlowestS {
+					t.Errorf("slowest duration %v; Lease says %v", slowest, res.SlowestS)
 				}
 				for _, pt := range res.Points {
 					tt := pt.TimeoutS

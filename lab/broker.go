@@ -24,6 +24,15 @@ const consumerName = "workers"
 // somehow kills every worker it meets cannot keep a run alive until its deadline.
 const maxDeliver = 5
 
+// maxDeliverFor is a design's MaxDeliver: the lease designs allow exactly the model's one
+// redelivery (see leaseMaxDeliver).
+func maxDeliverFor(d Design) int {
+	if d.IsLease() {
+		return leaseMaxDeliver
+	}
+	return maxDeliver
+}
+
 // broker is the run's queue: a connection, its stream and its consumer, and the embedded server
 // when the run started one.
 type broker struct {
@@ -87,7 +96,7 @@ func startBroker(ctx context.Context, cfg Config, dir string) (*broker, error) {
 		Durable:    consumerName,
 		AckPolicy:  jetstream.AckExplicitPolicy,
 		AckWait:    cfg.AckWait,
-		MaxDeliver: maxDeliver,
+		MaxDeliver: maxDeliverFor(cfg.Design),
 	})
 	if err != nil {
 		b.close()
@@ -121,13 +130,14 @@ func (b *broker) publish(ctx context.Context, jobs int64) error {
 }
 
 // outstanding is how many jobs the broker still holds: not yet delivered, or delivered and not
-// yet acked. Zero means every job was acked (or gave up after maxDeliver).
-func (b *broker) outstanding(ctx context.Context) (int64, error) {
+// yet acked. Zero means every job was acked (or gave up after maxDeliver). delivered is how many
+// deliveries the broker has made, redeliveries included.
+func (b *broker) outstanding(ctx context.Context) (left, delivered int64, err error) {
 	info, err := b.cons.Info(ctx)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return int64(info.NumPending) + int64(info.NumAckPending), nil
+	return int64(info.NumPending) + int64(info.NumAckPending), int64(info.Delivered.Consumer), nil
 }
 
 // close deletes the run's stream from a shared server, then lets go of the connection and stops

@@ -30,9 +30,21 @@ const (
 	DedupInTx      Design = "dedup-in-tx"
 )
 
-// Designs returns the crash designs in the order the notebook's assembly reports them; the slice
-// is the caller's own.
-func Designs() []Design { return []Design{AckBeforeWork, AckAfterWork, DedupOutsideTx, DedupInTx} }
+// The two lease designs of block 6: slow jobs against the broker's visibility timeout, with no
+// crash at all (see lease.go).
+const (
+	LeaseNoRenewal Design = "lease-no-renewal"
+	LeaseHeartbeat Design = "lease-heartbeat"
+)
+
+// Designs returns the four crash designs in the order the notebook's assembly reports them, then
+// the two lease designs; the slice is the caller's own.
+func Designs() []Design {
+	return []Design{AckBeforeWork, AckAfterWork, DedupOutsideTx, DedupInTx, LeaseNoRenewal, LeaseHeartbeat}
+}
+
+// IsLease says whether d is one of the lease designs, which draw job durations instead of crashes.
+func (d Design) IsLease() bool { return d == LeaseNoRenewal || d == LeaseHeartbeat }
 
 // Limits the page and the CLI share: a run must end in seconds on a small machine and must not
 // fork more processes than it has cores to spare.
@@ -51,13 +63,22 @@ const (
 
 // Config is one run of one design.
 type Config struct {
-	Design    Design
-	Jobs      int64
-	Workers   int
+	Design  Design
+	Jobs    int64
+	Workers int
+	// CrashRate is the crash designs' share of crashed jobs. The lease designs ignore it: they
+	// crash nothing, so that every duplicate they show is the lease's doing.
 	CrashRate float64
-	Seed      int64
+	// Seed is the stream's seed: of the crashes for the crash designs, of the job durations for
+	// the lease designs (31 gives block 6's own durations).
+	Seed int64
 	// AckWait is how long the broker waits for an ack before it redelivers (0: DefaultAckWait).
+	// The lease designs derive it from LeaseTimeout and refuse one set here.
 	AckWait time.Duration
+	// LeaseTimeout is the lease designs' visibility timeout in model seconds, as block 6 states it
+	// (0: DefaultLeaseTimeout); the broker's AckWait is LeaseTimeout*ModelSecond. The crash
+	// designs ignore it.
+	LeaseTimeout float64
 	// Deadline bounds the whole run, counted from its start (0: DefaultDeadline).
 	Deadline time.Duration
 	// NATSURL, when set, is an existing NATS server with JetStream to use instead of the embedded
@@ -96,7 +117,7 @@ func (c Config) validate(needCommand bool) error {
 	}
 	switch {
 	case !known:
-		return &FieldError{"design", fmt.Sprintf("%q is not one of ack-before-work, ack-after-work, dedup-outside-tx, dedup-in-tx", c.Design)}
+		return &FieldError{"design", fmt.Sprintf("%q is not one of ack-before-work, ack-after-work, dedup-outside-tx, dedup-in-tx, lease-no-renewal, lease-heartbeat", c.Design)}
 	case c.Jobs < 1 || c.Jobs > MaxJobs:
 		return &FieldError{"jobs", fmt.Sprintf("%d is outside 1-%d", c.Jobs, MaxJobs)}
 	case c.Workers < 1 || c.Workers > MaxWorkers:
@@ -105,6 +126,10 @@ func (c Config) validate(needCommand bool) error {
 		return &FieldError{"crash_rate", fmt.Sprintf("%v is outside 0-1", c.CrashRate)}
 	case c.AckWait < 0 || (c.AckWait > 0 && c.AckWait < 10*time.Millisecond) || c.AckWait > time.Minute:
 		return &FieldError{"ack_wait", fmt.Sprintf("%v is outside 10ms-1m", c.AckWait)}
+	case c.Design.IsLease() && c.AckWait != 0:
+		return &FieldError{"ack_wait", "the lease designs' ack wait is their lease_timeout, scaled; set that instead"}
+	case !(c.LeaseTimeout == 0 || c.LeaseTimeout >= MinLeaseTimeout && c.LeaseTimeout <= MaxLeaseTimeout):
+		return &FieldError{"lease_timeout", fmt.Sprintf("%v is outside %v-%v model seconds", c.LeaseTimeout, MinLeaseTimeout, MaxLeaseTimeout)}
 	case c.Deadline < 0:
 		return &FieldError{"deadline", fmt.Sprintf("%v is negative", c.Deadline)}
 	case needCommand && c.Command == nil:
@@ -114,6 +139,12 @@ func (c Config) validate(needCommand bool) error {
 }
 
 func (c Config) withDefaults() Config {
+	if c.Design.IsLease() {
+		if c.LeaseTimeout == 0 {
+			c.LeaseTimeout = DefaultLeaseTimeout
+		}
+		c.AckWait = scaled(c.LeaseTimeout)
+	}
 	if c.AckWait == 0 {
 		c.AckWait = DefaultAckWait
 	}
@@ -150,13 +181,24 @@ type Result struct {
 	Seconds         float64 `json:"seconds"`
 	ModelLost       int64   `json:"model_lost"`
 	ModelDuplicated int64   `json:"model_duplicated"`
+	// LeaseTimeout is the lease designs' visibility timeout in model seconds (0 for the others).
+	LeaseTimeout float64 `json:"lease_timeout_s,omitempty"`
+	// Tolerance is how far Duplicated may stray from ModelDuplicated and still match: 0 for the
+	// crash designs, whose counts must be the model's digit for digit; for lease-no-renewal the
+	// number of jobs whose duration lies within leaseJitter of the timeout, the only jobs real
+	// time can send the other way (see lease.go).
+	Tolerance int64 `json:"tolerance"`
 	// Events is the log of a few crashed jobs, every delivery of each, in order.
 	Events []Event `json:"events"`
 }
 
-// MatchesModel says whether the real counts are the model's.
+// MatchesModel says whether the real counts are the model's: exactly for the crash designs;
+// for the lease designs no loss and a duplicated count within Tolerance of the model's, since a
+// job that outlives its lease by a millisecond is a matter of the machine's timing, not of the
+// design.
 func (r Result) MatchesModel() bool {
-	return r.Lost == r.ModelLost && r.Duplicated == r.ModelDuplicated
+	d := r.Duplicated - r.ModelDuplicated
+	return r.Lost == r.ModelLost && max(d, -d) <= r.Tolerance
 }
 
 // Event is one delivery of one job as its worker recorded it.

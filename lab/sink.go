@@ -123,14 +123,20 @@ func logged(ctx context.Context, db *sql.DB) (finished, redelivered int64, err e
 	return finished, redelivered, err
 }
 
-// sampleEvents returns every logged delivery of the first few crashed jobs, so that the page can
-// tell one job's story from delivery to kill to redelivery.
-func sampleEvents(ctx context.Context, db *sql.DB, crashed []bool, few int, start time.Time) ([]Event, error) {
+// leaseLog reads a lease run's log: how many deliveries reached a worker, and how many of them
+// are still being worked on (logged when they began, not yet closed; see worker.begin).
+func leaseLog(ctx context.Context, db *sql.DB) (started, working int64, err error) {
+	err = db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(acked = 0), 0) FROM deliveries`).Scan(&started, &working)
+	return started, working, err
+}
+
+// sampleEvents returns every logged delivery of the first few of the given jobs (the crashed
+// ones, or the ones that outlive their lease in the model), so that the page can tell one job's
+// story from delivery to kill, or to lease expiry, to redelivery.
+func sampleEvents(ctx context.Context, db *sql.DB, sample []int64, few int, start time.Time) ([]Event, error) {
 	var jobs []any
-	for j, c := range crashed {
-		if c && len(jobs) < few {
-			jobs = append(jobs, int64(j))
-		}
+	for _, j := range sample[:min(few, len(sample))] {
+		jobs = append(jobs, j)
 	}
 	if len(jobs) == 0 {
 		return nil, nil

@@ -47,17 +47,28 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	crashed, err := experiments.Crashes(ctx, cfg.Jobs, cfg.CrashRate, cfg.Seed)
-	if err != nil {
-		return Result{}, err
-	}
 	res := Result{Design: cfg.Design, Jobs: cfg.Jobs}
-	for _, c := range crashed {
-		if c {
-			res.Crashed++
+	var sample []int64 // the jobs whose stories the event log tells, the first sampleJobs of them
+	if cfg.Design.IsLease() {
+		work, err := experiments.LeaseDurations(ctx, leaseParams(cfg.Jobs, cfg.Seed))
+		if err != nil {
+			return Result{}, err
 		}
+		res.LeaseTimeout = cfg.LeaseTimeout
+		sample, res.ModelDuplicated, res.Tolerance = leaseModel(cfg.Design, work, cfg.LeaseTimeout)
+	} else {
+		crashed, err := experiments.Crashes(ctx, cfg.Jobs, cfg.CrashRate, cfg.Seed)
+		if err != nil {
+			return Result{}, err
+		}
+		for j, c := range crashed {
+			if c {
+				res.Crashed++
+				sample = append(sample, int64(j))
+			}
+		}
+		res.ModelLost, res.ModelDuplicated = model(cfg.Design, crashed)
 	}
-	res.ModelLost, res.ModelDuplicated = model(cfg.Design, crashed)
 
 	dir, err := os.MkdirTemp(cfg.TempDir, "lab-run-*")
 	if err != nil {
@@ -87,6 +98,7 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 		envJobs + "=" + strconv.FormatInt(cfg.Jobs, 10),
 		envRate + "=" + strconv.FormatFloat(cfg.CrashRate, 'g', -1, 64),
 		envSeed + "=" + strconv.FormatInt(cfg.Seed, 10),
+		envSlots + "=" + strconv.Itoa(leaseSlots(cfg.Workers)),
 	}}
 	defer s.stop() // before the broker closes, so no worker sees its broker vanish first
 	for range cfg.Workers {
@@ -95,8 +107,9 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 		}
 	}
 
+	var settling time.Time // when a lease run first looked over but for deliveries not yet logged
 	report := func() (done bool, err error) {
-		left, err := b.outstanding(ctx)
+		left, delivered, err := b.outstanding(ctx)
 		if err != nil {
 			return false, fmt.Errorf("lab: broker: %w", err)
 		}
@@ -108,7 +121,28 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 			WorkersKilled: s.killedSoFar(), Redeliveries: redelivered, Elapsed: time.Since(start)})
 		// Both views must agree the run is over: the broker holds nothing unacked, and every
 		// job's acked delivery was also carried through to its last write.
-		return left == 0 && finished == cfg.Jobs, nil
+		done = left == 0 && finished == cfg.Jobs
+		if !done || !cfg.Design.IsLease() {
+			return done, nil
+		}
+		// A lease job's first ack clears it at the broker while its redelivery may still be
+		// worked on elsewhere: the run is over only when no delivery is in progress, and every
+		// delivery the broker made has been logged by its worker (or, for one the client dropped
+		// unread, after leaseSettle).
+		started, working, err := leaseLog(ctx, db)
+		if err != nil {
+			return false, fmt.Errorf("lab: sink: %w", err)
+		}
+		if working > 0 {
+			return false, nil
+		}
+		if started >= delivered {
+			return true, nil
+		}
+		if settling.IsZero() {
+			settling = time.Now()
+		}
+		return time.Since(settling) >= leaseSettle, nil
 	}
 	deadline := time.NewTimer(cfg.Deadline - time.Since(start))
 	defer deadline.Stop()
@@ -146,7 +180,7 @@ wait:
 	if _, res.Redeliveries, err = logged(ctx, db); err != nil {
 		return Result{}, fmt.Errorf("lab: sink: %w", err)
 	}
-	if res.Events, err = sampleEvents(ctx, db, crashed, sampleJobs, start); err != nil {
+	if res.Events, err = sampleEvents(ctx, db, sample, sampleJobs, start); err != nil {
 		return Result{}, fmt.Errorf("lab: sink: %w", err)
 	}
 	res.Seconds = time.Since(start).Seconds()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -28,6 +29,7 @@ const (
 	envRate     = "LAB_WORKER_CRASH_RATE"
 	envSeed     = "LAB_WORKER_SEED"
 	envWorkerID = "LAB_WORKER_ID"
+	envSlots    = "LAB_WORKER_SLOTS" // the lease designs' jobs at once per worker (see leaseSlots)
 )
 
 // fetchWait is how long one pull waits for a job. It bounds nothing that matters to the counts; it
@@ -42,6 +44,9 @@ type worker struct {
 	design  Design
 	crashed []bool
 	db      *sql.DB
+	// The lease designs': each job's duration in model seconds, and the consumer's AckWait.
+	work    []float64
+	ackWait time.Duration
 }
 
 // WorkerMain is a worker process: it pulls one job at a time from the run's consumer and
@@ -64,7 +69,13 @@ func WorkerMain(ctx context.Context, getenv func(string) string) error {
 	if err := (Config{Design: w.design, Jobs: jobs, Workers: 1, CrashRate: rate}).validate(false); err != nil {
 		return fmt.Errorf("lab worker: %w", err)
 	}
-	if w.crashed, err = experiments.Crashes(ctx, jobs, rate, seed); err != nil {
+	if w.design.IsLease() {
+		// No crash: a lease design's duplicates are the lease's alone.
+		w.crashed = make([]bool, jobs)
+		if w.work, err = experiments.LeaseDurations(ctx, leaseParams(jobs, seed)); err != nil {
+			return fmt.Errorf("lab worker: %w", err)
+		}
+	} else if w.crashed, err = experiments.Crashes(ctx, jobs, rate, seed); err != nil {
 		return fmt.Errorf("lab worker: %w", err)
 	}
 	if w.db, err = openSink(ctx, getenv(envSink)); err != nil {
@@ -84,6 +95,36 @@ func WorkerMain(ctx context.Context, getenv func(string) string) error {
 	if err != nil {
 		return fmt.Errorf("lab worker: consumer: %w", err)
 	}
+	// The heartbeat's interval is a third of the lease the broker actually grants.
+	w.ackWait = cons.CachedInfo().Config.AckWait
+	if !w.design.IsLease() {
+		return w.pull(ctx, cons)
+	}
+	// A lease worker holds its share of leaseConcurrency jobs at once, each pulled and worked on by its own loop (see
+	// leaseSlots); the first error ends them all.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	slots, err := strconv.Atoi(getenv(envSlots))
+	if err != nil || slots < 1 || slots > leaseConcurrency {
+		return fmt.Errorf("lab worker: %s: %q is not 1-%d", envSlots, getenv(envSlots), leaseConcurrency)
+	}
+	var wg sync.WaitGroup
+	for range slots {
+		wg.Go(func() {
+			if err := w.pull(ctx, cons); err != nil {
+				cancel(err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
+
+// pull takes one job at a time from the consumer and handles it, until ctx ends.
+func (w *worker) pull(ctx context.Context, cons jetstream.Consumer) error {
 	for ctx.Err() == nil {
 		// One job per pull: a batch would hold several jobs unacked at once, and a crash would
 		// send all of them back, redeliveries the model (one job in hand) does not have.
@@ -143,6 +184,9 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) error {
 	}
 
 	switch w.design {
+	case LeaseNoRenewal, LeaseHeartbeat:
+		return w.handleLease(ctx, msg, job, attempt)
+
 	case AckBeforeWork:
 		if err := ack(); err != nil {
 			return err
