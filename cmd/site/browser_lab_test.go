@@ -24,7 +24,7 @@ func TestBrowserLab(t *testing.T) {
 	// Two designs, a small stream: uncheck all but the last two.
 	browserEval[chromedp.Void](tb, `(() => { const boxes = [...document.querySelectorAll('.lab-designs input[type="checkbox"]')];
 		boxes.slice(0, boxes.length - 2).forEach(b => { b.checked = false; }); })()`)
-	tb.retype("#lab-jobs", "150")
+	tb.retype("#lab-jobs", "300")
 	tb.retype("#lab-workers", "2")
 	start := time.Now()
 	tb.do(chromedp.Click(chromedp.CSS(`.lab-form button[type="submit"]`)))
@@ -37,8 +37,11 @@ func TestBrowserLab(t *testing.T) {
 		return n
 	}
 	first := done()
+	// Moved: a poll brought a new count, or (on a machine fast enough to finish between two
+	// polls) the box that ends the run.
 	if err := tb.poll(`(() => { const d = document.querySelector('#lab-status [data-count="done"]');
-		return d && d.textContent.split(" of ")[0].replace(/,/g, "") !== "`+strconv.FormatInt(first, 10)+`" })()`, 30*time.Second); err != nil {
+		return document.querySelector("#lab-status [data-ended]") ||
+			(d && d.textContent.split(" of ")[0].replace(/,/g, "") !== "`+strconv.FormatInt(first, 10)+`") })()`, 60*time.Second); err != nil {
 		t.Fatalf("the progress never moved from %d jobs done: %v", first, err)
 	}
 	t.Logf("the progress moved %v after Run (from %d jobs done)", time.Since(start).Round(time.Millisecond), first)
