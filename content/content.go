@@ -27,7 +27,7 @@ import (
 var Files embed.FS
 
 // Part is one piece of a page in reading order: rendered prose, or a marker naming an interactive
-// component (experiment, source, timeline, predictions, contents), or a run of cards.
+// component (experiment, source, timeline, predictions, contents, lab), or a run of cards.
 type Part struct {
 	HTML   string
 	Marker string
@@ -71,6 +71,7 @@ const (
 	MarkerTimeline    = "timeline"    // the crash-window walk-through
 	MarkerPredictions = "predictions" // the five questions to answer before reading
 	MarkerContents    = "contents"    // the table of contents
+	MarkerLab         = "lab"         // the live lab's form, progress and results
 	MarkerCards       = "cards"       // opens a run of question cards, closed by MarkerEnd
 	MarkerEnd         = "end"
 )
@@ -327,7 +328,7 @@ func parsePage(md goldmark.Markdown, slug, src string) (*Page, error) {
 				}
 			}
 			fallthrough
-		case MarkerTimeline, MarkerPredictions, MarkerContents:
+		case MarkerTimeline, MarkerPredictions, MarkerContents, MarkerLab:
 			if cards != nil {
 				return nil, fmt.Errorf("line %d: ::: %s inside ::: cards", n+2, name)
 			}

@@ -218,6 +218,8 @@ type ArticleView struct {
 	Code  map[string]Source
 	Steps TimelineView
 	Quiz  []Question
+	// Lab is the live lab's part, on the page that places it.
+	Lab *LabView
 }
 
 // Source is a function of the experiments package, highlighted.

@@ -94,6 +94,9 @@ func (s *server) handleArticle(entry content.Entry) echo.HandlerFunc {
 		if hasMarker(page, content.MarkerPredictions) {
 			view.Quiz = s.quiz(ctx, site)
 		}
+		if hasMarker(page, content.MarkerLab) {
+			view.Lab = s.labView(site, defaultLabForm(), "")
+		}
 		return render(c, status, pages.Layout(site, page.Title, pages.Article(view)))
 	}
 }

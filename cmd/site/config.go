@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"effectivelyonce/lab"
 	"effectivelyonce/rooms"
 	"effectivelyonce/rooms/sqlstore"
 )
@@ -55,6 +56,21 @@ type config struct {
 	PublicOrigin string
 	// Rooms holds the study rooms' limits and lifetimes; zero fields take rooms' defaults.
 	Rooms rooms.Config
+	// LabOff turns the live lab off (LAB=off): a public instance may not want readers forking
+	// worker processes and running a broker on it. The zero value is on, as LAB's default is.
+	LabOff bool
+	// LabMaxJobs bounds the jobs of one lab run below lab.MaxJobs; 0 means lab.MaxJobs.
+	LabMaxJobs int
+	// LabNATSURL is an existing NATS server with JetStream for the lab instead of the embedded one.
+	LabNATSURL string
+}
+
+// labMaxJobs is the bound on one lab run's jobs, its default filled in.
+func (c config) labMaxJobs() int {
+	if c.LabMaxJobs == 0 {
+		return lab.MaxJobs
+	}
+	return c.LabMaxJobs
 }
 
 // roomsDSN is where the study rooms are stored: the Postgres URL when one is set, else the SQLite
@@ -99,6 +115,9 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.IntVar(&c.Rooms.MaxPins, "room-pins", envInt(getenv, "ROOM_PINS", 20), "pins one member may put on a room's board (env ROOM_PINS)")
 	fs.DurationVar(&c.Rooms.IdleClose, "room-idle-close", envDuration(getenv, "ROOM_IDLE_CLOSE", 24*time.Hour), "a study room closes after this long without activity (env ROOM_IDLE_CLOSE)")
 	fs.DurationVar(&c.Rooms.DeleteAfter, "room-delete-after", envDuration(getenv, "ROOM_DELETE_AFTER", 30*24*time.Hour), "a closed study room is deleted this long after its last activity (env ROOM_DELETE_AFTER)")
+	labOn := fs.String("lab", env("LAB", "on"), "the live lab at /lab: on or off (env LAB)")
+	fs.IntVar(&c.LabMaxJobs, "lab-max-jobs", envInt(getenv, "LAB_MAX_JOBS", lab.MaxJobs), fmt.Sprintf("jobs one lab run may ask for, at most %d (env LAB_MAX_JOBS)", lab.MaxJobs))
+	fs.StringVar(&c.LabNATSURL, "lab-nats-url", env("LAB_NATS_URL", ""), "nats:// URL of an existing NATS server with JetStream for the lab instead of the embedded one (env LAB_NATS_URL)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -134,6 +153,23 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 			return config{}, fmt.Errorf("public-origin %q: want a scheme and host only, like https://eo.example.org", c.PublicOrigin)
 		}
 		c.PublicOrigin = u.Scheme + "://" + u.Host
+	}
+	switch *labOn {
+	case "on":
+	case "off":
+		c.LabOff = true
+	default:
+		return config{}, fmt.Errorf("lab %q: want on or off", *labOn)
+	}
+	if c.LabMaxJobs < 1 || c.LabMaxJobs > lab.MaxJobs {
+		return config{}, fmt.Errorf("lab-max-jobs %d: want 1 to %d", c.LabMaxJobs, lab.MaxJobs)
+	}
+	if c.LabNATSURL != "" {
+		u, err := url.Parse(c.LabNATSURL)
+		if err != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "" {
+			// Said without the URL itself, which may carry a password.
+			return config{}, fmt.Errorf("lab-nats-url: want a nats:// or tls:// URL with a host")
+		}
 	}
 	if c.DatabaseURL == "" && c.DataDir == "" {
 		return config{}, fmt.Errorf("data-dir: must not be empty")

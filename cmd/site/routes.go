@@ -23,6 +23,12 @@ func (s *server) routes() {
 	}
 	get("/blocks/:n", s.handleNoBlock())
 
+	// The live lab: a run starts from a POST (crossOrigin guards it) and works in the
+	// background; the page polls its progress box, and no GET starts or stops anything.
+	g.POST("/lab/runs", s.handleLabRun())
+	g.POST("/lab/cancel", s.handleLabCancel())
+	get("/lab/progress", s.handleLabProgress())
+
 	get("/api/experiments", s.handleExperimentList())
 	get("/api/experiments/:name", s.handleExperiment())
 

@@ -31,6 +31,7 @@ func TestRoutes(t *testing.T) {
 		"blocks/5":  `id="exp-orderings"`,
 		"blocks/6":  `id="exp-lease"`,
 		"assembly":  "dedup-transactional",
+		"lab":       `action="/lab/runs"`,
 		"verify":    "9/9 claims verified",
 		"glossary":  "Glossary",
 	}
@@ -66,6 +67,7 @@ func TestRoutes(t *testing.T) {
 		route{"/blocks/01", "text/html", noBlock, 404},
 		route{"/no/such/page", "text/html", "Back to the start", 404},
 		route{"/api/experiments/nope", "application/json", `"field":"name"`, 404},
+		route{"/lab/progress", "text/html", "no lab run has started", 404},
 	)
 	for _, tc := range routes {
 		t.Run(tc.path, func(t *testing.T) {

@@ -68,6 +68,9 @@ type server struct {
 	assets  *assets
 	sources map[string]pages.Source
 	runner  *runner
+	// lab holds the instance's one live-lab run; its command field is how a test swaps the
+	// worker process for the test binary.
+	lab     *labRunner
 	limiter *rateLimiter
 	// roomCreates and roomJoins limit the study rooms' creations and joins per client address.
 	roomCreates, roomJoins *rateLimiter
@@ -95,7 +98,7 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *
 		return nil, err
 	}
 	m := newMetrics()
-	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: newRunner(cfg, m),
+	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: newRunner(cfg, m), lab: newLabRunner(cfg),
 		hub: hub, stopping: make(chan struct{}), heartbeat: heartbeat, headlines: newMemo[string](1000), qrs: newMemo[pages.QR](256),
 		limiter:     newRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
 		roomCreates: newRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
@@ -429,6 +432,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	log.Info("shutting down", "grace", grace)
 	start := time.Now()
 	s.runner.stop()
+	s.lab.stop() // kills a lab run's worker processes and removes its files before the exit
 	s.limiter.close()
 	s.roomCreates.close()
 	s.roomJoins.close()

@@ -64,6 +64,9 @@ func newTestServer(t testing.TB, cfg config) *server {
 	if err := s.runner.warm(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	// A lab run started by a test has the test binary for its workers, and ends with the test.
+	s.lab.command = testLabWorkers(t).command
+	t.Cleanup(s.lab.stop)
 	return s
 }
 

@@ -1,0 +1,122 @@
+package pages
+
+import (
+	"fmt"
+	"time"
+
+	"effectivelyonce/lab"
+)
+
+// LabView is the live lab's part of its page: the form, and the current or last run. Off says
+// the instance has the lab turned off, and then nothing else is shown.
+type LabView struct {
+	Off bool
+	// Action is where the form posts a run; Notice is why the last press of Run was refused as a
+	// whole (another run under way), shown above the form.
+	Action  string
+	Notice  string
+	Designs []LabDesign
+	// DesignError is the message for the designs' checkboxes.
+	DesignError string
+	Fields      []Field
+	Status      *LabStatus
+}
+
+// LabDesign is one design's checkbox.
+type LabDesign struct {
+	Value   string
+	Label   string
+	Checked bool
+}
+
+// LabStatus is a run as the progress box shows it: live while Running, with the results once it
+// has ended. ProgressURL is polled once a second while it runs, and not once it has ended.
+type LabStatus struct {
+	ID          string
+	Running     bool
+	Ended       string // how the run ended, as a sentence; "" while it runs
+	Design      string // the design running now
+	Index       int    // 1-based, of Count designs
+	Count       int
+	Jobs        int64
+	Done        int64
+	Killed      int64
+	Redelivered int64
+	Elapsed     string
+	ProgressURL string
+	CancelURL   string
+	PageURL     string // the page itself, at the box: progress for a reader without script
+	Results     []LabResult
+}
+
+// LabResult is one design's table: the counts on the real system beside the model's.
+type LabResult struct {
+	ID          string
+	Design      string
+	Jobs        int64
+	Crashed     int64
+	Killed      int64
+	Redelivered int64
+	Seconds     string
+	Rows        []LabRow
+	Matches     bool
+	Events      []string
+}
+
+// LabRow is one outcome: the real count, the model's, and whether they differ.
+type LabRow struct {
+	Name    string
+	Real    int64
+	Model   int64
+	Differs bool
+}
+
+// LabDesignLabel is a design's name in plain words; a design the page does not know yet (one
+// added to the lab after this page) shows its command-line name.
+func LabDesignLabel(d lab.Design) string {
+	switch d {
+	case lab.AckBeforeWork:
+		return "Ack before work"
+	case lab.AckAfterWork:
+		return "Ack after work"
+	case lab.DedupOutsideTx:
+		return "Dedup key outside the transaction"
+	case lab.DedupInTx:
+		return "Dedup key in the same transaction"
+	}
+	return string(d)
+}
+
+// NewLabResult lays one design's result out for its table. Exactly once has no model count of
+// its own: it is what the model leaves of the jobs after the lost and the duplicated.
+func NewLabResult(r lab.Result) LabResult {
+	modelOnce := r.Jobs - r.ModelLost - r.ModelDuplicated
+	v := LabResult{ID: "lab-" + string(r.Design), Design: LabDesignLabel(r.Design), Jobs: r.Jobs, Crashed: r.Crashed,
+		Killed: r.WorkersKilled, Redelivered: r.Redeliveries, Seconds: fmt.Sprintf("%.1f", r.Seconds), Matches: r.MatchesModel(),
+		Rows: []LabRow{
+			{"Lost", r.Lost, r.ModelLost, r.Lost != r.ModelLost},
+			{"Duplicated", r.Duplicated, r.ModelDuplicated, r.Duplicated != r.ModelDuplicated},
+			{"Exactly once", r.ExactlyOnce, modelOnce, r.ExactlyOnce != modelOnce},
+		}}
+	for _, e := range r.Events {
+		v.Events = append(v.Events, LabEventSentence(e))
+	}
+	return v
+}
+
+// LabEventSentence tells one delivery in plain words, as the log under a table lists it.
+func LabEventSentence(e lab.Event) string {
+	return fmt.Sprintf("Job %d, delivery %d, to worker %d at %s: %s.", e.Job, e.Attempt, e.Worker, LabDuration(e.At), e.What)
+}
+
+// LabDuration writes a time since the run began as the progress box does: to the tenth of a
+// second, since the box updates once a second.
+func LabDuration(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.1f s", d.Seconds())
+}
+
+// labDiff is the real count less the model's, signed, as a differing row shows it.
+func labDiff(real, model int64) string { return fmt.Sprintf("%+d", real-model) }
