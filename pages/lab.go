@@ -61,6 +61,10 @@ type LabResult struct {
 	Rows        []LabRow
 	Matches     bool
 	Events      []string
+	// Lease marks a lease design, which runs on real time: Tolerance counts its jobs that end
+	// within a few milliseconds of the lease, which real-time jitter can move either way.
+	Lease     bool
+	Tolerance int64
 }
 
 // LabRow is one outcome: the real count, the model's, and whether they differ.
@@ -69,6 +73,7 @@ type LabRow struct {
 	Real    int64
 	Model   int64
 	Differs bool
+	Within  bool // not equal, but within a lease run's tolerance
 }
 
 // LabDesignLabel is a design's name in plain words; a design the page does not know yet (one
@@ -83,6 +88,10 @@ func LabDesignLabel(d lab.Design) string {
 		return "Dedup key outside the transaction"
 	case lab.DedupInTx:
 		return "Dedup key in the same transaction"
+	case lab.LeaseNoRenewal:
+		return "Lease without renewal"
+	case lab.LeaseHeartbeat:
+		return "Lease with a heartbeat"
 	}
 	return string(d)
 }
@@ -93,11 +102,19 @@ func NewLabResult(r lab.Result) LabResult {
 	modelOnce := r.Jobs - r.ModelLost - r.ModelDuplicated
 	v := LabResult{ID: "lab-" + string(r.Design), Design: LabDesignLabel(r.Design), Jobs: r.Jobs, Crashed: r.Crashed,
 		Killed: r.WorkersKilled, Redelivered: r.Redeliveries, Seconds: fmt.Sprintf("%.1f", r.Seconds), Matches: r.MatchesModel(),
-		Rows: []LabRow{
-			{"Lost", r.Lost, r.ModelLost, r.Lost != r.ModelLost},
-			{"Duplicated", r.Duplicated, r.ModelDuplicated, r.Duplicated != r.ModelDuplicated},
-			{"Exactly once", r.ExactlyOnce, modelOnce, r.ExactlyOnce != modelOnce},
-		}}
+		Lease: r.Design.IsLease(), Tolerance: r.Tolerance}
+	for _, row := range []LabRow{
+		{Name: "Lost", Real: r.Lost, Model: r.ModelLost},
+		{Name: "Duplicated", Real: r.Duplicated, Model: r.ModelDuplicated},
+		{Name: "Exactly once", Real: r.ExactlyOnce, Model: modelOnce},
+	} {
+		if row.Real != row.Model {
+			d := row.Real - row.Model
+			row.Within = v.Lease && d >= -r.Tolerance && d <= r.Tolerance
+			row.Differs = !row.Within
+		}
+		v.Rows = append(v.Rows, row)
+	}
 	for _, e := range r.Events {
 		v.Events = append(v.Events, LabEventSentence(e))
 	}

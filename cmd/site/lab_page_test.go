@@ -113,7 +113,7 @@ func waitLab(t *testing.T, b *browser, start time.Time) (box string, firstDone t
 		if m := doneRE.FindStringSubmatch(r.body); firstDone == 0 && m != nil && m[1] != "0" {
 			firstDone = time.Since(start)
 		}
-		if !strings.Contains(r.body, `hx-trigger="every 1s"`) {
+		if !strings.Contains(r.body, `hx-trigger="every 300ms"`) {
 			return r.body, firstDone
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -162,7 +162,7 @@ func TestLabRunMatchesTheModel(t *testing.T) {
 		t.Errorf("the final box does not show two agreeing tables with their log: %s", box)
 	}
 	// The page drawn afresh shows the same results to any reader, and polls no more.
-	if p := newBrowser(t, s).get("/lab"); !strings.Contains(p.body, "Finished: 2 designs") || strings.Contains(p.body, `hx-trigger="every 1s"`) {
+	if p := newBrowser(t, s).get("/lab"); !strings.Contains(p.body, "Finished: 2 designs") || strings.Contains(p.body, `hx-trigger="every 300ms"`) {
 		t.Error("the page after the run does not show its results, or still polls")
 	}
 	if left := w.alive(); len(left) > 0 {
@@ -201,7 +201,7 @@ func TestLabOneRunAtATimeAndCancel(t *testing.T) {
 		t.Fatalf("Cancel: %d", r.status)
 	}
 	box := b.send("GET", "/lab/progress", nil, true).body
-	if !strings.Contains(box, "Cancelled") || strings.Contains(box, "every 1s") {
+	if !strings.Contains(box, "Cancelled") || strings.Contains(box, "every 300ms") {
 		t.Errorf("after Cancel: %s", box)
 	}
 	if left := w.alive(); len(left) > 0 {
