@@ -52,6 +52,11 @@ type labRunner struct {
 	// tempDir is where each design's scratch directory is made ("" for the system's).
 	tempDir  string
 	deadline time.Duration
+	// unwatched is how long a run goes on with no reader asking for its progress: the page polls
+	// a few times a second, so a run nobody has looked at for this long has lost its last tab
+	// (closed, or its connection gone) and is cancelled, workers killed and files removed. One
+	// reader leaving while another still watches cancels nothing.
+	unwatched time.Duration
 }
 
 // labRun is one run: its parameters, how far it has come, and how it ended.
@@ -67,6 +72,9 @@ type labRun struct {
 	running  bool
 	ended    string
 	took     time.Duration
+	watched  time.Time // when a reader last asked for this run's progress
+	// abandoned marks a run cancelled because nobody was watching it.
+	abandoned bool
 }
 
 // siteLabWorker is the worker process of the real site: its own binary as `site lab-worker`.
@@ -79,7 +87,33 @@ func siteLabWorker(ctx context.Context) *exec.Cmd {
 }
 
 func newLabRunner(cfg config) *labRunner {
-	return &labRunner{command: siteLabWorker, natsURL: cfg.LabNATSURL, deadline: lab.DefaultDeadline}
+	return &labRunner{command: siteLabWorker, natsURL: cfg.LabNATSURL, deadline: lab.DefaultDeadline, unwatched: labUnwatched}
+}
+
+// labUnwatched is how long a run may go unwatched before it is cancelled (see labRunner).
+const labUnwatched = 15 * time.Second
+
+// watch cancels run once nobody has asked for its progress for r.unwatched.
+func (r *labRunner) watch(run *labRun) {
+	t := time.NewTicker(r.unwatched / 4)
+	defer t.Stop()
+	for {
+		select {
+		case <-run.done:
+			return
+		case <-t.C:
+			r.mu.Lock()
+			idle := run.running && time.Since(run.watched) > r.unwatched
+			if idle {
+				run.abandoned = true
+			}
+			r.mu.Unlock()
+			if idle {
+				run.cancel()
+				return
+			}
+		}
+	}
 }
 
 // start begins a run in the background, or refuses with errLabBusy while one is under way.
@@ -95,10 +129,11 @@ func (r *labRunner) start(p labParams) (*labRun, error) {
 	// The whole run, every design of it, has the one deadline: a reader's run must end.
 	ctx, cancel := context.WithTimeout(context.Background(), r.deadline)
 	run := &labRun{id: newRunID(), params: p, started: time.Now(), cancel: cancel, done: make(chan struct{}), running: true,
-		progress: lab.Progress{Design: p.Designs[0], Jobs: p.Jobs}}
+		progress: lab.Progress{Design: p.Designs[0], Jobs: p.Jobs}, watched: time.Now()}
 	r.cur = run
 	r.wg.Add(1)
 	go r.work(ctx, run)
+	go r.watch(run)
 	return run, nil
 }
 
@@ -127,6 +162,8 @@ func (r *labRunner) work(ctx context.Context, run *labRun) {
 		})
 		if err != nil {
 			switch {
+			case errors.Is(err, context.Canceled) && run.isAbandoned(&r.mu):
+				ended = fmt.Sprintf("Cancelled: nobody had watched the run for %v, so every worker process was killed and the run's files removed.", r.unwatched)
 			case errors.Is(err, context.Canceled):
 				ended = "Cancelled: every worker process was killed and the run's files removed."
 			case errors.Is(err, context.DeadlineExceeded), errors.Is(err, lab.ErrDeadline):
@@ -143,6 +180,12 @@ func (r *labRunner) work(ctx context.Context, run *labRun) {
 	r.mu.Lock()
 	run.running, run.ended, run.took = false, ended, time.Since(run.started)
 	r.mu.Unlock()
+}
+
+func (run *labRun) isAbandoned(mu *sync.Mutex) bool {
+	mu.Lock()
+	defer mu.Unlock()
+	return run.abandoned
 }
 
 // cancel cancels the run named id, if it is the current one and still running. A stale page's
@@ -185,6 +228,7 @@ func (r *labRunner) status(site pages.Site) *pages.LabStatus {
 	if run == nil {
 		return nil
 	}
+	run.watched = time.Now() // a reader is looking: the run is not abandoned
 	st := &pages.LabStatus{ID: run.id, Running: run.running, Ended: run.ended,
 		Design: pages.LabDesignLabel(run.progress.Design), Index: run.index + 1, Count: len(run.params.Designs),
 		Jobs: run.params.Jobs, Done: run.progress.Done, Killed: run.progress.WorkersKilled, Redelivered: run.progress.Redeliveries,

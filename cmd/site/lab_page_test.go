@@ -278,3 +278,32 @@ func TestLabConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestLabRunNobodyWatchesIsCancelled checks the lab's answer to a reader who closes the tab: a
+// run whose progress nobody asks for is cancelled, its workers killed, instead of running on.
+func TestLabRunNobodyWatchesIsCancelled(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	w := testLabWorkers(t)
+	s.lab.command = w.command
+	s.lab.unwatched = 400 * time.Millisecond
+	if _, err := s.lab.start(labParams{Designs: []lab.Design{lab.AckAfterWork}, Jobs: 5000, Workers: 2, CrashRate: 0.05, Seed: 13}); err != nil {
+		t.Fatal(err)
+	}
+	s.lab.mu.Lock()
+	run := s.lab.cur
+	s.lab.mu.Unlock()
+	select {
+	case <-run.done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("an unwatched run was not cancelled")
+	}
+	s.lab.mu.Lock()
+	ended, abandoned := run.ended, run.abandoned
+	s.lab.mu.Unlock()
+	if !abandoned || !strings.Contains(ended, "nobody had watched") {
+		t.Errorf("ended %q (abandoned %v), want it cancelled for want of a reader", ended, abandoned)
+	}
+	if alive := w.alive(); len(alive) > 0 {
+		t.Errorf("workers %v outlived the cancelled run", alive)
+	}
+}
