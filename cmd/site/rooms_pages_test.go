@@ -14,7 +14,7 @@ import (
 // browser is a client of the room pages that keeps cookies as a browser does, so a test can be
 // a host and two members at once.
 type browser struct {
-	t       *testing.T
+	t       testing.TB
 	s       *server
 	cookies map[string]string
 }
