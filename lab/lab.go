@@ -81,6 +81,12 @@ type Config struct {
 	LeaseTimeout float64
 	// Deadline bounds the whole run, counted from its start (0: DefaultDeadline).
 	Deadline time.Duration
+	// FireAndForgetAcks makes the workers ack with a plain Ack, which is only written to the
+	// client's buffer, instead of a confirmed one (DoubleAck, which waits for the server's reply).
+	// An ack still in the buffer when SIGKILL lands dies with the process, and the broker
+	// redelivers a job that was done: a duplicate the model does not have (see MatchesModel).
+	// The lease designs crash nothing and ignore it.
+	FireAndForgetAcks bool
 	// NATSURL, when set, is an existing NATS server with JetStream to use instead of the embedded
 	// one; the run makes its own uniquely named stream there and deletes it afterwards.
 	NATSURL string
@@ -188,6 +194,8 @@ type Result struct {
 	// number of jobs whose duration lies within leaseJitter of the timeout, the only jobs real
 	// time can send the other way (see lease.go).
 	Tolerance int64 `json:"tolerance"`
+	// FireAndForgetAcks is the run's Config.FireAndForgetAcks: plain acks, not confirmed ones.
+	FireAndForgetAcks bool `json:"fire_and_forget_acks"`
 	// Events is the log of a few crashed jobs, every delivery of each, in order.
 	Events []Event `json:"events"`
 }
@@ -196,10 +204,23 @@ type Result struct {
 // for the lease designs no loss and a duplicated count within Tolerance of the model's, since a
 // job that outlives its lease by a millisecond is a matter of the machine's timing, not of the
 // design.
+//
+// With FireAndForgetAcks a crash design matches when its lost count is the model's and its
+// duplicated count is at least the model's: an ack that died in a killed worker's buffer adds a
+// duplicate the model cannot predict (ExtraDuplicates), and that surplus is the lesson, not a
+// fault. The lost count stays exact: an unsent ack can only bring a job back, never lose one.
 func (r Result) MatchesModel() bool {
 	d := r.Duplicated - r.ModelDuplicated
+	if r.FireAndForgetAcks && !r.Design.IsLease() {
+		return r.Lost == r.ModelLost && d >= 0
+	}
 	return r.Lost == r.ModelLost && max(d, -d) <= r.Tolerance
 }
+
+// ExtraDuplicates is how many more jobs the real run duplicated than the model: with
+// fire-and-forget acks, the jobs whose ack was lost with a killed worker; 0 when there are none
+// or fewer duplicates than the model.
+func (r Result) ExtraDuplicates() int64 { return max(r.Duplicated-r.ModelDuplicated, 0) }
 
 // Event is one delivery of one job as its worker recorded it.
 type Event struct {

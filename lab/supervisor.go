@@ -47,7 +47,7 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	res := Result{Design: cfg.Design, Jobs: cfg.Jobs}
+	res := Result{Design: cfg.Design, Jobs: cfg.Jobs, FireAndForgetAcks: cfg.FireAndForgetAcks}
 	var sample []int64 // the jobs whose stories the event log tells, the first sampleJobs of them
 	if cfg.Design.IsLease() {
 		work, err := experiments.LeaseDurations(ctx, leaseParams(cfg.Jobs, cfg.Seed))
@@ -100,6 +100,9 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 		envSeed + "=" + strconv.FormatInt(cfg.Seed, 10),
 		envSlots + "=" + strconv.Itoa(leaseSlots(cfg.Workers)),
 	}}
+	if cfg.FireAndForgetAcks {
+		s.env = append(s.env, envAcks+"="+acksFireAndForget)
+	}
 	defer s.stop() // before the broker closes, so no worker sees its broker vanish first
 	for range cfg.Workers {
 		if err := s.start(ctx); err != nil {

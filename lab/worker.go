@@ -30,7 +30,11 @@ const (
 	envSeed     = "LAB_WORKER_SEED"
 	envWorkerID = "LAB_WORKER_ID"
 	envSlots    = "LAB_WORKER_SLOTS" // the lease designs' jobs at once per worker (see leaseSlots)
+	envAcks     = "LAB_WORKER_ACKS"  // "fire-and-forget" for plain acks, anything else confirmed
 )
+
+// acksFireAndForget is envAcks's value for Config.FireAndForgetAcks.
+const acksFireAndForget = "fire-and-forget"
 
 // fetchWait is how long one pull waits for a job. It bounds nothing that matters to the counts; it
 // only sets how often an idle worker looks at its context.
@@ -42,6 +46,7 @@ const ackTimeout = 5 * time.Second
 type worker struct {
 	id      int
 	design  Design
+	plain   bool // fire-and-forget acks (Config.FireAndForgetAcks)
 	crashed []bool
 	db      *sql.DB
 	// The lease designs': each job's duration in model seconds, and the consumer's AckWait.
@@ -55,7 +60,7 @@ type worker struct {
 // point: no deferred call, no flush, no goodbye to the broker, exactly like a machine losing
 // power. getenv is os.Getenv in a real process.
 func WorkerMain(ctx context.Context, getenv func(string) string) error {
-	w := &worker{design: Design(getenv(envDesign))}
+	w := &worker{design: Design(getenv(envDesign)), plain: getenv(envAcks) == acksFireAndForget}
 	var err error
 	if w.id, err = strconv.Atoi(getenv(envWorkerID)); err != nil {
 		return fmt.Errorf("lab worker: %s: %w", envWorkerID, err)
@@ -173,6 +178,14 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) error {
 		select {} // the signal is on its way; nothing after this line may run
 	}
 	ack := func() error {
+		if w.plain {
+			// Fire-and-forget: Ack only writes to the connection's buffer. If SIGKILL lands
+			// before the buffer is flushed, the ack dies with the process.
+			if err := msg.Ack(); err != nil {
+				return fmt.Errorf("lab worker: ack job %d: %w", job, err)
+			}
+			return nil
+		}
 		// A confirmed ack: a plain Ack can still sit in the client's buffer when SIGKILL lands,
 		// and the broker would redeliver a job that was done.
 		actx, cancel := context.WithTimeout(ctx, ackTimeout)

@@ -19,7 +19,9 @@ type LabView struct {
 	// DesignError is the message for the designs' checkboxes.
 	DesignError string
 	Fields      []Field
-	Status      *LabStatus
+	// FireAndForget is the fire-and-forget acks checkbox, as the reader left it.
+	FireAndForget bool
+	Status        *LabStatus
 }
 
 // LabDesign is one design's checkbox.
@@ -65,6 +67,9 @@ type LabResult struct {
 	// within a few milliseconds of the lease, which real-time jitter can move either way.
 	Lease     bool
 	Tolerance int64
+	// FireAndForget marks a run with plain acks, whose duplicates may exceed the model's.
+	FireAndForget bool
+	Extra         int64 // duplicates beyond the model's (lab.Result.ExtraDuplicates)
 }
 
 // LabRow is one outcome: the real count, the model's, and whether they differ.
@@ -74,6 +79,7 @@ type LabRow struct {
 	Model   int64
 	Differs bool
 	Within  bool // not equal, but within a lease run's tolerance
+	Extra   bool // not equal, by the duplicates fire-and-forget acks added, which the model lacks
 }
 
 // LabDesignLabel is a design's name in plain words; a design the page does not know yet (one
@@ -102,7 +108,10 @@ func NewLabResult(r lab.Result) LabResult {
 	modelOnce := r.Jobs - r.ModelLost - r.ModelDuplicated
 	v := LabResult{ID: "lab-" + string(r.Design), Design: LabDesignLabel(r.Design), Jobs: r.Jobs, Crashed: r.Crashed,
 		Killed: r.WorkersKilled, Redelivered: r.Redeliveries, Seconds: fmt.Sprintf("%.1f", r.Seconds), Matches: r.MatchesModel(),
-		Lease: r.Design.IsLease(), Tolerance: r.Tolerance}
+		Lease: r.Design.IsLease(), Tolerance: r.Tolerance, FireAndForget: r.FireAndForgetAcks && !r.Design.IsLease()}
+	if v.FireAndForget && r.MatchesModel() {
+		v.Extra = r.ExtraDuplicates()
+	}
 	for _, row := range []LabRow{
 		{Name: "Lost", Real: r.Lost, Model: r.ModelLost},
 		{Name: "Duplicated", Real: r.Duplicated, Model: r.ModelDuplicated},
@@ -111,7 +120,9 @@ func NewLabResult(r lab.Result) LabResult {
 		if row.Real != row.Model {
 			d := row.Real - row.Model
 			row.Within = v.Lease && d >= -r.Tolerance && d <= r.Tolerance
-			row.Differs = !row.Within
+			// Plain acks: a duplicate more, an exactly-once less, per ack lost with its worker.
+			row.Extra = v.Extra > 0 && (row.Name == "Duplicated" && d == v.Extra || row.Name == "Exactly once" && d == -v.Extra)
+			row.Differs = !row.Within && !row.Extra
 		}
 		v.Rows = append(v.Rows, row)
 	}

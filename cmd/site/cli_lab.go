@@ -40,7 +40,10 @@ type labDesignJSON struct {
 	WorkersKilled int64      `json:"workers_killed"`
 	Redeliveries  int64      `json:"redeliveries"`
 	Seconds       float64    `json:"seconds"`
-	Model         struct {
+	// FireAndForgetAcks is -fire_and_forget: the run's acks were plain, so duplicated may exceed
+	// the model's.
+	FireAndForgetAcks bool `json:"fire_and_forget_acks"`
+	Model             struct {
 		Lost       int64 `json:"lost"`
 		Duplicated int64 `json:"duplicated"`
 	} `json:"model"`
@@ -59,6 +62,7 @@ func cliLab(ctx context.Context, args []string, getenv func(string) string, stdo
 	rate := fs.Float64("crash_rate", 0.05, "share of jobs whose worker is killed mid-job (0 to 1)")
 	seed := fs.Int64("seed", 13, "stream seed: the same seed crashes the same jobs as the model (for the lease designs, the duration seed)")
 	leaseTimeout := fs.Float64("lease_timeout", 0, "the lease designs' visibility timeout in model seconds (1 model second = 10 ms; 0: 5)")
+	fireAndForget := fs.Bool("fire_and_forget", false, "plain acks with no reply awaited: an ack lost with a killed worker adds a duplicate the model lacks")
 	format := fs.String("format", "table", "table or json")
 	natsURL := fs.String("nats-url", getenv("LAB_NATS_URL"), "an existing NATS server with JetStream instead of the embedded one (env LAB_NATS_URL)")
 	if err := fs.Parse(args); err != nil {
@@ -81,7 +85,7 @@ func cliLab(ctx context.Context, args []string, getenv func(string) string, stdo
 	var results []lab.Result
 	for _, d := range list {
 		cfg := lab.Config{Design: d, Jobs: *jobs, Workers: *workers, CrashRate: *rate, Seed: *seed,
-			NATSURL: *natsURL, Command: command}
+			FireAndForgetAcks: *fireAndForget, NATSURL: *natsURL, Command: command}
 		if d.IsLease() {
 			cfg.LeaseTimeout = *leaseTimeout
 		}
@@ -105,7 +109,8 @@ func cliLab(ctx context.Context, args []string, getenv func(string) string, stdo
 		}{Designs: []labDesignJSON{}}
 		for _, r := range results {
 			j := labDesignJSON{Design: r.Design, Jobs: r.Jobs, Lost: r.Lost, Duplicated: r.Duplicated,
-				ExactlyOnce: r.ExactlyOnce, WorkersKilled: r.WorkersKilled, Redeliveries: r.Redeliveries, Seconds: r.Seconds}
+				ExactlyOnce: r.ExactlyOnce, WorkersKilled: r.WorkersKilled, Redeliveries: r.Redeliveries, Seconds: r.Seconds,
+				FireAndForgetAcks: r.FireAndForgetAcks}
 			j.Model.Lost, j.Model.Duplicated = r.ModelLost, r.ModelDuplicated
 			out.Designs = append(out.Designs, j)
 		}
@@ -142,6 +147,8 @@ func agreement(r lab.Result) string {
 	switch {
 	case r.Design.IsLease() && r.Duplicated != r.ModelDuplicated && r.MatchesModel():
 		return fmt.Sprintf("within %d (real-time jitter)", r.Tolerance)
+	case r.FireAndForgetAcks && r.ExtraDuplicates() > 0 && r.MatchesModel():
+		return fmt.Sprintf("+%d duplicated (acks lost with their worker)", r.ExtraDuplicates())
 	case r.MatchesModel():
 		return ""
 	}

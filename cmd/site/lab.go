@@ -23,6 +23,8 @@ type labParams struct {
 	Workers   int
 	CrashRate float64
 	Seed      int64
+	// FireAndForget runs the workers with plain acks (lab.Config.FireAndForgetAcks).
+	FireAndForget bool
 }
 
 // The form's defaults: a run of a few seconds whose stream crashes about twenty jobs.
@@ -154,7 +156,7 @@ func (r *labRunner) work(ctx context.Context, run *labRun) {
 		run.index, run.progress = i, lab.Progress{Design: d, Jobs: run.params.Jobs}
 		r.mu.Unlock()
 		cfg := lab.Config{Design: d, Jobs: run.params.Jobs, Workers: run.params.Workers, CrashRate: run.params.CrashRate,
-			Seed: run.params.Seed, NATSURL: r.natsURL, TempDir: r.tempDir, Command: r.command}
+			Seed: run.params.Seed, FireAndForgetAcks: run.params.FireAndForget, NATSURL: r.natsURL, TempDir: r.tempDir, Command: r.command}
 		res, err := lab.Run(ctx, cfg, func(p lab.Progress) {
 			r.mu.Lock()
 			run.progress = p

@@ -7,6 +7,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"effectivelyonce/lab"
+	"effectivelyonce/pages"
 )
 
 // TestMain lets this test binary stand in for "site lab-worker": the lab starts its workers as
@@ -55,6 +58,44 @@ func TestCLILab(t *testing.T) {
 		err := run(t.Context(), append([]string{"site", "lab"}, strings.Fields(flagArgs)...), func(string) string { return "" }, &out, &errs)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("site lab %s: %v, want an error naming %s", flagArgs, err, want)
+		}
+	}
+}
+
+// TestCLILabFireAndForget runs "site lab -fire_and_forget": the JSON says the acks were plain,
+// the lost count is the model's and the duplicated count is at least the model's.
+func TestCLILabFireAndForget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a broker and worker processes")
+	}
+	var out, errs bytes.Buffer
+	args := []string{"site", "lab", "-designs", "ack-after-work", "-jobs", "150", "-workers", "2", "-fire_and_forget", "-format", "json"}
+	if err := run(t.Context(), args, func(string) string { return "" }, &out, &errs); err != nil {
+		t.Fatalf("site lab: %v\n%s", err, errs.String())
+	}
+	var got struct {
+		Designs []labDesignJSON `json:"designs"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil || len(got.Designs) != 1 {
+		t.Fatalf("json: %v\n%s", err, out.String())
+	}
+	d := got.Designs[0]
+	if !d.FireAndForgetAcks || d.Lost != d.Model.Lost || d.Duplicated < d.Model.Duplicated || d.WorkersKilled == 0 {
+		t.Errorf("%+v", d)
+	}
+}
+
+// TestLabResultRowsFireAndForget checks the page's table for a plain-ack run: the duplicates the
+// model lacks are marked as acks lost with their worker, not as a difference.
+func TestLabResultRowsFireAndForget(t *testing.T) {
+	r := lab.Result{Design: lab.AckAfterWork, Jobs: 100, Crashed: 5, Duplicated: 7, ExactlyOnce: 93, ModelDuplicated: 5, FireAndForgetAcks: true}
+	v := pages.NewLabResult(r)
+	if !v.Matches || v.Extra != 2 {
+		t.Fatalf("matches %v, extra %d", v.Matches, v.Extra)
+	}
+	for _, row := range v.Rows {
+		if row.Differs || (row.Real != row.Model) != row.Extra {
+			t.Errorf("%+v", row)
 		}
 	}
 }

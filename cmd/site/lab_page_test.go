@@ -307,3 +307,20 @@ func TestLabRunNobodyWatchesIsCancelled(t *testing.T) {
 		t.Errorf("workers %v outlived the cancelled run", alive)
 	}
 }
+
+// TestLabFireAndForgetCheckboxIsKept checks that a refused form keeps the fire-and-forget acks
+// checkbox as the reader left it, and that the page first shows it unchecked.
+func TestLabFireAndForgetCheckboxIsKept(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	b := newBrowser(t, s)
+	box := regexp.MustCompile(`<input type="checkbox" name="fire_and_forget" value="on"( checked)?>`)
+	if m := box.FindStringSubmatch(b.get("/lab").body); m == nil || m[1] != "" {
+		t.Fatalf("the first page's checkbox: %q", m)
+	}
+	form := smallLabForm("lots", lab.AckAfterWork)
+	form.Set("fire_and_forget", "on")
+	r := b.post("/lab/runs", form)
+	if m := box.FindStringSubmatch(r.body); r.status != http.StatusUnprocessableEntity || m == nil || m[1] == "" {
+		t.Errorf("a refused form: %d, checkbox %q", r.status, m)
+	}
+}

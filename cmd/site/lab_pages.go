@@ -68,6 +68,7 @@ func (f *labForm) parse(maxJobs int) (labParams, bool) {
 	if p.Seed, err = strconv.ParseInt(strings.TrimSpace(f.values["seed"]), 10, 64); err != nil {
 		f.errs["seed"] = "a whole number, like 13"
 	}
+	p.FireAndForget = f.values["fire_and_forget"] == "on"
 	if len(f.errs) > 0 {
 		return p, false
 	}
@@ -100,6 +101,7 @@ func (s *server) labView(site pages.Site, f labForm, notice string) *pages.LabVi
 		return pages.Field{ID: "lab-" + strings.ReplaceAll(name, "_", "-"), Name: name, Label: label, Unit: unit, Help: help,
 			Range: rng, Value: f.values[name], Error: f.errs[name]}
 	}
+	v.FireAndForget = f.values["fire_and_forget"] == "on"
 	v.Fields = []pages.Field{
 		field("jobs", "Jobs", "", "Jobs published to the broker, the same stream for every design.", "1 to "+experiments.Thousands(int64(s.cfg.labMaxJobs()))),
 		field("workers", "Workers", "processes", "Worker processes pulling jobs at once.", fmt.Sprintf("1 to %d", lab.MaxWorkers)),
@@ -146,7 +148,7 @@ func (s *server) handleLabRun() echo.HandlerFunc {
 			return &httpError{Status: http.StatusBadRequest, Msg: "the form could not be read", Err: err}
 		}
 		f := labForm{designs: form["design"], values: map[string]string{}}
-		for _, k := range []string{"jobs", "workers", "crash_rate", "seed"} {
+		for _, k := range []string{"jobs", "workers", "crash_rate", "seed", "fire_and_forget"} {
 			f.values[k] = form.Get(k)
 		}
 		p, ok := f.parse(s.cfg.labMaxJobs())
