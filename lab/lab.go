@@ -90,6 +90,9 @@ type Config struct {
 	// NATSURL, when set, is an existing NATS server with JetStream to use instead of the embedded
 	// one; the run makes its own uniquely named stream there and deletes it afterwards.
 	NATSURL string
+	// SinkURL, when set, is a postgres:// database to use as the sink instead of a SQLite file:
+	// the run makes a schema of its own there and drops it afterwards, cancelled or not.
+	SinkURL string
 	// TempDir is where the run's scratch directory (broker store, sink file) is made; "" means
 	// os.TempDir(). The scratch directory itself is always removed.
 	TempDir string
@@ -117,6 +120,9 @@ func (c Config) Validate() error { return c.validate(true) }
 // validate is Validate for the worker too, which checks the parameters it was given but has no
 // command of its own to start.
 func (c Config) validate(needCommand bool) error {
+	if c.SinkURL != "" && !isPostgres(c.SinkURL) {
+		return &FieldError{Field: "database_url", Msg: "the sink is a postgres:// or postgresql:// URL, or empty for a SQLite file"}
+	}
 	known := false
 	for _, d := range Designs() {
 		known = known || c.Design == d

@@ -182,17 +182,19 @@ func (w *worker) hold(ctx context.Context, msg jetstream.Msg, work time.Duration
 // ack clears the job at the broker while the second still sleeps, and counting then would miss
 // the second effect.
 func (w *worker) begin(ctx context.Context, job int64, attempt int) (int64, error) {
-	res, err := w.db.ExecContext(ctx, `INSERT INTO deliveries (job, worker, attempt, at_ns, acked, what) VALUES (?, ?, ?, ?, 0, ?)`,
-		job, w.id, attempt, time.Now().UnixNano(), "delivered, working")
+	// RETURNING rather than LastInsertId, which Postgres's driver does not give.
+	var row int64
+	err := w.db.QueryRowContext(ctx, `INSERT INTO deliveries (job, worker, attempt, at_ns, acked, what) VALUES ($1, $2, $3, $4, 0, $5) RETURNING id`,
+		job, w.id, attempt, time.Now().UnixNano(), "delivered, working").Scan(&row)
 	if err != nil {
 		return 0, fmt.Errorf("lab worker: log of job %d: %w", job, err)
 	}
-	return res.LastInsertId()
+	return row, nil
 }
 
 // end closes a lease delivery's log row: done, with what happened.
 func (w *worker) end(ctx context.Context, row int64, what string) error {
-	if _, err := w.db.ExecContext(ctx, `UPDATE deliveries SET acked = 1, what = ? WHERE id = ?`, what, row); err != nil {
+	if _, err := w.db.ExecContext(ctx, `UPDATE deliveries SET acked = 1, what = $1 WHERE id = $2`, what, row); err != nil {
 		return fmt.Errorf("lab worker: log row %d: %w", row, err)
 	}
 	return nil

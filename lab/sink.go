@@ -5,9 +5,12 @@ import (
 	"database/sql"
 	"fmt"
 	"net/url"
+	"strconv"
+	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // the sink is a real SQLite file, without cgo
+	_ "github.com/jackc/pgx/v5/stdlib" // or a Postgres database, when the run is given one
+	_ "modernc.org/sqlite"             // the sink is a real SQLite file, without cgo
 )
 
 // The sink's schema. effects is the thing being protected: one row per application, so a job
@@ -17,32 +20,56 @@ import (
 const schema = `
 CREATE TABLE IF NOT EXISTS effects (
 	id      INTEGER PRIMARY KEY,
-	job     INTEGER NOT NULL,
-	worker  INTEGER NOT NULL,
-	attempt INTEGER NOT NULL
+	job     BIGINT NOT NULL,
+	worker  BIGINT NOT NULL,
+	attempt BIGINT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS effects_job ON effects (job);
 CREATE TABLE IF NOT EXISTS dedup_keys (
-	job INTEGER PRIMARY KEY
+	job BIGINT PRIMARY KEY
 );
 CREATE TABLE IF NOT EXISTS deliveries (
 	id      INTEGER PRIMARY KEY,
-	job     INTEGER NOT NULL,
-	worker  INTEGER NOT NULL,
-	attempt INTEGER NOT NULL,
-	at_ns   INTEGER NOT NULL,
-	acked   INTEGER NOT NULL, -- 1: this delivery's ack reached the broker before the row was written
+	job     BIGINT NOT NULL,
+	worker  BIGINT NOT NULL,
+	attempt BIGINT NOT NULL,
+	at_ns   BIGINT NOT NULL,
+	acked   BIGINT NOT NULL, -- 1: this delivery's ack reached the broker before the row was written
 	what    TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS deliveries_job ON deliveries (job);
 `
+
+// postgresSchema is the same tables for Postgres, where a row id counts up by itself only when
+// it says so. The SQL the workers and the counting run is written once for both.
+var postgresSchema = strings.ReplaceAll(schema, "id      INTEGER PRIMARY KEY", "id      BIGSERIAL PRIMARY KEY")
+
+// isPostgres tells a Postgres sink's URL from a SQLite file's path.
+func isPostgres(target string) bool {
+	return strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://")
+}
 
 // openSink opens the sink file the way every process does: WAL so that readers never block the
 // writer, a busy timeout so that several worker processes queue for the write lock instead of
 // failing, and IMMEDIATE transactions so that a dedup check inside a transaction already holds the
 // lock it will write under (no two workers can both find the key missing). synchronous=NORMAL
 // keeps every commit across a SIGKILL, which is the only crash the lab makes.
+//
+// A postgres:// target is a Postgres sink instead, its URL naming the run's own schema in
+// search_path: the same tables, the same transactions, a server across a socket.
 func openSink(ctx context.Context, path string) (*sql.DB, error) {
+	if isPostgres(path) {
+		db, err := sql.Open("pgx", path)
+		if err != nil {
+			return nil, err
+		}
+		db.SetMaxOpenConns(1)
+		if err := db.PingContext(ctx); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("lab: sink: %w", err)
+		}
+		return db, nil
+	}
 	q := url.Values{}
 	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "synchronous(NORMAL)"} {
 		q.Add("_pragma", p)
@@ -71,7 +98,11 @@ func createSink(ctx context.Context, path string) (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := db.ExecContext(ctx, schema); err != nil {
+	ddl := schema
+	if isPostgres(path) {
+		ddl = postgresSchema
+	}
+	if _, err := db.ExecContext(ctx, ddl); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("lab: sink schema: %w", err)
 	}
@@ -119,14 +150,14 @@ func counts(ctx context.Context, db *sql.DB, jobs int64) (lost, dup, once int64,
 // broker alone would call an ack-before-work job finished before its effect is written.
 func logged(ctx context.Context, db *sql.DB) (finished, redelivered int64, err error) {
 	err = db.QueryRowContext(ctx, `SELECT COUNT(DISTINCT CASE WHEN acked = 1 THEN job END),
-		COALESCE(SUM(attempt > 1), 0) FROM deliveries`).Scan(&finished, &redelivered)
+		COALESCE(SUM(CASE WHEN attempt > 1 THEN 1 ELSE 0 END), 0) FROM deliveries`).Scan(&finished, &redelivered)
 	return finished, redelivered, err
 }
 
 // leaseLog reads a lease run's log: how many deliveries reached a worker, and how many of them
 // are still being worked on (logged when they began, not yet closed; see worker.begin).
 func leaseLog(ctx context.Context, db *sql.DB) (started, working int64, err error) {
-	err = db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(acked = 0), 0) FROM deliveries`).Scan(&started, &working)
+	err = db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(CASE WHEN acked = 0 THEN 1 ELSE 0 END), 0) FROM deliveries`).Scan(&started, &working)
 	return started, working, err
 }
 
@@ -141,9 +172,9 @@ func sampleEvents(ctx context.Context, db *sql.DB, sample []int64, few int, star
 	if len(jobs) == 0 {
 		return nil, nil
 	}
-	marks := "?"
-	for range jobs[1:] {
-		marks += ",?"
+	marks := "$1"
+	for i := range jobs[1:] {
+		marks += ",$" + strconv.Itoa(i+2)
 	}
 	rows, err := db.QueryContext(ctx, `SELECT job, worker, attempt, at_ns, what FROM deliveries
 		WHERE job IN (`+marks+`) ORDER BY job, id`, jobs...)
@@ -162,4 +193,33 @@ func sampleEvents(ctx context.Context, db *sql.DB, sample []int64, few int, star
 		out = append(out, e)
 	}
 	return out, rows.Err()
+}
+
+// postgresSink makes the run's own schema in the Postgres database at base and answers the URL
+// that opens it (search_path set), and a drop that removes the schema with everything in it.
+func postgresSink(ctx context.Context, base, name string) (target string, drop func(), err error) {
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		return "", nil, err
+	}
+	if _, err := admin.ExecContext(ctx, `CREATE SCHEMA `+name); err != nil {
+		admin.Close()
+		return "", nil, fmt.Errorf("lab: sink schema %s: %w", name, err)
+	}
+	drop = func() {
+		// Dropped after a cancel too: the request's context may be gone by now.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		admin.ExecContext(ctx, `DROP SCHEMA IF EXISTS `+name+` CASCADE`)
+		admin.Close()
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		drop()
+		return "", nil, err
+	}
+	q := u.Query()
+	q.Set("search_path", name)
+	u.RawQuery = q.Encode()
+	return u.String(), drop, nil
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -81,6 +82,14 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 	}
 	defer b.close()
 	sinkPath := filepath.Join(dir, "sink.db")
+	if cfg.SinkURL != "" {
+		target, drop, err := postgresSink(ctx, cfg.SinkURL, "lab_"+strings.ReplaceAll(filepath.Base(dir), "-", "_"))
+		if err != nil {
+			return Result{}, err
+		}
+		defer drop() // deferred first, so it runs after the workers and the sink's own handle are gone
+		sinkPath = target
+	}
 	db, err := createSink(ctx, sinkPath)
 	if err != nil {
 		return Result{}, err

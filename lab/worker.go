@@ -241,7 +241,7 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) error {
 		if dies {
 			return die(false, "after the effect's commit, before the separate dedup key write")
 		}
-		if _, err := w.db.ExecContext(ctx, `INSERT OR IGNORE INTO dedup_keys (job) VALUES (?)`, job); err != nil {
+		if _, err := w.db.ExecContext(ctx, `INSERT INTO dedup_keys (job) VALUES ($1) ON CONFLICT (job) DO NOTHING`, job); err != nil {
 			return fmt.Errorf("lab worker: key for job %d: %w", job, err)
 		}
 		if err := ack(); err != nil {
@@ -273,7 +273,7 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) error {
 
 // effect applies the job: one row in effects, in its own transaction (a single statement is one).
 func (w *worker) effect(ctx context.Context, job int64, attempt int) error {
-	if _, err := w.db.ExecContext(ctx, `INSERT INTO effects (job, worker, attempt) VALUES (?, ?, ?)`, job, w.id, attempt); err != nil {
+	if _, err := w.db.ExecContext(ctx, `INSERT INTO effects (job, worker, attempt) VALUES ($1, $2, $3)`, job, w.id, attempt); err != nil {
 		return fmt.Errorf("lab worker: effect of job %d: %w", job, err)
 	}
 	return nil
@@ -281,7 +281,7 @@ func (w *worker) effect(ctx context.Context, job int64, attempt int) error {
 
 func (w *worker) hasKey(ctx context.Context, job int64) (bool, error) {
 	var n int
-	if err := w.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM dedup_keys WHERE job = ?`, job).Scan(&n); err != nil {
+	if err := w.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM dedup_keys WHERE job = $1`, job).Scan(&n); err != nil {
 		return false, fmt.Errorf("lab worker: key of job %d: %w", job, err)
 	}
 	return n > 0, nil
@@ -297,16 +297,16 @@ func (w *worker) effectOnce(ctx context.Context, job int64, attempt int) (applie
 	}
 	defer tx.Rollback()
 	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM dedup_keys WHERE job = ?`, job).Scan(&n); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM dedup_keys WHERE job = $1`, job).Scan(&n); err != nil {
 		return false, fmt.Errorf("lab worker: key of job %d: %w", job, err)
 	}
 	if n > 0 {
 		return false, nil
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO effects (job, worker, attempt) VALUES (?, ?, ?)`, job, w.id, attempt); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO effects (job, worker, attempt) VALUES ($1, $2, $3)`, job, w.id, attempt); err != nil {
 		return false, fmt.Errorf("lab worker: effect of job %d: %w", job, err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO dedup_keys (job) VALUES (?)`, job); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO dedup_keys (job) VALUES ($1)`, job); err != nil {
 		return false, fmt.Errorf("lab worker: key of job %d: %w", job, err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -318,8 +318,12 @@ func (w *worker) effectOnce(ctx context.Context, job int64, attempt int) (applie
 // log records one delivery's fate for the page's event log. It is a write of its own, after the
 // step it describes, so it never joins (or delays) the transaction being measured.
 func (w *worker) log(ctx context.Context, job int64, attempt int, acked bool, what string) error {
-	if _, err := w.db.ExecContext(ctx, `INSERT INTO deliveries (job, worker, attempt, at_ns, acked, what) VALUES (?, ?, ?, ?, ?, ?)`,
-		job, w.id, attempt, time.Now().UnixNano(), acked, what); err != nil {
+	flag := 0 // an integer column in both databases; Postgres will not take a bool for it
+	if acked {
+		flag = 1
+	}
+	if _, err := w.db.ExecContext(ctx, `INSERT INTO deliveries (job, worker, attempt, at_ns, acked, what) VALUES ($1, $2, $3, $4, $5, $6)`,
+		job, w.id, attempt, time.Now().UnixNano(), flag, what); err != nil {
 		return fmt.Errorf("lab worker: log of job %d: %w", job, err)
 	}
 	return nil

@@ -64,6 +64,7 @@ func cliLab(ctx context.Context, args []string, getenv func(string) string, stdo
 	leaseTimeout := fs.Float64("lease_timeout", 0, "the lease designs' visibility timeout in model seconds (1 model second = 10 ms; 0: 5)")
 	fireAndForget := fs.Bool("fire_and_forget", false, "plain acks with no reply awaited: an ack lost with a killed worker adds a duplicate the model lacks")
 	format := fs.String("format", "table", "table or json")
+	sinkURL := fs.String("database-url", getenv("DATABASE_URL"), "a postgres:// database for the sink instead of a SQLite file (env DATABASE_URL)")
 	natsURL := fs.String("nats-url", getenv("LAB_NATS_URL"), "an existing NATS server with JetStream instead of the embedded one (env LAB_NATS_URL)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -85,7 +86,7 @@ func cliLab(ctx context.Context, args []string, getenv func(string) string, stdo
 	var results []lab.Result
 	for _, d := range list {
 		cfg := lab.Config{Design: d, Jobs: *jobs, Workers: *workers, CrashRate: *rate, Seed: *seed,
-			FireAndForgetAcks: *fireAndForget, NATSURL: *natsURL, Command: command}
+			FireAndForgetAcks: *fireAndForget, NATSURL: *natsURL, SinkURL: *sinkURL, Command: command}
 		if d.IsLease() {
 			cfg.LeaseTimeout = *leaseTimeout
 		}

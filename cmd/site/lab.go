@@ -51,6 +51,9 @@ type labRunner struct {
 	// command makes one worker process; tests replace it with the test binary.
 	command func(ctx context.Context) *exec.Cmd
 	natsURL string
+	// sinkURL is the study rooms' Postgres when DATABASE_URL names one: the lab's sink then lives
+	// there too, in a schema per run. Empty: a SQLite file per run.
+	sinkURL string
 	// tempDir is where each design's scratch directory is made ("" for the system's).
 	tempDir  string
 	deadline time.Duration
@@ -89,7 +92,7 @@ func siteLabWorker(ctx context.Context) *exec.Cmd {
 }
 
 func newLabRunner(cfg config) *labRunner {
-	return &labRunner{command: siteLabWorker, natsURL: cfg.LabNATSURL, deadline: lab.DefaultDeadline, unwatched: labUnwatched}
+	return &labRunner{command: siteLabWorker, natsURL: cfg.LabNATSURL, sinkURL: cfg.DatabaseURL, deadline: lab.DefaultDeadline, unwatched: labUnwatched}
 }
 
 // labUnwatched is how long a run may go unwatched before it is cancelled (see labRunner).
@@ -156,7 +159,7 @@ func (r *labRunner) work(ctx context.Context, run *labRun) {
 		run.index, run.progress = i, lab.Progress{Design: d, Jobs: run.params.Jobs}
 		r.mu.Unlock()
 		cfg := lab.Config{Design: d, Jobs: run.params.Jobs, Workers: run.params.Workers, CrashRate: run.params.CrashRate,
-			Seed: run.params.Seed, FireAndForgetAcks: run.params.FireAndForget, NATSURL: r.natsURL, TempDir: r.tempDir, Command: r.command}
+			Seed: run.params.Seed, FireAndForgetAcks: run.params.FireAndForget, NATSURL: r.natsURL, SinkURL: r.sinkURL, TempDir: r.tempDir, Command: r.command}
 		res, err := lab.Run(ctx, cfg, func(p lab.Progress) {
 			r.mu.Lock()
 			run.progress = p
