@@ -371,6 +371,16 @@ func (s *Service) Present(ctx context.Context, code, hostKey, path string) error
 // Kick removes a member: their key stops working at once and their seat is freed, while their
 // name stays taken so nobody can step into it mid-session.
 func (s *Service) Kick(ctx context.Context, code, hostKey, memberID string) error {
+	return s.hostChange(ctx, code, hostKey, func(r Room) error {
+		_, err := s.store.UpdateMember(ctx, r.ID, memberID, func(m *Member) error { m.Kicked = true; return nil })
+		return err
+	})
+}
+
+// hostChange makes one host change to something in the room (a member, a round, a pin): the key
+// must be the host's and the room open, and the room hears of the change once it is stored. Every
+// such change goes through here, so none can forget the check or the announcement.
+func (s *Service) hostChange(ctx context.Context, code, hostKey string, change func(r Room) error) error {
 	r, err := s.host(ctx, code, hostKey)
 	if err != nil {
 		return err
@@ -378,7 +388,7 @@ func (s *Service) Kick(ctx context.Context, code, hostKey, memberID string) erro
 	if err := s.changing(ctx, r); err != nil {
 		return err
 	}
-	if _, err = s.store.UpdateMember(ctx, r.ID, memberID, func(m *Member) error { m.Kicked = true; return nil }); err != nil {
+	if err := change(r); err != nil {
 		return err
 	}
 	s.changed(ctx, r.ID)
@@ -391,30 +401,24 @@ func (s *Service) OpenRound(ctx context.Context, code, hostKey string, q Questio
 	if err != nil {
 		return Round{}, err
 	}
-	r, err := s.host(ctx, code, hostKey)
-	if err != nil {
-		return Round{}, err
-	}
-	if err := s.changing(ctx, r); err != nil {
-		return Round{}, err
-	}
-	// One round takes answers at a time: an earlier one still open is locked, so it never keeps
-	// taking guesses out of sight (the host can still reveal it from the earlier rounds).
-	rounds, err := s.store.Rounds(ctx, r.ID)
-	if err != nil {
-		return Round{}, err
-	}
-	for _, old := range rounds {
-		if old.State == RoundOpen {
-			if _, err := s.store.UpdateRound(ctx, r.ID, old.Seq, lockRound); err != nil {
-				return Round{}, err
+	var rd Round
+	err = s.hostChange(ctx, code, hostKey, func(r Room) error {
+		// One round takes answers at a time: an earlier one still open is locked, so it never
+		// keeps taking guesses out of sight (the host can still reveal it from the earlier rounds).
+		rounds, err := s.store.Rounds(ctx, r.ID)
+		if err != nil {
+			return err
+		}
+		for _, old := range rounds {
+			if old.State == RoundOpen {
+				if _, err := s.store.UpdateRound(ctx, r.ID, old.Seq, lockRound); err != nil {
+					return err
+				}
 			}
 		}
-	}
-	rd, err := s.store.AddRound(ctx, Round{RoomID: r.ID, Question: q, State: RoundOpen, OpenedAt: s.cfg.Now()})
-	if err == nil {
-		s.changed(ctx, r.ID)
-	}
+		rd, err = s.store.AddRound(ctx, Round{RoomID: r.ID, Question: q, State: RoundOpen, OpenedAt: s.cfg.Now()})
+		return err
+	})
 	return rd, err
 }
 
@@ -448,17 +452,11 @@ func (s *Service) Guess(ctx context.Context, code, memberKey string, seq int, va
 // LockRound stops a round taking guesses. Locking a locked round is a no-op, so a double click
 // is harmless; a revealed round cannot go back.
 func (s *Service) LockRound(ctx context.Context, code, hostKey string, seq int) (Round, error) {
-	r, err := s.host(ctx, code, hostKey)
-	if err != nil {
-		return Round{}, err
-	}
-	if err := s.changing(ctx, r); err != nil {
-		return Round{}, err
-	}
-	rd, err := s.store.UpdateRound(ctx, r.ID, seq, lockRound)
-	if err == nil {
-		s.changed(ctx, r.ID)
-	}
+	var rd Round
+	err := s.hostChange(ctx, code, hostKey, func(r Room) (err error) {
+		rd, err = s.store.UpdateRound(ctx, r.ID, seq, lockRound)
+		return err
+	})
 	return rd, err
 }
 
@@ -524,18 +522,10 @@ func (s *Service) Reveal(ctx context.Context, code, hostKey string, seq int, m M
 // SetNamesVisible lets members see who guessed what in a round (or hides it again). Only the
 // host sees names by default, so that a wrong guess does not embarrass anyone unasked.
 func (s *Service) SetNamesVisible(ctx context.Context, code, hostKey string, seq int, visible bool) error {
-	r, err := s.host(ctx, code, hostKey)
-	if err != nil {
+	return s.hostChange(ctx, code, hostKey, func(r Room) error {
+		_, err := s.store.UpdateRound(ctx, r.ID, seq, func(rd *Round) error { rd.NamesVisible = visible; return nil })
 		return err
-	}
-	if err := s.changing(ctx, r); err != nil {
-		return err
-	}
-	if _, err = s.store.UpdateRound(ctx, r.ID, seq, func(rd *Round) error { rd.NamesVisible = visible; return nil }); err != nil {
-		return err
-	}
-	s.changed(ctx, r.ID)
-	return nil
+	})
 }
 
 // AddPin puts a run on the board with a note of at most MaxNoteLength characters.
@@ -569,18 +559,10 @@ func (s *Service) AddPin(ctx context.Context, code, memberKey, path, note string
 
 // SetPinHidden hides a pin from members (or shows it again); the host still sees it, marked.
 func (s *Service) SetPinHidden(ctx context.Context, code, hostKey, pinID string, hidden bool) error {
-	r, err := s.host(ctx, code, hostKey)
-	if err != nil {
+	return s.hostChange(ctx, code, hostKey, func(r Room) error {
+		_, err := s.store.UpdatePin(ctx, r.ID, pinID, func(p *Pin) error { p.Hidden = hidden; return nil })
 		return err
-	}
-	if err := s.changing(ctx, r); err != nil {
-		return err
-	}
-	if _, err = s.store.UpdatePin(ctx, r.ID, pinID, func(p *Pin) error { p.Hidden = hidden; return nil }); err != nil {
-		return err
-	}
-	s.changed(ctx, r.ID)
-	return nil
+	})
 }
 
 // Sweep closes rooms idle past IdleClose and deletes closed rooms idle past DeleteAfter. The
