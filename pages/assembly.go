@@ -67,7 +67,7 @@ func sayCount(n int) string {
 }
 
 func assemblyTables(_ experiments.StreamParams, r experiments.AssemblyResult) []Table {
-	t := newTable(fmt.Sprintf("%s, %s, %s crashed", sayCap(sayCount(len(r.Rows))+" "+verb(int64(len(r.Rows)), "design", "designs")), plural(r.Jobs, "job", "jobs"), count(r.Crashed)),
+	t := newTable(fmt.Sprintf("%s, %s, %s crashed", SayCap(sayCount(len(r.Rows))+" "+verb(int64(len(r.Rows)), "design", "designs")), plural(r.Jobs, "job", "jobs"), count(r.Crashed)),
 		col{"design", "design", false}, col{"lost", "lost_jobs", true}, col{"exactly once", "exactly_once_jobs", true},
 		col{"duplicated", "duplicated_jobs", true}, col{"correct", "correct", false},
 		col{"deliveries", "deliveries", true}, col{"effects applied", "effects", true})
@@ -165,7 +165,7 @@ func readAssembly(p experiments.StreamParams, r experiments.AssemblyResult) []st
 	}
 	for _, row := range other {
 		out = append(out, fmt.Sprintf("%s: %s lost, %s exactly once, %s duplicated.",
-			sayCap(string(row.Design)), count(row.Lost), count(row.ExactlyOnce), count(row.Duplicated)))
+			SayCap(string(row.Design)), count(row.Lost), count(row.ExactlyOnce), count(row.Duplicated)))
 	}
 	var correct []string
 	for _, row := range r.Rows {

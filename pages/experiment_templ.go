@@ -939,7 +939,7 @@ func refusedIntro(v ExperimentView) string {
 
 // sentence makes a message from the server (why a run was refused) read as a sentence of its own.
 func sentence(s string) string {
-	s = sayCap(strings.TrimSpace(s))
+	s = SayCap(strings.TrimSpace(s))
 	if s != "" && !strings.ContainsAny(s[len(s)-1:], ".!?") {
 		s += "."
 	}

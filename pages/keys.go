@@ -52,10 +52,10 @@ func readKeys(p experiments.StreamParams, r experiments.KeysResult) []string {
 			bad = append(bad, string(row.Key))
 		}
 	}
-	out = append(out, sayCap(strings.Join(parts, "; "))+".")
+	out = append(out, SayCap(strings.Join(parts, "; "))+".")
 	if len(good) > 0 && len(bad) > 0 {
 		out = append(out, fmt.Sprintf("Only %s stopped every redelivery. %s stopped none: a key that changes between attempts never matches the first attempt, so it is dedup in name only.",
-			sayList(good), sayCap(sayList(bad))))
+			sayList(good), SayCap(sayList(bad))))
 	} else if len(good) == 0 {
 		out = append(out, "No key stopped every redelivery on this run.")
 	}

@@ -51,7 +51,7 @@ func readOrderings(p experiments.StreamParams, r experiments.OrderingsResult) []
 			out = append(out, fmt.Sprintf("In one transaction: %s lost, %s duplicated. There is no moment at which one write exists without the other.",
 				count(row.Lost), count(row.Duplicated)))
 		default:
-			out = append(out, fmt.Sprintf("%s: %s lost, %s duplicated.", sayCap(string(row.Order)), count(row.Lost), count(row.Duplicated)))
+			out = append(out, fmt.Sprintf("%s: %s lost, %s duplicated.", SayCap(string(row.Order)), count(row.Lost), count(row.Duplicated)))
 		}
 	}
 	return out

@@ -111,7 +111,7 @@ func readOutbox(p experiments.OutboxParams, r experiments.OutboxResult) []string
 		default:
 			dups = plural(d.yes.DuplicateApplications, "duplicate application", "duplicate applications") + " at a consumer with a dedup key"
 		}
-		out = append(out, fmt.Sprintf("%s: %s, %s, %s.", sayCap(outboxDesign(name)), lost, phantom, dups))
+		out = append(out, fmt.Sprintf("%s: %s, %s, %s.", SayCap(outboxDesign(name)), lost, phantom, dups))
 		switch {
 		case clean(d.no) && clean(d.yes):
 			cleanNames = append(cleanNames, outboxDesign(name)+" with either consumer")

@@ -131,8 +131,8 @@ func sayList(items []string) string {
 	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
-// sayCap starts a sentence with a capital, for names that begin one.
-func sayCap(s string) string {
+// SayCap starts a sentence with a capital, for names (and messages) that begin one.
+func SayCap(s string) string {
 	if s == "" {
 		return s
 	}

@@ -7,28 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"strings"
 	"text/tabwriter"
 
 	"effectivelyonce/lab"
 )
-
-// labWorker is the hidden "site lab-worker": one worker process of a lab run. The lab's
-// supervisor starts it with the run's settings in its environment and kills it with SIGKILL.
-func labWorker(ctx context.Context, getenv func(string) string) error {
-	return lab.WorkerMain(ctx, getenv)
-}
-
-// labCommand starts a worker process: this very binary, run as "site lab-worker".
-func labCommand() (func(ctx context.Context) *exec.Cmd, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("lab: finding this program to run its workers: %w", err)
-	}
-	return func(ctx context.Context) *exec.Cmd { return exec.CommandContext(ctx, exe, "lab-worker") }, nil
-}
 
 // labDesignJSON is one design's line of "site lab -format json", in the shape the issue names.
 type labDesignJSON struct {
@@ -79,14 +62,10 @@ func cliLab(ctx context.Context, args []string, getenv func(string) string, stdo
 	if err != nil {
 		return err
 	}
-	command, err := labCommand()
-	if err != nil {
-		return err
-	}
 	var results []lab.Result
 	for _, d := range list {
 		cfg := lab.Config{Design: d, Jobs: *jobs, Workers: *workers, CrashRate: *rate, Seed: *seed,
-			FireAndForgetAcks: *fireAndForget, NATSURL: *natsURL, SinkURL: *sinkURL, Command: command}
+			FireAndForgetAcks: *fireAndForget, NATSURL: *natsURL, SinkURL: *sinkURL, Command: siteLabWorker}
 		if d.IsLease() {
 			cfg.LeaseTimeout = *leaseTimeout
 		}

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"testing"
 
 	"effectivelyonce/lab"
@@ -16,7 +19,11 @@ import (
 // os.Executable() lab-worker, which in a test is this binary.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "lab-worker" {
-		if err := labWorker(context.Background(), os.Getenv); err != nil {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err := lab.WorkerMain(ctx, os.Getenv)
+		stop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 		os.Exit(0)

@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
-	"os/signal"
 	"regexp"
 	"strings"
 	"sync"
@@ -18,24 +16,6 @@ import (
 
 	"effectivelyonce/lab"
 )
-
-// labWorkerEnv marks the test binary re-executed as a lab worker, as the site's binary is
-// re-executed as `site lab-worker`.
-const labWorkerEnv = "SITE_LAB_TEST_WORKER"
-
-// TestLabWorkerMain is not a test: it is the worker process of the lab runs the tests start.
-func TestLabWorkerMain(t *testing.T) {
-	if os.Getenv(labWorkerEnv) == "" {
-		t.Skip("the worker process of the lab page's tests")
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := lab.WorkerMain(ctx, os.Getenv); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Exit(0)
-}
 
 // labWorkers starts the test binary as the lab's worker and remembers every process it started,
 // so that a test can check that none is left.
@@ -47,8 +27,7 @@ type labWorkers struct {
 func testLabWorkers(t testing.TB) *labWorkers { return &labWorkers{} }
 
 func (w *labWorkers) command(ctx context.Context) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestLabWorkerMain$")
-	cmd.Env = append(os.Environ(), labWorkerEnv+"=1")
+	cmd := siteLabWorker(ctx) // this test binary as "lab-worker": TestMain runs it as the worker
 	w.mu.Lock()
 	w.cmds = append(w.cmds, cmd)
 	w.mu.Unlock()

@@ -16,6 +16,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"effectivelyonce/lab"
 )
 
 // main stops gracefully on the first SIGINT or SIGTERM (the context ends); once that has begun, the
@@ -65,7 +67,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "lab":
 		return cliLab(ctx, rest, getenv, stdout, stderr)
 	case "lab-worker": // one of a lab run's worker processes; started by the lab, not by people
-		return labWorker(ctx, getenv)
+		return lab.WorkerMain(ctx, getenv)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

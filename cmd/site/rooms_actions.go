@@ -10,14 +10,12 @@ import (
 	"errors"
 	"html"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
-	"effectivelyonce/content"
 	"effectivelyonce/experiments"
 	"effectivelyonce/pages"
 	"effectivelyonce/rooms"
@@ -64,14 +62,7 @@ func (s *server) refuseAction(c echo.Context, err error) error {
 	if f := errorField(he.Err); f != "" && !strings.Contains(msg, f) && f != "code" && f != "round" {
 		msg = f + ": " + msg
 	}
-	return c.HTML(http.StatusUnprocessableEntity, html.EscapeString(capitalize(msg))+".")
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
+	return c.HTML(http.StatusUnprocessableEntity, html.EscapeString(pages.SayCap(msg))+".")
 }
 
 // formNumber reads a number a person typed, with thousands separators as the notebook's own
@@ -93,8 +84,6 @@ func formNumber(field, s string) (float64, error) {
 	}
 	return v, nil
 }
-
-func formSeq(c echo.Context) (int, error) { return roundSeq(c) }
 
 func (s *server) roomActions() map[string]roomDo {
 	return map[string]roomDo{
@@ -121,7 +110,7 @@ func (s *server) roomActions() map[string]roomDo {
 			return err
 		},
 		"/rounds/:seq/guess": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			seq, err := formSeq(c)
+			seq, err := roundSeq(c)
 			if err != nil {
 				return err
 			}
@@ -132,7 +121,7 @@ func (s *server) roomActions() map[string]roomDo {
 			return s.rooms.Guess(ctx, r.Code, key, seq, v)
 		},
 		"/rounds/:seq/lock": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			seq, err := formSeq(c)
+			seq, err := roundSeq(c)
 			if err != nil {
 				return err
 			}
@@ -140,7 +129,7 @@ func (s *server) roomActions() map[string]roomDo {
 			return err
 		},
 		"/rounds/:seq/reveal": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			seq, err := formSeq(c)
+			seq, err := roundSeq(c)
 			if err != nil {
 				return err
 			}
@@ -156,7 +145,7 @@ func (s *server) roomActions() map[string]roomDo {
 			return err
 		},
 		"/rounds/:seq/names": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			seq, err := formSeq(c)
+			seq, err := roundSeq(c)
 			if err != nil {
 				return err
 			}
@@ -212,39 +201,26 @@ func (s *server) roomActions() map[string]roomDo {
 }
 
 // headline works out, once per permalink, the first sentence of what the pinned run shows: the
-// reading of the page's first experiment at the pin's parameters. A pin whose page has no
-// experiment, or whose run cannot be made now, simply shows none.
+// reading of the page's first experiment at the pin's parameters. A pin of a page without an
+// experiment is remembered as having none, so the board's redraws do not look again; one whose
+// run cannot be made now is tried again at the next redraw.
 func (s *server) headline(ctx context.Context, path string) {
 	if _, ok := s.headlines.get(path); ok {
 		return
 	}
-	u, err := url.Parse(path)
+	run, _, known := s.permalinkRun(ctx, path)
+	if !known {
+		s.headlines.put(path, "")
+		return
+	}
+	if run.Result == nil {
+		return
+	}
+	pr, err := pages.PresenterOf(run.Experiment)
 	if err != nil {
 		return
 	}
-	for _, entry := range content.Contents() {
-		if entry.Path != u.Path {
-			continue
-		}
-		page, ok := s.book.Page(entry.Slug)
-		names := experimentsOn(page)
-		if !ok || len(names) == 0 {
-			return
-		}
-		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		runs, _ := s.pageRuns(ctx, page, u.Query(), names[0], nil)
-		if len(runs) == 0 || runs[0].Result == nil {
-			return
-		}
-		pr, err := pages.PresenterOf(runs[0].Experiment)
-		if err != nil {
-			return
-		}
-		lines, err := pr.Reading(runs[0].Params, runs[0].Result)
-		if err == nil && len(lines) > 0 {
-			s.headlines.put(path, lines[0])
-		}
-		return
+	if lines, err := pr.Reading(run.Params, run.Result); err == nil && len(lines) > 0 {
+		s.headlines.put(path, lines[0])
 	}
 }

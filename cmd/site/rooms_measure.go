@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"time"
 
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
@@ -94,9 +95,46 @@ func (s *server) measureRun(ctx context.Context, e *experiments.Experiment, p an
 // presented, or a page without an experiment, offers none; the host can still name any
 // experiment, parameters and column by hand.
 func (s *server) measureChoices(ctx context.Context, presenting string) (exp, params string, choices []pages.MeasureChoice) {
-	u, err := url.Parse(presenting)
-	if presenting == "" || err != nil {
+	run, query, known := s.permalinkRun(ctx, presenting)
+	if !known || run.Result == nil {
 		return "", "", nil
+	}
+	e := run.Experiment
+	own := url.Values{}
+	for _, f := range e.Fields {
+		if v, ok := query[f.Name]; ok {
+			own[f.Name] = v
+		}
+	}
+	pr, err := pages.PresenterOf(e)
+	if err != nil {
+		return "", "", nil
+	}
+	tables, err := pr.Tables(run.Params, run.Result)
+	if err != nil {
+		return "", "", nil
+	}
+	seen := map[string]bool{}
+	for _, t := range tables {
+		for i, k := range t.Keys {
+			if i == 0 || seen[k] || i >= len(t.Numeric) || !t.Numeric[i] || i >= len(t.Head) {
+				continue
+			}
+			seen[k] = true
+			choices = append(choices, pages.MeasureChoice{Key: k, Label: t.Head[i] + " (" + t.Caption + ")"})
+		}
+	}
+	return e.Name, own.Encode(), choices
+}
+
+// permalinkRun runs (from the cache, as a rule) the first experiment of the notebook page a
+// permalink names, at the permalink's parameters: what the page itself shows first. known is
+// false when the path is no notebook page with an experiment, which no later call can change;
+// a run that could not be made now comes back with a nil Result.
+func (s *server) permalinkRun(ctx context.Context, permalink string) (run pages.Run, query url.Values, known bool) {
+	u, err := url.Parse(permalink)
+	if permalink == "" || err != nil {
+		return pages.Run{}, nil, false
 	}
 	for _, entry := range content.Contents() {
 		if entry.Path != u.Path {
@@ -104,42 +142,20 @@ func (s *server) measureChoices(ctx context.Context, presenting string) (exp, pa
 		}
 		page, ok := s.book.Page(entry.Slug)
 		if !ok {
-			return "", "", nil
+			return pages.Run{}, nil, false
 		}
 		names := experimentsOn(page)
 		if len(names) == 0 {
-			return "", "", nil
+			return pages.Run{}, nil, false
 		}
-		runs, _ := s.pageRuns(ctx, page, u.Query(), names[0], nil)
-		if len(runs) == 0 || runs[0].Result == nil {
-			return "", "", nil
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		query = u.Query()
+		runs, _ := s.pageRuns(ctx, page, query, names[0], nil)
+		if len(runs) == 0 {
+			return pages.Run{}, query, true
 		}
-		e := runs[0].Experiment
-		own := url.Values{}
-		for _, f := range e.Fields {
-			if v, ok := u.Query()[f.Name]; ok {
-				own[f.Name] = v
-			}
-		}
-		pr, err := pages.PresenterOf(e)
-		if err != nil {
-			return "", "", nil
-		}
-		tables, err := pr.Tables(runs[0].Params, runs[0].Result)
-		if err != nil {
-			return "", "", nil
-		}
-		seen := map[string]bool{}
-		for _, t := range tables {
-			for i, k := range t.Keys {
-				if i == 0 || seen[k] || i >= len(t.Numeric) || !t.Numeric[i] || i >= len(t.Head) {
-					continue
-				}
-				seen[k] = true
-				choices = append(choices, pages.MeasureChoice{Key: k, Label: t.Head[i] + " (" + t.Caption + ")"})
-			}
-		}
-		return e.Name, own.Encode(), choices
+		return runs[0], query, true
 	}
-	return "", "", nil
+	return pages.Run{}, nil, false
 }

@@ -136,7 +136,9 @@ func (s *server) handleJoin() echo.HandlerFunc {
 		}
 		// A browser that already holds a seat in this room goes back to it: a second seat would
 		// leave an empty chair that "N of M answered" can never count in.
-		if r, err := s.rooms.RoomByCode(ctx, v.Code); err == nil {
+		r, found := s.rooms.RoomByCode(ctx, v.Code)
+		if found == nil {
+			v.Title = r.Title // for the form, should it be shown again
 			if key := s.seatKey(c, r.ID); key != "" {
 				if _, caller, err := s.rooms.Identify(ctx, r.Code, key); err == nil && caller.Role == rooms.AsMember {
 					return c.Redirect(http.StatusSeeOther, s.cfg.BasePath+"/rooms/"+r.ID)
@@ -169,9 +171,6 @@ func (s *server) handleJoin() echo.HandlerFunc {
 		default:
 			return roomError(err)
 		}
-		if r, err := s.rooms.RoomByCode(ctx, v.Code); err == nil {
-			v.Title = r.Title
-		}
 		return render(c, status, pages.Layout(site, "Join a study room", pages.Join(v)))
 	}
 }
@@ -202,6 +201,9 @@ func (s *server) handleRoomPage() echo.HandlerFunc {
 		s.setCurrentRoom(c, r.ID)
 		if v.IsHost() {
 			// Only the page has the round form; the stream's redraws never need these.
+			for _, e := range experiments.All() {
+				v.Experiments = append(v.Experiments, e.Name)
+			}
 			v.MeasureExperiment, v.MeasureParams, v.Measures = s.measureChoices(ctx, v.Room.Presenting)
 		}
 		if err := s.addJoinQR(c.Request(), &v); err != nil {
@@ -223,11 +225,6 @@ func (s *server) roomView(ctx context.Context, site pages.Site, r rooms.Room, ke
 		Questions: s.asked, Headlines: map[string]string{}}
 	if bar {
 		v.Stream += "?view=bar"
-	}
-	if st.Role == rooms.AsHost && !bar {
-		for _, e := range experiments.All() {
-			v.Experiments = append(v.Experiments, e.Name)
-		}
 	}
 	for _, p := range st.Pins {
 		// Worked out here if not yet known on this instance (a pin made through the API, on

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -33,9 +32,6 @@ type roomHub interface {
 	Subscribe(roomID string) (<-chan struct{}, func())
 	Close() error
 }
-
-// streamCount counts the open streams, for /metrics.
-var streamCount atomic.Int64
 
 // handleRoomEvents handles "GET /rooms/:id/events" (view=bar for the bar on notebook pages): the
 // room's live parts as Server-Sent Events, for the host or a member (cookie or bearer key).
@@ -90,8 +86,8 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)
-	streamCount.Add(1)
-	defer streamCount.Add(-1)
+	s.streams.Add(1)
+	defer s.streams.Add(-1)
 
 	// Presence is "a stream seen in the last rooms.PresentWindow": arriving marks the member (and
 	// tells the room if they were away); leaving marks nothing, and the roster lets them fade at

@@ -82,7 +82,7 @@ func BenchmarkRoomReveal1500Streams(b *testing.B) {
 	// Every connect marked a member present, which redrew the roster for the room's other
 	// streams: let that settle so the first op does not pay for the setup.
 	settle(open, time.Second)
-	if n := streamCount.Load(); n < nRooms*members {
+	if n := s.streams.Load(); n < nRooms*members {
 		b.Fatalf("%d streams open, want %d", n, nRooms*members)
 	}
 	rss := rssMB()

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/a-h/templ"
@@ -81,6 +82,7 @@ type server struct {
 	hub       roomHub
 	stopping  chan struct{}
 	heartbeat time.Duration
+	streams   atomic.Int64 // open room streams, for /metrics
 	// asked are the five questions as a host picks them; headlines and qrs are worked out once
 	// for each pinned permalink and each join link.
 	asked     []pages.Asked
@@ -109,7 +111,7 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *
 		Name: "site_rate_limiter_clients", Help: "Client addresses the rate limiter tracks now (at most -rate-clients).",
 	}, func() float64 { return float64(s.limiter.size()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "site_room_streams", Help: "Study room event streams open now.",
-	}, func() float64 { return float64(streamCount.Load()) }))
+	}, func() float64 { return float64(s.streams.Load()) }))
 	if err := s.checkBook(); err != nil {
 		return nil, err
 	}
