@@ -231,6 +231,10 @@ func TestBrowserRooms(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`details.room-new-round form button[type="submit"]`)))
 	within(alice, "the bar's round unfolded for the new round", `document.querySelector("details.roombar-round").open &&
 		!!document.querySelector(".roombar [data-state='open'] input[name='value']")`)
+	// The host's page now lists round 1 under the earlier rounds: that table too stays inside a
+	// phone's width.
+	within(host, "round 1 among the earlier rounds", `!!document.querySelector("#room-history table")`)
+	overflow("host's room page with an earlier round", host, 390)
 
 	// Replacing the host link shows the new link on a page of its own, as starting the room did.
 	host.do(chromedp.Click(chromedp.CSS("details.room-settings summary")),
