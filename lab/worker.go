@@ -155,6 +155,26 @@ func (w *worker) pull(ctx context.Context, cons jetstream.Consumer) error {
 	return nil
 }
 
+// keepAlive renews a crash design's job at the broker until the returned stop is called (or the
+// process is killed, which is the point: then the renewals stop and the job comes back).
+func (w *worker) keepAlive(msg jetstream.Msg) (stop func()) {
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(w.ackWait / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				msg.InProgress() // an error means the job was acked meanwhile: nothing to keep
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
 // handle runs one delivery through the design. The crash points are the notebook's: each is the
 // one gap in its design where a death changes the outcome.
 func (w *worker) handle(ctx context.Context, msg jetstream.Msg) error {
@@ -196,9 +216,16 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) error {
 		return nil
 	}
 
-	switch w.design {
-	case LeaseNoRenewal, LeaseHeartbeat:
+	if w.design.IsLease() {
 		return w.handleLease(ctx, msg, job, attempt)
+	}
+	// A live worker keeps its job: it tells the broker "still working" every third of the ack
+	// wait, so that only a dead worker's job is handed out again, as the model assumes. Without
+	// it a slow write on a loaded machine (a Postgres sink beside a busy test suite) outlasted the
+	// 250 ms ack wait, and a second worker applied a job nobody had crashed.
+	defer w.keepAlive(msg)()
+
+	switch w.design {
 
 	case AckBeforeWork:
 		if err := ack(); err != nil {
