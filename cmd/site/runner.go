@@ -127,20 +127,38 @@ func (r *runner) run(ctx context.Context, e *experiments.Experiment, p any) (any
 	}
 }
 
-// runNow waits for a slot (and, for a heavy run, for the memory it needs) at most the queue wait,
-// then runs under the run timeout. A wait ends early, with errStopping, when the server stops.
+// runNow runs e on p within a slot (see within) and caches the result.
 func (r *runner) runNow(ctx context.Context, e *experiments.Experiment, p any, key string) (any, error) {
+	var res any
+	err := r.within(ctx, e.Name, e.Cost(p), memoryOf(e, p), func(ctx context.Context) error {
+		var err error
+		res, err = e.Run(ctx, p)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.cache.add(key, res, false)
+	return res, nil
+}
+
+// within runs work for the experiment named name under the run limits every run shares: a light
+// slot for work costing at most lightCost units, otherwise a heavy slot and need bytes of the
+// memory the heavy runs share, each waited for at most the queue wait, then the run timeout. A
+// wait ends early, with errStopping, when the server stops. Single runs, the runs behind "which
+// jobs?" and the spread over seeds all come through here, so no kind of work escapes the limits.
+func (r *runner) within(ctx context.Context, name string, cost, need int64, work func(context.Context) error) error {
 	slots := r.light
 	lane := "light"
-	var need int64
-	if e.Cost(p) > lightCost {
+	if cost > lightCost {
 		slots, lane = r.heavy, "heavy"
-		need = memoryOf(e, p)
 		if need > r.budget {
 			r.metrics.rejected.WithLabelValues("memory").Inc()
-			return nil, &httpError{Status: http.StatusServiceUnavailable,
+			return &httpError{Status: http.StatusServiceUnavailable,
 				Msg: fmt.Sprintf("This run would need about %d MB, more than this server keeps for runs (%d MB); try smaller parameters.", need>>20, r.budget>>20)}
 		}
+	} else {
+		need = 0
 	}
 	wctx, cancel := context.WithTimeout(ctx, r.wait)
 	defer cancel()
@@ -157,37 +175,36 @@ func (r *runner) runNow(ctx context.Context, e *experiments.Experiment, p any, k
 		return errBusy
 	}
 	if r.stopping.Err() != nil {
-		return nil, refused()
+		return refused()
 	}
 	select {
 	case slots <- struct{}{}:
 	case <-wctx.Done():
-		return nil, refused()
+		return refused()
 	}
 	defer func() { <-slots }()
 	if need > 0 {
 		if err := r.memory.Acquire(wctx, need); err != nil {
-			return nil, refused()
+			return refused()
 		}
 		defer r.memory.Release(need)
 	}
 	if r.stopping.Err() != nil { // a slot freed during shutdown must not start a queued run
-		return nil, refused()
+		return refused()
 	}
 	ctx, cancelRun := context.WithTimeout(ctx, r.timeout)
 	defer cancelRun()
 	start := time.Now()
-	res, err := e.Run(ctx, p)
-	r.metrics.runs.WithLabelValues(e.Name, lane).Observe(time.Since(start).Seconds())
+	err := work(ctx)
+	r.metrics.runs.WithLabelValues(name, lane).Observe(time.Since(start).Seconds())
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			r.metrics.rejected.WithLabelValues("deadline").Inc()
-			return nil, &httpError{Status: http.StatusServiceUnavailable, Msg: "The run took longer than the server allows; try smaller parameters.", Err: err}
+			return &httpError{Status: http.StatusServiceUnavailable, Msg: "The run took longer than the server allows; try smaller parameters.", Err: err}
 		}
-		return nil, fmt.Errorf("experiment %q: %w", e.Name, err)
+		return fmt.Errorf("experiment %q: %w", name, err)
 	}
-	r.cache.add(key, res, false)
-	return res, nil
+	return nil
 }
 
 // resultCache is an LRU bounded in bytes (estimated from each result's JSON size). Pinned entries,
