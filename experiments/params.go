@@ -2,6 +2,8 @@ package experiments
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -471,6 +473,14 @@ func (e *Experiment) Key(p any) string {
 		b.WriteString("&" + f.Name + "=" + vals[f.Name])
 	}
 	return b.String()
+}
+
+// ParamsHash is a short fingerprint of p: the first 12 hex digits of the SHA-256 of Key(p). Exports
+// and pages print it beside the notebook's version, so a pasted number says which inputs made it,
+// and two runs on equal parameters carry the same fingerprint however their URLs were written.
+func (e *Experiment) ParamsHash(p any) string {
+	sum := sha256.Sum256([]byte(e.Key(p)))
+	return hex.EncodeToString(sum[:6])
 }
 
 // FormatFloat writes a float in the shortest form that parses back to the same value.

@@ -3,6 +3,7 @@
 package pages
 
 import (
+	"cmp"
 	"net/url"
 	"strings"
 
@@ -40,6 +41,9 @@ type Site struct {
 	Contents []Link
 	// Bar is the study room bar, for a visitor who is in a room; nil otherwise.
 	Bar templ.Component
+	// Version is the notebook's version, printed under every run beside its parameters'
+	// fingerprint; "" reads as "devel".
+	Version string
 }
 
 // URL joins the base path and a site-relative path.
@@ -100,6 +104,10 @@ type ExperimentView struct {
 	// OutOfBand marks a block sent beside another block's rerun, because it takes that form's
 	// stream values; htmx swaps it in by its id.
 	OutOfBand bool
+	// Version and ParamsHash are the run's provenance (see Site.Version and
+	// experiments.Experiment.ParamsHash), set when there is a result.
+	Version    string
+	ParamsHash string
 }
 
 // Run is one experiment on a page as the handler prepared it: the parameters as typed, and either
@@ -197,6 +205,7 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) (Experiment
 	api.Set("format", "csv")
 	v.CSVURL = site.URL("/api/experiments/"+e.Name) + "?" + api.Encode()
 	if r.Result != nil {
+		v.Version, v.ParamsHash = cmp.Or(site.Version, "devel"), e.ParamsHash(r.Params)
 		pr, err := PresenterOf(e)
 		if err != nil {
 			return v, err

@@ -13,6 +13,9 @@ import (
 // value, every pin (hidden ones marked), and the roster with kicked members marked. Times are
 // UTC. It marshals as JSON as it stands; WriteCSV flattens it into one table.
 type Export struct {
+	// Version is the notebook's version that wrote the export; the site fills it in, since a
+	// room knows nothing of builds.
+	Version string         `json:"version"`
 	Code    string         `json:"code"`
 	Title   string         `json:"title"`
 	Created time.Time      `json:"created"`

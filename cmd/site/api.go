@@ -99,7 +99,7 @@ func (s *server) handleExperiment() echo.HandlerFunc {
 			}
 			return c.Blob(http.StatusOK, "text/csv; charset=utf-8", []byte(csv))
 		}
-		return c.JSON(http.StatusOK, map[string]any{"experiment": e.Name, "params": p, "result": res})
+		return c.JSON(http.StatusOK, runJSON(e, p, res))
 	}
 }
 
@@ -111,7 +111,8 @@ func (s *server) handleExperiment() echo.HandlerFunc {
 // order after a "# experiment=name" line, values written as a permalink carries them (lists
 // comma-separated): comment lines rather than columns, so that a parameter list does not repeat
 // on every row and the table's own columns stay the result's. pandas reads it with
-// read_csv(url, comment="#"); a spreadsheet shows the comment lines above the header.
+// read_csv(url, comment="#"); a spreadsheet shows the comment lines above the header. Two more
+// comment lines after the parameters carry the run's provenance (version and params_hash).
 func csvOf(e *experiments.Experiment, params, result any) (string, error) {
 	pr, err := pages.PresenterOf(e)
 	if err != nil {
@@ -127,6 +128,8 @@ func csvOf(e *experiments.Experiment, params, result any) (string, error) {
 	for _, f := range e.Fields {
 		b.WriteString("# " + f.Name + "=" + values[f.Name] + "\r\n")
 	}
+	prov := provenanceOf(e, params)
+	b.WriteString("# version=" + prov.Version + "\r\n# params_hash=" + prov.ParamsHash + "\r\n")
 	for i, t := range tables {
 		if i > 0 {
 			b.WriteString("\r\n")

@@ -67,7 +67,7 @@ func cliRun(ctx context.Context, args []string, stdout io.Writer) error {
 	case "json":
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"experiment": e.Name, "params": p, "result": res})
+		return enc.Encode(runJSON(e, p, res))
 	case "csv":
 		csv, err := csvOf(e, p, res)
 		if err != nil {
@@ -89,7 +89,9 @@ func cliRun(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	return nil
+	prov := provenanceOf(e, p)
+	_, err = fmt.Fprintf(stdout, "notebook %s · parameters %s\n", prov.Version, prov.ParamsHash)
+	return err
 }
 
 func cliFieldErrors(name string, err error) error {

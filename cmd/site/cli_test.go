@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"effectivelyonce/experiments"
 )
 
 func runCLI(t *testing.T, args ...string) (string, error) {
@@ -44,7 +46,7 @@ func TestCLIRun(t *testing.T) {
 		t.Errorf("lease json %+v", got.Result.Points)
 	}
 	out, err = runCLI(t, "run", "keys", "-format=csv")
-	if err != nil || !strings.HasPrefix(out, "# experiment=keys\r\n# jobs=20000\r\n# crash_rate=0.02\r\n# seed=13\r\ndedup_key,duplicated_jobs,deliveries,effects\r\njob-id,0,20398,20000\r\n") {
+	if err != nil || !strings.HasPrefix(out, "# experiment=keys\r\n# jobs=20000\r\n# crash_rate=0.02\r\n# seed=13\r\n# version=devel\r\n# params_hash="+hashOf(t, "keys")+"\r\ndedup_key,duplicated_jobs,deliveries,effects\r\njob-id,0,20398,20000\r\n") {
 		t.Errorf("csv %q err %v", out, err)
 	}
 }
@@ -85,4 +87,14 @@ func TestCLIVerify(t *testing.T) {
 	if err == nil || !strings.Contains(out, "[FAIL]") {
 		t.Errorf("verify with no crashes: err %v\n%s", err, out)
 	}
+}
+
+// hashOf is the parameters' fingerprint of the named experiment at its defaults.
+func hashOf(t *testing.T, name string) string {
+	t.Helper()
+	e, ok := experiments.Lookup(name)
+	if !ok {
+		t.Fatalf("no experiment %q", name)
+	}
+	return e.ParamsHash(e.Defaults())
 }

@@ -423,11 +423,13 @@ func (s *server) writeExport(c echo.Context, code, key string) error {
 	}
 	c.Response().Header().Set("Content-Disposition", `attachment; filename="room-`+ex.Code+`.`+format+`"`)
 	c.Response().Header().Set("Cache-Control", "no-store")
+	ex.Version = s.version
 	if format == "json" {
 		return c.JSON(http.StatusOK, ex)
 	}
-	var buf bytes.Buffer
-	if err := ex.WriteCSV(&buf); err != nil {
+	// The version as a comment line above the table, as the experiments' CSV carries it.
+	buf := bytes.NewBufferString("# version=" + s.version + "\r\n")
+	if err := ex.WriteCSV(buf); err != nil {
 		return err
 	}
 	return c.Blob(http.StatusOK, "text/csv; charset=utf-8", buf.Bytes())

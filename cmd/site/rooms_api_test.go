@@ -168,18 +168,19 @@ func TestRoomSession(t *testing.T) {
 	}
 
 	var ex struct {
-		Rounds []struct {
+		Version string
+		Rounds  []struct {
 			Measured *float64
 			Guesses  []struct{ Name string }
 		}
 		Pins []struct{ Note string }
 	}
 	must(t, call(t, s, "GET", base+"/export?format=json", room.HostKey, ""), http.StatusOK, &ex)
-	if len(ex.Rounds) != 2 || ex.Rounds[0].Measured == nil || *ex.Rounds[0].Measured != 398 || len(ex.Rounds[0].Guesses) != 2 || len(ex.Pins) != 1 {
+	if ex.Version != "devel" || len(ex.Rounds) != 2 || ex.Rounds[0].Measured == nil || *ex.Rounds[0].Measured != 398 || len(ex.Rounds[0].Guesses) != 2 || len(ex.Pins) != 1 {
 		t.Errorf("export %+v", ex)
 	}
 	csv := call(t, s, "GET", base+"/export?format=csv", room.HostKey, "")
-	if csv.status != 200 || !strings.HasPrefix(csv.header.Get("Content-Type"), "text/csv") ||
+	if csv.status != 200 || !strings.HasPrefix(csv.header.Get("Content-Type"), "text/csv") || !strings.HasPrefix(csv.body, "# version=devel\r\nrecord,") ||
 		!strings.Contains(csv.body, "Ada") || !strings.Contains(csv.body, "look at the tail") {
 		t.Errorf("csv export %d:\n%s", csv.status, csv.body)
 	}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"runtime/debug"
+	"strings"
+
+	"effectivelyonce/experiments"
+)
+
+// provenance says which build and which inputs made a result, for every export and every run on
+// a page: a number pasted into a chat or a report can then be traced back and reproduced.
+type provenance struct {
+	// Version is the notebook's version: see notebookVersion.
+	Version string `json:"version"`
+	// ParamsHash is experiments.ParamsHash of the run's parameters.
+	ParamsHash string `json:"params_hash"`
+}
+
+// provenanceOf is the provenance of e run on p.
+func provenanceOf(e *experiments.Experiment, p any) provenance {
+	return provenance{Version: notebookVersion(), ParamsHash: e.ParamsHash(p)}
+}
+
+// notebookVersion is the module's version when the binary was built from a tagged module, else
+// the VCS revision the go command stamped (12 digits, "-dirty" when the tree had uncommitted
+// changes), else "devel": a binary built outside a checkout, or a test binary, knows no better.
+func notebookVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	return versionOf(info)
+}
+
+// versionOf reads the version out of build information; see notebookVersion.
+func versionOf(info *debug.BuildInfo) string {
+	if v := info.Main.Version; v != "" && v != "(devel)" && !strings.Contains(v, "+dirty") {
+		return v
+	}
+	var rev, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "-dirty"
+			}
+		}
+	}
+	if rev == "" {
+		return "devel"
+	}
+	return rev[:min(12, len(rev))] + dirty
+}
+
+// runJSON is the JSON body of one run, for the API and the command line alike.
+func runJSON(e *experiments.Experiment, p, res any) map[string]any {
+	return map[string]any{"experiment": e.Name, "params": p, "result": res, "provenance": provenanceOf(e, p)}
+}

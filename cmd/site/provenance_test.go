@@ -1,0 +1,65 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"effectivelyonce/experiments"
+)
+
+// TestVersionOf reads the version from each kind of build information the go command writes.
+func TestVersionOf(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		info debug.BuildInfo
+		want string
+	}{
+		{"tagged module", debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "v1.2.3"},
+		{"checkout", debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.modified", Value: "false"}}}, "0123456789ab"},
+		{"dirty checkout", debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261201-0123456789ab+dirty"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.modified", Value: "true"}}}, "0123456789ab-dirty"},
+		{"nothing known", debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "devel"},
+	} {
+		if got := versionOf(&tc.info); got != tc.want {
+			t.Errorf("%s: versionOf = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestProvenanceEverywhere checks that the JSON, the CSV and the page of one run carry the same
+// version and parameters' fingerprint, and that the fingerprint follows the parameters, not the
+// way the URL spells them.
+func TestProvenanceEverywhere(t *testing.T) {
+	srv := newTestServer(t, testConfig())
+	e, _ := experiments.Lookup("window")
+	p, err := e.Parse(map[string][]string{"windows": {"100,1000"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := e.ParamsHash(p)
+	if hash == e.ParamsHash(e.Defaults()) || len(hash) != 12 {
+		t.Fatalf("hash %q: want 12 hex digits that differ from the defaults'", hash)
+	}
+	var body struct {
+		Provenance provenance `json:"provenance"`
+	}
+	js := do(t, srv, http.MethodGet, "/api/experiments/window?windows=100,1000", nil).body
+	if err := json.Unmarshal([]byte(js), &body); err != nil {
+		t.Fatal(err)
+	}
+	if body.Provenance != (provenance{Version: "devel", ParamsHash: hash}) {
+		t.Errorf("JSON provenance %+v, want devel and %s", body.Provenance, hash)
+	}
+	csv := do(t, srv, http.MethodGet, "/api/experiments/window?windows=0100,1000&format=csv", nil).body
+	if !strings.Contains(csv, "# version=devel\r\n# params_hash="+hash+"\r\n") {
+		t.Errorf("CSV lacks the provenance of %s:\n%s", hash, csv)
+	}
+	page := do(t, srv, http.MethodGet, "/blocks/4?windows=100,1000", nil)
+	if page.status != http.StatusOK || !strings.Contains(page.body, "parameters <code>"+hash+"</code>") {
+		t.Errorf("page (%d) does not show the parameters' fingerprint %s", page.status, hash)
+	}
+}
