@@ -19,7 +19,7 @@ generate:
 	$(GO) tool templ generate -log-level error
 
 build: assets generate
-	$(GO) build -o bin/site ./cmd/site
+	$(GO) build -buildvcs=auto -o bin/site ./cmd/site
 
 run: build
 	./bin/site serve -addr $(ADDR)
@@ -28,7 +28,7 @@ run: build
 # Postgres cluster (scripts/test-postgres.sh) so that the SQL store is checked on both dialects.
 test: assets check-generate vet setup-browser
 	sh scripts/test-postgres.sh $(GO) test -count=1 ./...
-	$(GO) build -o bin/site ./cmd/site
+	$(GO) build -buildvcs=auto -o bin/site ./cmd/site
 	./bin/site verify
 	./node_modules/.bin/dockerfile-utils lint Dockerfile
 	$(MAKE) fuzz FUZZTIME=4000x PAGEFUZZTIME=600x
