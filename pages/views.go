@@ -100,6 +100,9 @@ type ExperimentView struct {
 	// OutOfBand marks a block sent beside another block's rerun, because it takes that form's
 	// stream values; htmx swaps it in by its id.
 	OutOfBand bool
+	// AfterTables is what a page family adds under the tables (the verifier's smallest failing
+	// cases); nil on every other block.
+	AfterTables templ.Component
 }
 
 // Run is one experiment on a page as the handler prepared it: the parameters as typed, and either
