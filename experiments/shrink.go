@@ -267,7 +267,9 @@ func (s *Shrunk) trace(ctx context.Context) error {
 		case FailNonePast60:
 			s.Fate = fmt.Sprintf("No job in a stream of %s ran past 60 s, so even that timeout ran none twice.", counted(p.Jobs, "job", "jobs", Thousands))
 		default:
-			s.Fate = "Each ran past the 300 s timeout, so its lease expired while it worked and a second worker ran it too."
+			if len(slow) > 1 {
+				s.Fate = "Each ran past the 300 s timeout, so its lease expired while it worked and a second worker ran it too."
+			}
 			last := slow[len(slow)-1]
 			s.Key = last.id
 			s.Story = fmt.Sprintf("Job %d ran for %s s, past the 300 s lease, so a second worker took it while the first still worked.", last.id, FormatFloat(roundTo(last.secs, 1)))

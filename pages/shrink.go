@@ -56,8 +56,9 @@ func NewShrinkViews(site Site, pagePath, domID string, all []experiments.Shrunk)
 			continue
 		}
 		v := ShrinkView{
-			DOMID:   domID + "-shrink-" + s.Kind.String(),
-			ClaimID: s.Claim.ID, Claim: s.Claim.Text,
+			DOMID: domID + "-shrink-" + s.Kind.String(),
+			// "...and only" continues the claim above it in the table; here it stands alone.
+			ClaimID: s.Claim.ID, Claim: strings.TrimPrefix(s.Claim.Text, "..."),
 			Jobs:      plural(s.Params.Jobs, "job", "jobs"),
 			Permalink: site.URL(pagePath) + "?" + VerifyQuery(s.Params) + "#" + domID,
 			Detail:    s.Claim.Detail, Fate: s.Fate, Story: s.Story,
