@@ -89,7 +89,11 @@ func printShrunk(w io.Writer, s experiments.Shrunk) {
 	if s.Tried == 1 {
 		noun = "candidate stream"
 	}
-	fmt.Fprintf(w, "    %d %s measured in %s\n", s.Tried, noun, s.Elapsed.Round(time.Millisecond))
+	took := "under 1ms"
+	if s.Elapsed >= time.Millisecond {
+		took = s.Elapsed.Round(time.Millisecond).String()
+	}
+	fmt.Fprintf(w, "    %d %s measured in %s\n", s.Tried, noun, took)
 	if s.StoppedEarly {
 		fmt.Fprintf(w, "    stopped after %s; this is the smallest found so far\n", experiments.ShrinkBudget)
 	}
