@@ -108,6 +108,9 @@ type ExperimentView struct {
 	// experiments.Experiment.ParamsHash), set when there is a result.
 	Version    string
 	ParamsHash string
+	// AfterTables is what a page family adds under the tables (the verifier's smallest failing
+	// cases); nil on every other block.
+	AfterTables templ.Component
 }
 
 // Run is one experiment on a page as the handler prepared it: the parameters as typed, and either

@@ -62,6 +62,7 @@ func (s *server) handleArticle(entry content.Entry) echo.HandlerFunc {
 			if err != nil {
 				return err
 			}
+			s.addShrunk(ctx, site, entry.Path, r, &v) // the verifier's smallest failing cases (verify.go)
 			if !own {
 				v.OutOfBand = true
 				also = append(also, pages.Experiment(v))

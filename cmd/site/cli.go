@@ -106,37 +106,6 @@ func cliFieldErrors(name string, err error) error {
 	return err
 }
 
-// cliVerify implements "site verify": every claim re-derived, PASS/FAIL lines, non-zero on a FAIL.
-func cliVerify(ctx context.Context, args []string, stdout io.Writer) error {
-	e, _ := experiments.Lookup("claims")
-	raw, err := cliArgs(args)
-	if err != nil {
-		return fmt.Errorf("verify: %w", err)
-	}
-	p, err := e.Parse(raw)
-	if err != nil {
-		return cliFieldErrors("verify", err)
-	}
-	res, err := e.Run(ctx, p)
-	if err != nil {
-		return fmt.Errorf("verify: %w", err)
-	}
-	r := res.(experiments.ClaimsResult)
-	w := 0
-	for _, c := range r.Claims {
-		w = max(w, len(c.ID)+2+len(c.Text))
-	}
-	for _, c := range r.Claims {
-		label := c.ID + "  " + c.Text
-		fmt.Fprintf(stdout, "  [%s] %-*s  %s\n", pages.PassFail(c.Holds), w, label, c.Detail)
-	}
-	fmt.Fprintf(stdout, "  %d/%d claims verified\n", r.Passed, r.Total)
-	if r.Passed != r.Total {
-		return errSilent
-	}
-	return nil
-}
-
 // cliList implements "site list".
 func cliList(stdout io.Writer) error {
 	for _, e := range experiments.All() {

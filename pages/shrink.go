@@ -1,0 +1,167 @@
+package pages
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"effectivelyonce/experiments"
+)
+
+// ShrinkView is the smallest failing case of one claim, as the verify page shows it under the table.
+type ShrinkView struct {
+	// DOMID names the case's heading, so the section is labelled by it.
+	DOMID   string
+	ClaimID string
+	Claim   string
+	// Jobs is the shrunk stream's length in words ("1 job"); Lead says how it relates to the input.
+	Jobs string
+	Lead string
+	// Permalink opens the verify page on the shrunk parameters, where the claim fails again.
+	Permalink string
+	// Detail is the claim's measured line at the shrunk parameters; Fate and Story say what happened
+	// to the culprits and to the job that matters most.
+	Detail string
+	Fate   string
+	Story  string
+	// Culprits are the first MaxCulpritsShown job ids; Total counts them all.
+	Culprits []JobRef
+	Total    int
+	// StoppedEarly marks a search cut short by its budget: the case is the smallest found so far.
+	StoppedEarly bool
+	Budget       string
+	Tried        int
+}
+
+// JobRef is one job id, with the URL of its timeline in the run the claim was measured on.
+type JobRef struct {
+	ID  string
+	URL string
+}
+
+// MaxCulpritsShown is how many culprit ids a case lists before it only counts the rest.
+const MaxCulpritsShown = 10
+
+// timelinesServed turns the culprit ids into links once the per-job timelines (GET /jobs/...) are
+// served; until then the ids are plain text, since a link to a missing page helps nobody.
+const timelinesServed = false
+
+// NewShrinkViews builds the failing cases in the order given, skipping claims that held; the
+// permalinks point at the verify page, at pagePath, on the block domID.
+func NewShrinkViews(site Site, pagePath, domID string, all []experiments.Shrunk) []ShrinkView {
+	var out []ShrinkView
+	for _, s := range all {
+		if !s.Failed {
+			continue
+		}
+		v := ShrinkView{
+			DOMID: domID + "-shrink-" + s.Kind.String(),
+			// "...and only" continues the claim above it in the table; here it stands alone.
+			ClaimID: s.Claim.ID, Claim: strings.TrimPrefix(s.Claim.Text, "..."),
+			Jobs:      plural(s.Params.Jobs, "job", "jobs"),
+			Permalink: site.URL(pagePath) + "?" + VerifyQuery(s.Params) + "#" + domID,
+			Detail:    s.Claim.Detail, Fate: s.Fate, Story: s.Story,
+			Total: len(s.Culprits), StoppedEarly: s.StoppedEarly, Tried: s.Tried,
+			Budget: strconv.FormatFloat(experiments.ShrinkBudget.Seconds(), 'f', -1, 64) + " s",
+		}
+		switch {
+		case s.Params.Jobs == s.From.Jobs && s.StoppedEarly:
+			v.Lead = fmt.Sprintf("The search ran out of time before any shorter start of this stream failed it the same way, so the case is still all %s.", v.Jobs)
+		case s.Params.Jobs == s.From.Jobs:
+			v.Lead = fmt.Sprintf("No shorter start of this stream fails it the same way: %s is already the smallest.", v.Jobs)
+		default:
+			v.Lead = fmt.Sprintf("It still fails on the first %s of the %s above, with the same seeds.", v.Jobs, plural(s.From.Jobs, "job", "jobs"))
+			if s.Params.Jobs == 1 {
+				v.Lead = fmt.Sprintf("It still fails on the first job alone of the %s above, with the same seeds.", plural(s.From.Jobs, "job", "jobs"))
+			}
+		}
+		for _, id := range s.Culprits[:min(len(s.Culprits), MaxCulpritsShown)] {
+			v.Culprits = append(v.Culprits, JobRef{ID: strconv.FormatInt(id, 10), URL: JobTimelineURL(site, s, id)})
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// VerifyQuery is the query of a verify permalink: the job count always, since it is what shrinking
+// changes, then every other parameter that differs from the document's, in the form's order.
+func VerifyQuery(p experiments.ClaimsParams) string {
+	e, _ := experiments.Lookup("claims")
+	vals, defs := e.Format(p), e.Format(e.Defaults())
+	var parts []string
+	for _, f := range e.Fields {
+		if f.Name == "jobs" || vals[f.Name] != defs[f.Name] {
+			parts = append(parts, f.Name+"="+url.QueryEscape(vals[f.Name]))
+		}
+	}
+	return strings.Join(parts, "&")
+}
+
+// JobTimelineURL is the timeline of job id in the run that breaks the claim of s, at s.Params:
+// the lease experiment at the claim's timeout for the B6 claims, the window experiment at the
+// claim's window for the B4 ones. It is "" where no such run exists (the other claims, or a window
+// of 0 ids, which the window experiment does not take).
+func JobTimelineURL(site Site, s experiments.Shrunk, id int64) string {
+	p := s.Params
+	switch s.Kind {
+	case experiments.ClaimShortTimeoutDoubles:
+		return leaseJobURL(site, p, id, "5")
+	case experiments.ClaimLongTimeoutReachesZero:
+		point := "300"
+		if s.Mode == experiments.FailNonePast60 {
+			point = "60"
+		}
+		return leaseJobURL(site, p, id, point)
+	case experiments.ClaimSmallWindowLeaks:
+		return windowJobURL(site, p, p.MaxDelay/2, id)
+	case experiments.ClaimFullWindowLeaksNone:
+		return windowJobURL(site, p, p.MaxDelay, id)
+	}
+	return ""
+}
+
+// leaseJobURL is "GET /jobs/lease/{id}" on the verifier's duration draw: its job count, its seed
+// and its three timeouts, with point the timeout the claim reads.
+func leaseJobURL(site Site, p experiments.ClaimsParams, id int64, point string) string {
+	q := url.Values{}
+	q.Set("jobs", strconv.FormatInt(p.Jobs, 10))
+	q.Set("seed", strconv.FormatInt(p.LeaseSeed, 10))
+	q.Set("timeouts", "5,60,300")
+	q.Set("point", point)
+	return site.URL("/jobs/lease/"+strconv.FormatInt(id, 10)) + "?" + q.Encode()
+}
+
+// windowJobURL is "GET /jobs/window/{id}" on the verifier's stream and delays, with the one
+// window the claim checks as both the sweep and its point.
+func windowJobURL(site Site, p experiments.ClaimsParams, window, id int64) string {
+	if window < 1 {
+		return ""
+	}
+	w := strconv.FormatInt(window, 10)
+	q := url.Values{}
+	q.Set("jobs", strconv.FormatInt(p.Jobs, 10))
+	q.Set("crash_rate", strconv.FormatFloat(p.CrashRate, 'g', -1, 64))
+	q.Set("seed", strconv.FormatInt(p.Seed, 10))
+	q.Set("max_delay", strconv.FormatInt(p.MaxDelay, 10))
+	q.Set("delay_seed", strconv.FormatInt(p.DelaySeed, 10))
+	q.Set("windows", w)
+	q.Set("point", w)
+	return site.URL("/jobs/window/"+strconv.FormatInt(id, 10)) + "?" + q.Encode()
+}
+
+// jobsLabel introduces the culprit ids with their total.
+func jobsLabel(c ShrinkView) string {
+	if c.Total == 1 {
+		return "The job:"
+	}
+	return "The " + count(int64(c.Total)) + " jobs:"
+}
+
+// streamsWord is "stream" or "streams" for n.
+func streamsWord(n int) string {
+	if n == 1 {
+		return "stream"
+	}
+	return "streams"
+}
