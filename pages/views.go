@@ -100,6 +100,8 @@ type ExperimentView struct {
 	// OutOfBand marks a block sent beside another block's rerun, because it takes that form's
 	// stream values; htmx swaps it in by its id.
 	OutOfBand bool
+	// Progress is the box of a spread over seeds still running (or stopped) for this block.
+	Progress *SpreadProgress
 }
 
 // Run is one experiment on a page as the handler prepared it: the parameters as typed, and either
@@ -119,6 +121,11 @@ type Run struct {
 	Busy      string
 	// Scope is how this page shows the result, from the options of the experiment's marker.
 	Scope Scope
+	// SpreadRaw is the "spread over N seeds" field as typed, SpreadN the number it asks for (0 for
+	// none), and Spread the summary once it is computed (see spread.go).
+	SpreadRaw string
+	SpreadN   int
+	Spread    *experiments.SpreadResult
 }
 
 // NewExperimentView builds the view of run r on the page at pagePath; all runs on the page are
@@ -155,6 +162,13 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) (Experiment
 		}
 		v.Fields = append(v.Fields, field)
 	}
+	if f, ok := spreadField(v.DOMID, r); ok { // spread.go: the field sits last in the form
+		if f.Value != "" {
+			v.Changed = true
+			own.Set(f.Name, f.Value)
+		}
+		v.Fields = append(v.Fields, f)
+	}
 	v.Query = own.Encode()
 	if len(v.Stream) > 0 && len(all) > 0 {
 		v.StreamFrom = DOMID(all[0].Experiment.Name)
@@ -168,6 +182,9 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) (Experiment
 			if val, ok := o.Raw[f.Name]; ok && val != od[f.Name] && !o.Inherited[f.Name] {
 				v.Hidden = append(v.Hidden, Hidden{Name: o.Prefix + f.Name, Value: experiments.Clip(val, MaxShownValue)})
 			}
+		}
+		if o.SpreadRaw != "" {
+			v.Hidden = append(v.Hidden, Hidden{Name: o.Prefix + experiments.SpreadField, Value: experiments.Clip(o.SpreadRaw, MaxShownValue)})
 		}
 	}
 	q := url.Values{}
@@ -192,6 +209,7 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) (Experiment
 		for k, val := range e.Format(r.Params) {
 			api.Set(k, val)
 		}
+		withSpreadQuery(api, r)
 	}
 	v.JSONURL = site.URL("/api/experiments/"+e.Name) + "?" + api.Encode()
 	api.Set("format", "csv")
@@ -204,6 +222,7 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) (Experiment
 		if v.Charts, v.Tables, v.Reading, err = pr.View(v.DOMID, r.Scope, r.Params, r.Result); err != nil {
 			return v, err
 		}
+		addSpread(&v, r)
 	}
 	return v, nil
 }
