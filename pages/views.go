@@ -192,6 +192,9 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) (Experiment
 		q.Set(h.Name, h.Value)
 	}
 	for _, f := range v.Fields {
+		if f.Value == "" && f.ID == v.DOMID+"-"+experiments.SpreadField {
+			continue // an empty spread is no spread: the permalink need not say so
+		}
 		q.Set(f.Name, f.Value)
 	}
 	v.Permalink = site.URL(pagePath) + "?" + q.Encode() + "#" + v.DOMID

@@ -59,7 +59,7 @@ func (j *spreadJob) snapshot(base string) pages.SpreadProgress {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	p := pages.SpreadProgress{ID: j.id, Done: int(j.done.Load()), N: j.n, Block: j.block, ReloadURL: j.back,
-		PollURL: base + "/spread/progress?id=" + j.id, CancelURL: base + "/spread/cancel"}
+		PollURL: base + "/spread/progress?id=" + j.id, CancelURL: base + "/spread/cancel?id=" + j.id}
 	switch j.state {
 	case "running":
 		p.Running = true
@@ -281,7 +281,7 @@ func (s *server) handleSpreadProgress() echo.HandlerFunc {
 // the spread left out of the address (which would otherwise start it again).
 func (s *server) handleSpreadCancel() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		j, ok := s.spreads.job(c.FormValue("id"))
+		j, ok := s.spreads.job(c.QueryParam("id"))
 		if !ok {
 			return render(c, http.StatusOK, pages.SpreadBox(pages.SpreadProgress{Note: "This spread over seeds had already ended."}))
 		}
