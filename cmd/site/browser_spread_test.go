@@ -40,7 +40,9 @@ func startPacedSuite(t *testing.T, pace time.Duration) *browserSuite {
 }
 
 func TestBrowserSpread(t *testing.T) {
-	b := startPacedSuite(t, 150*time.Millisecond)
+	// Two workers (testConfig's MaxRuns) at 400 ms a seed: twenty seeds take about four seconds,
+	// so the press after the sixth seed has seconds to spare on a loaded machine.
+	b := startPacedSuite(t, 400*time.Millisecond)
 	tb := b.newTab(t, tabOption{deadline: 120 * time.Second})
 	tb.open("/blocks/4")
 	tb.waitCharts()
@@ -53,7 +55,10 @@ func TestBrowserSpread(t *testing.T) {
 	// Twenty seeds, then Cancel once the box has counted a few but not all.
 	tb.retype("#exp-window-spread", "20")
 	tb.do(chromedp.Click(chromedp.CSS("#exp-window button.run")))
-	tb.waitFor("the progress box", `document.querySelector('#exp-window .spread-progress[hx-trigger]')`)
+	tb.waitFor("the progress box", `document.querySelector('#exp-window .spread-progress .spread-meter[hx-trigger]')`)
+	if browserEval[bool](tb, `!!document.querySelector('#exp-window .spread-meter form, #exp-window .spread-meter .spread-cancel')`) {
+		t.Fatal("Cancel sits inside the polling meter, where every poll replaces it")
+	}
 	browserEval[chromedp.Void](tb, `window.__spreadMark = 1`)
 	first := done()
 	if err := tb.poll(`(() => { const c = document.querySelector('#exp-window .spread-count');
@@ -63,15 +68,8 @@ func TestBrowserSpread(t *testing.T) {
 	if got := done(); got <= first || got >= 20 {
 		t.Fatalf("the box shows %d of 20 seeds, want more than the first %d and fewer than all", got, first)
 	}
-	// Pressed from the page, on whichever box the last poll put there; pressed again if a poll's
-	// swap took the button away under the press (Cancel of a cancelled spread answers its note).
-	press := `(() => { const b = document.querySelector('#exp-window .spread-cancel'); if (b) b.click(); return true; })()`
-	for range 6 {
-		browserEval[bool](tb, press)
-		if tb.poll(`document.querySelector('#exp-window .spread-note')`, 5*time.Second) == nil {
-			break
-		}
-	}
+	// The meter is all a poll swaps, so the Cancel beside it stays put and one plain click takes.
+	tb.do(chromedp.Click(chromedp.CSS("#exp-window .spread-progress .spread-cancel")))
 	tb.waitFor("the cancelled note", `document.querySelector('#exp-window .spread-note')`)
 	note := browserEval[string](tb, `document.querySelector('#exp-window .spread-note').textContent`)
 	if !strings.Contains(note, "Cancelled after") || !strings.Contains(note, "of 20 seeds") {
@@ -79,6 +77,9 @@ func TestBrowserSpread(t *testing.T) {
 	}
 	if strings.Contains(note, "after 20 of") {
 		t.Fatalf("the spread ran to the end before Cancel took: %q", note)
+	}
+	if browserEval[bool](tb, `!!document.querySelector('#exp-window .spread-meter, #exp-window [hx-trigger^="every"]')`) {
+		t.Fatal("something still polls after the cancelled note")
 	}
 	if browserEval[bool](tb, `!!document.querySelector('#exp-window [id$="-spread-1"]')`) {
 		t.Fatal("a band chart was drawn for a cancelled spread")

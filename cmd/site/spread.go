@@ -171,7 +171,7 @@ func (s *server) startSpread(ctx context.Context, e *experiments.Experiment, p a
 		return nil, &httpError{Status: http.StatusServiceUnavailable, RetryAfter: 5 * time.Second,
 			Msg: fmt.Sprintf("The server already runs %d spreads over seeds for other readers; the block shows the form's own run.", maxSpreadJobs)}
 	}
-	if ok, wait := s.limiter.allow(clientOf(ctx)); !ok {
+	if ok, wait := s.limiter.allowN(clientOf(ctx), n); !ok { // n runs' worth, as the API's spread
 		s.metrics.rejected.WithLabelValues("rate_limited").Inc()
 		return nil, &httpError{Status: http.StatusTooManyRequests, RetryAfter: wait,
 			Msg: "Too many runs from your network address in a short time; the block shows the form's own run."}
@@ -190,35 +190,36 @@ func (s *server) startSpread(ctx context.Context, e *experiments.Experiment, p a
 	return j, nil
 }
 
-// runSpreadJob does the job's work and records how it ended.
+// runSpreadJob does the job's work and records how it ended. The end is settled under the job's
+// lock, against Cancel: whichever records first stands. A Cancel that came first keeps its note
+// even when the last seed finished under it, and the summary is then not kept, so that the block
+// the reader gets next agrees with the note they read. A summary is cached before the job leaves
+// byKey, so a page rendered in between finds one or the other and never starts the spread again.
 func (s *server) runSpreadJob(ctx context.Context, j *spreadJob, e *experiments.Experiment, p any) {
 	defer j.cancel()
 	res, err := s.spreadNow(ctx, e, p, j.n, func(done int) { j.done.Store(int64(done)) })
-	if err == nil {
-		s.spreads.remember(j.key, res)
+	j.mu.Lock()
+	if j.state != "cancelled" { // otherwise Cancel said so already, with the count at that moment
+		j.ended = time.Now()
+		var he *httpError
+		switch {
+		case err == nil:
+			j.state = "done"
+			s.spreads.remember(j.key, res)
+		case errors.Is(err, context.Canceled):
+			j.state, j.stopped = "cancelled", int(j.done.Load())
+		case errors.As(err, &he):
+			j.state, j.note = "failed", "The spread was not finished: "+he.Msg
+		default:
+			s.log.Error("spread over seeds", "experiment", e.Name, "err", err)
+			j.state, j.note = "failed", "The spread over seeds failed; the block shows the form's own run."
+		}
 	}
+	j.mu.Unlock()
 	sp := s.spreads
 	sp.mu.Lock()
 	delete(sp.byKey, j.key)
 	sp.mu.Unlock()
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.state == "cancelled" { // Cancel said so already, with the count at that moment
-		return
-	}
-	j.ended = time.Now()
-	var he *httpError
-	switch {
-	case err == nil:
-		j.state = "done"
-	case errors.Is(err, context.Canceled):
-		j.state, j.stopped = "cancelled", int(j.done.Load())
-	case errors.As(err, &he):
-		j.state, j.note = "failed", "The spread was not finished: "+he.Msg
-	default:
-		s.log.Error("spread over seeds", "experiment", e.Name, "err", err)
-		j.state, j.note = "failed", "The spread over seeds failed; the block shows the form's own run."
-	}
 }
 
 // watch cancels running jobs nobody polls and forgets ended ones, until no job is left.
@@ -263,22 +264,37 @@ func (sp *spreads) job(id string) (*spreadJob, bool) {
 	return j, ok
 }
 
-// handleSpreadProgress handles "GET /spread/progress": the progress box of a spread, which polls
-// itself while the spread runs and, once it is done, has htmx fetch the banded block.
+// handleSpreadProgress handles "GET /spread/progress": the poll of a spread's meter. While the
+// spread runs it answers with the meter alone, so the Cancel beside it stays in place; once the
+// spread has ended (or is unknown) it answers with the whole box and retargets the swap at it,
+// which takes the polling meter away: the box that fetches the banded block, or the note.
 func (s *server) handleSpreadProgress() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		j, ok := s.spreads.job(c.QueryParam("id"))
-		if !ok {
-			return render(c, http.StatusOK, pages.SpreadBox(pages.SpreadProgress{
-				Note: "This spread over seeds is no longer running; run the form again to start it anew."}))
+		p := pages.SpreadProgress{Note: "This spread over seeds is no longer running; run the form again to start it anew."}
+		if j, ok := s.spreads.job(c.QueryParam("id")); ok {
+			p = j.snapshot(s.cfg.BasePath)
 		}
-		return render(c, http.StatusOK, pages.SpreadBox(j.snapshot(s.cfg.BasePath)))
+		if p.Running && htmxOf(c.Request()).Active {
+			return render(c, http.StatusOK, pages.SpreadMeter(p))
+		}
+		retargetSpreadBox(c)
+		return render(c, http.StatusOK, pages.SpreadBox(p))
 	}
+}
+
+// retargetSpreadBox has htmx swap the answer over the whole progress box around the element that
+// asked, rather than over the meter the poll names as its target.
+func retargetSpreadBox(c echo.Context) {
+	h := c.Response().Header()
+	h.Set(hxRetargetHeader, "closest .spread-progress")
+	h.Set(hxReswapHeader, "outerHTML")
 }
 
 // handleSpreadCancel handles "POST /spread/cancel": it stops a spread and answers with the note
 // that replaces its progress box, or, without script, sends the reader back to the block with
-// the spread left out of the address (which would otherwise start it again).
+// the spread left out of the address (which would otherwise start it again). A spread that had
+// finished before the press answers with the box that fetches its band: the work is done, and
+// the reader's next reload would show it anyway.
 func (s *server) handleSpreadCancel() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		j, ok := s.spreads.job(c.QueryParam("id"))
