@@ -94,6 +94,11 @@ func (s *server) handleExperiment() echo.HandlerFunc {
 		if err := s.admitRun(c.Request().Context(), e, p); err != nil {
 			return err
 		}
+		if spreadN > 0 {
+			if err := s.admitSpread(c.Request().Context(), e, p, spreadN); err != nil { // ratelimit.go
+				return err
+			}
+		}
 		res, err := s.runner.run(c.Request().Context(), e, p)
 		if err != nil {
 			return err
