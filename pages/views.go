@@ -111,6 +111,8 @@ type ExperimentView struct {
 	// AfterTables is what a page family adds under the tables (the verifier's smallest failing
 	// cases); nil on every other block.
 	AfterTables templ.Component
+	// Progress is the box of a spread over seeds still running (or stopped) for this block.
+	Progress *SpreadProgress
 }
 
 // Run is one experiment on a page as the handler prepared it: the parameters as typed, and either
@@ -130,6 +132,11 @@ type Run struct {
 	Busy      string
 	// Scope is how this page shows the result, from the options of the experiment's marker.
 	Scope Scope
+	// SpreadRaw is the "spread over N seeds" field as typed, SpreadN the number it asks for (0 for
+	// none), and Spread the summary once it is computed (see spread.go).
+	SpreadRaw string
+	SpreadN   int
+	Spread    *experiments.SpreadResult
 }
 
 // NewExperimentView builds the view of run r on the page at pagePath; all runs on the page are
@@ -166,6 +173,13 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) (Experiment
 		}
 		v.Fields = append(v.Fields, field)
 	}
+	if f, ok := spreadField(v.DOMID, r); ok { // spread.go: the field sits last in the form
+		if f.Value != "" {
+			v.Changed = true
+			own.Set(f.Name, f.Value)
+		}
+		v.Fields = append(v.Fields, f)
+	}
 	v.Query = own.Encode()
 	if len(v.Stream) > 0 && len(all) > 0 {
 		v.StreamFrom = DOMID(all[0].Experiment.Name)
@@ -180,12 +194,18 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) (Experiment
 				v.Hidden = append(v.Hidden, Hidden{Name: o.Prefix + f.Name, Value: experiments.Clip(val, MaxShownValue)})
 			}
 		}
+		if o.SpreadRaw != "" {
+			v.Hidden = append(v.Hidden, Hidden{Name: o.Prefix + experiments.SpreadField, Value: experiments.Clip(o.SpreadRaw, MaxShownValue)})
+		}
 	}
 	q := url.Values{}
 	for _, h := range v.Hidden {
 		q.Set(h.Name, h.Value)
 	}
 	for _, f := range v.Fields {
+		if f.Value == "" && f.ID == v.DOMID+"-"+experiments.SpreadField {
+			continue // an empty spread is no spread: the permalink need not say so
+		}
 		q.Set(f.Name, f.Value)
 	}
 	v.Permalink = site.URL(pagePath) + "?" + q.Encode() + "#" + v.DOMID
@@ -203,6 +223,7 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) (Experiment
 		for k, val := range e.Format(r.Params) {
 			api.Set(k, val)
 		}
+		withSpreadQuery(api, r)
 	}
 	v.JSONURL = site.URL("/api/experiments/"+e.Name) + "?" + api.Encode()
 	api.Set("format", "csv")
@@ -216,6 +237,7 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) (Experiment
 		if v.Charts, v.Tables, v.Reading, err = pr.View(v.DOMID, r.Scope, r.Params, r.Result); err != nil {
 			return v, err
 		}
+		addSpread(&v, r)
 	}
 	return v, nil
 }

@@ -60,7 +60,9 @@ func (s *server) handleExperimentList() echo.HandlerFunc {
 }
 
 // handleExperiment handles "GET /api/experiments/:name": 200 with params and result (JSON, or
-// CSV with format=csv), 400 with field errors, 404 for an unknown experiment.
+// CSV with format=csv), 400 with field errors, 404 for an unknown experiment. With spread=N the
+// answer adds the spread over N seeds (a "spread" object, or a second CSV table), computed while
+// the request waits.
 func (s *server) handleExperiment() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		e, ok := experiments.Lookup(c.Param("name"))
@@ -75,7 +77,7 @@ func (s *server) handleExperiment() echo.HandlerFunc {
 			}
 			format = v[0]
 		}
-		p, err := e.Parse(q, "format")
+		p, err := e.Parse(q, "format", experiments.SpreadField)
 		if err != nil {
 			var fe experiments.FieldErrors
 			if errors.As(err, &fe) {
@@ -84,12 +86,30 @@ func (s *server) handleExperiment() echo.HandlerFunc {
 			}
 			return err
 		}
+		spreadN, sfe := querySpread(e, p, q) // spread_api.go
+		if sfe != nil {
+			s.metrics.rejected.WithLabelValues("invalid").Inc()
+			return c.JSON(http.StatusBadRequest, apiErrors{Errors: experiments.FieldErrors{*sfe}})
+		}
 		if err := s.admitRun(c.Request().Context(), e, p); err != nil {
 			return err
+		}
+		if spreadN > 0 {
+			if err := s.admitSpread(c.Request().Context(), e, p, spreadN); err != nil { // ratelimit.go
+				return err
+			}
 		}
 		res, err := s.runner.run(c.Request().Context(), e, p)
 		if err != nil {
 			return err
+		}
+		var spread *experiments.SpreadResult
+		if spreadN > 0 {
+			sp, err := s.spreadFor(c.Request().Context(), e, p, spreadN)
+			if err != nil {
+				return err
+			}
+			spread = &sp
 		}
 		if format == "csv" {
 			c.Response().Header().Set("Content-Disposition", `inline; filename="`+e.Name+`.csv"`)
@@ -97,9 +117,16 @@ func (s *server) handleExperiment() echo.HandlerFunc {
 			if err != nil {
 				return err
 			}
+			if spread != nil { // a table of its own after the result's, as csvOf separates tables
+				csv += "\r\n" + spreadCSV(e, *spread)
+			}
 			return c.Blob(http.StatusOK, "text/csv; charset=utf-8", []byte(csv))
 		}
-		return c.JSON(http.StatusOK, runJSON(e, p, res))
+		body := runJSON(e, p, res)
+		if spread != nil {
+			body["spread"] = spread
+		}
+		return c.JSON(http.StatusOK, body)
 	}
 }
 

@@ -68,6 +68,7 @@ func (s *server) handleArticle(entry content.Entry) echo.HandlerFunc {
 				also = append(also, pages.Experiment(v))
 				continue
 			}
+			s.spreadProgress(ctx, &v, r) // spread.go: starts or shows a spread still running
 			views[r.Experiment.Name] = v
 			if len(r.Errors) > 0 {
 				status = http.StatusUnprocessableEntity
@@ -174,6 +175,7 @@ func readRun(e *experiments.Experiment, prefix string, first *experiments.Experi
 			r.Raw[f.Name] = vals[0]
 		}
 	}
+	r.SpreadRaw = q.Get(prefix + experiments.SpreadField) // each form has its own; see spread.go
 	return r, sub
 }
 
@@ -205,6 +207,10 @@ func (s *server) runOne(ctx context.Context, r *pages.Run, sub map[string][]stri
 		return &httpError{Status: http.StatusBadRequest, Msg: r.Busy, Err: err}
 	}
 	r.Params = p
+	if fe := s.pageSpread(r); fe != nil { // spread.go: a refused spread is a refused field
+		r.Errors = experiments.FieldErrors{*fe}
+		return nil
+	}
 	err = s.admitRun(ctx, e, p)
 	var res any
 	if err == nil {

@@ -55,6 +55,9 @@ func cliRun(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		format = v[0]
 	}
+	if _, ok := raw[experiments.SpreadField]; ok {
+		return cliSpread(ctx, e, raw, format, stdout) // spread_api.go
+	}
 	p, err := e.Parse(raw, "format")
 	if err != nil {
 		return cliFieldErrors(e.Name, err)

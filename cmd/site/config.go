@@ -63,6 +63,9 @@ type config struct {
 	LabMaxJobs int
 	// LabNATSURL is an existing NATS server with JetStream for the lab instead of the embedded one.
 	LabNATSURL string
+	// spreadPace slows every run of a spread over seeds by this much. Only tests set it, so that a
+	// browser can press Cancel halfway without depending on how fast the machine is.
+	spreadPace time.Duration
 }
 
 // labMaxJobs is the bound on one lab run's jobs, its default filled in.

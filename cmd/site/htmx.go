@@ -11,6 +11,9 @@ import (
 const (
 	hxRequestHeader = "HX-Request"
 	hxTargetHeader  = "HX-Target"
+	// The response headers that move a swap elsewhere than the request's target.
+	hxRetargetHeader = "HX-Retarget"
+	hxReswapHeader   = "HX-Reswap"
 )
 
 // htmxRequest is what htmx says about a request: whether htmx sent it, and the id of the element

@@ -84,7 +84,13 @@ func newRateLimiter(rate float64, burst, maxClients int) *rateLimiter {
 }
 
 // allow takes one token from key's bucket. When there is none it says how long until there is.
-func (l *rateLimiter) allow(key netip.Addr) (bool, time.Duration) {
+func (l *rateLimiter) allow(key netip.Addr) (bool, time.Duration) { return l.allowN(key, 1) }
+
+// allowN takes n tokens from key's bucket, for work worth n runs; n above the burst is charged as
+// the burst, since a bucket never holds more and the work would otherwise never be allowed. When
+// there are too few it takes none and says how long until there are enough.
+func (l *rateLimiter) allowN(key netip.Addr, n int) (bool, time.Duration) {
+	need := min(float64(max(n, 1)), l.burst)
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -106,11 +112,11 @@ func (l *rateLimiter) allow(key netip.Addr) (bool, time.Duration) {
 	if l.sweep == nil && !l.closed {
 		l.sweep = time.AfterFunc(l.idle, l.expireTick)
 	}
-	if b.tokens >= 1 {
-		b.tokens--
+	if b.tokens >= need {
+		b.tokens -= need
 		return true, 0
 	}
-	return false, time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
+	return false, time.Duration((need - b.tokens) / l.rate * float64(time.Second))
 }
 
 // close stops the expiry timer, so a server that has shut down (or a test's) leaves nothing
@@ -197,6 +203,22 @@ func (s *server) admitRun(ctx context.Context, e *experiments.Experiment, p any)
 	s.metrics.rejected.WithLabelValues("rate_limited").Inc()
 	return &httpError{Status: http.StatusTooManyRequests, RetryAfter: wait,
 		Msg: "Too many runs from your network address in a short time (a class behind one address shares the allowance)."}
+}
+
+// admitSpread charges a spread of n seeds of e on p to the client of ctx as the n runs it is (up to
+// a whole burst), so that spread=200 on the API is not one run's worth of the allowance. A summary
+// already cached costs nothing.
+func (s *server) admitSpread(ctx context.Context, e *experiments.Experiment, p any, n int) error {
+	if _, ok := s.spreads.cached(spreadKey(e, p, n)); ok {
+		return nil
+	}
+	ok, wait := s.limiter.allowN(clientOf(ctx), n)
+	if ok {
+		return nil
+	}
+	s.metrics.rejected.WithLabelValues("rate_limited").Inc()
+	return &httpError{Status: http.StatusTooManyRequests, RetryAfter: wait,
+		Msg: fmt.Sprintf("A spread over %d seeds is %d runs, more than your network address has left in its allowance just now.", n, n)}
 }
 
 // retrySeconds is a wait in whole seconds for Retry-After: rounded up, and at least 1.

@@ -29,6 +29,10 @@ func (s *server) routes() {
 	g.POST("/lab/cancel", s.handleLabCancel())
 	get("/lab/progress", s.handleLabProgress())
 
+	// A page's spread over seeds runs in the background; its box polls, and Cancel is a POST.
+	get("/spread/progress", s.handleSpreadProgress())
+	g.POST("/spread/cancel", s.handleSpreadCancel())
+
 	get("/api/experiments", s.handleExperimentList())
 	get("/api/experiments/:name", s.handleExperiment())
 

@@ -71,7 +71,9 @@ type server struct {
 	runner  *runner
 	// lab holds the instance's one live-lab run; its command field is how a test swaps the
 	// worker process for the test binary.
-	lab     *labRunner
+	lab *labRunner
+	// spreads runs the pages' spreads over seeds in the background and keeps their summaries.
+	spreads *spreads
 	limiter *rateLimiter
 	// version is the notebook's version (notebookVersion), read once: every run on a page shows it.
 	version string
@@ -102,7 +104,7 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *
 		return nil, err
 	}
 	m := newMetrics()
-	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: newRunner(cfg, m), lab: newLabRunner(cfg), version: notebookVersion(),
+	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: newRunner(cfg, m), lab: newLabRunner(cfg), version: notebookVersion(), spreads: newSpreads(),
 		hub: hub, stopping: make(chan struct{}), heartbeat: heartbeat, headlines: newMemo[string](1000), qrs: newMemo[pages.QR](256),
 		limiter:     newRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
 		roomCreates: newRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
@@ -437,7 +439,8 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	log.Info("shutting down", "grace", grace)
 	start := time.Now()
 	s.runner.stop()
-	s.lab.stop() // kills a lab run's worker processes and removes its files before the exit
+	s.spreads.stop() // cancels every background spread over seeds
+	s.lab.stop()     // kills a lab run's worker processes and removes its files before the exit
 	s.limiter.close()
 	s.roomCreates.close()
 	s.roomJoins.close()

@@ -1,0 +1,158 @@
+package main
+
+// The API's spread=N through the whole middleware stack: the JSON object and the CSV's second
+// table, the refusals that name the spread field, and the rate limiter charged for N runs.
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"effectivelyonce/experiments"
+)
+
+// TestAPISpread: spread=5 on the window experiment's defaults runs seeds 13..17 (and delay seeds
+// 17..21), and the document's own run (escaped 195 at window 1000) sits inside its summary.
+func TestAPISpread(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	r := do(t, s, "GET", "/api/experiments/window?spread=5", nil)
+	if r.status != 200 {
+		t.Fatalf("status %d: %s", r.status, r.body)
+	}
+	var body struct {
+		Spread *experiments.SpreadResult `json:"spread"`
+	}
+	if err := json.Unmarshal([]byte(r.body), &body); err != nil || body.Spread == nil {
+		t.Fatalf("no spread in %.300s (%v)", r.body, err)
+	}
+	sp := body.Spread
+	if sp.N != 5 || len(sp.Seeds) != 5 {
+		t.Fatalf("spread n %d with %d seed sets, want 5 and 5", sp.N, len(sp.Seeds))
+	}
+	for k, seeds := range sp.Seeds {
+		if seeds["seed"] != int64(13+k) || seeds["delay_seed"] != int64(17+k) {
+			t.Errorf("run %d used seeds %v, want seed %d and delay_seed %d", k, seeds, 13+k, 17+k)
+		}
+	}
+	var found bool
+	for _, c := range sp.Counts {
+		if c.Point != "1000" || c.Name != "escaped" {
+			continue
+		}
+		found = true
+		if c.Value != 195 {
+			t.Errorf("window 1000 escaped %v on the document's seeds, want 195", c.Value)
+		}
+		if !(c.Min <= c.P5 && c.P5 <= c.Median && c.Median <= c.P95 && c.P95 <= c.Max) {
+			t.Errorf("summary out of order: min %v p5 %v median %v p95 %v max %v", c.Min, c.P5, c.Median, c.P95, c.Max)
+		}
+		if c.Value < c.Min || c.Value > c.Max {
+			t.Errorf("this run's %v lies outside min %v and max %v", c.Value, c.Min, c.Max)
+		}
+	}
+	if !found {
+		t.Fatalf("no count escaped at point 1000 among %d counts", len(sp.Counts))
+	}
+
+	csv := do(t, s, "GET", "/api/experiments/window?format=csv&spread=5", nil)
+	if csv.status != 200 {
+		t.Fatalf("csv status %d: %s", csv.status, csv.body)
+	}
+	tables := strings.Split(csv.body, "\r\n\r\n")
+	if len(tables) != 2 {
+		t.Fatalf("csv has %d tables, want the result's and the spread's:\n%s", len(tables), csv.body)
+	}
+	header, _, _ := strings.Cut(tables[1], "\r\n")
+	if header != "point,count,value,median,p5,p95,min,max,percentile" {
+		t.Errorf("spread table header %q", header)
+	}
+	if !strings.Contains(tables[1], "\r\n1000,escaped,195,") {
+		t.Errorf("spread table lacks the window 1000 escaped row with this run's 195:\n%s", tables[1])
+	}
+}
+
+// TestAPISpreadRefused: every spread the API will not run is a 400 whose first error is on the
+// spread field and says why.
+func TestAPISpreadRefused(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	for _, tc := range []struct{ target, says string }{
+		{"/api/experiments/window?spread=1", "out of range"},
+		{"/api/experiments/window?spread=201", "out of range"},
+		{"/api/experiments/window?spread=abc", "not a whole number"},
+		{"/api/experiments/window?spread=", "empty"},
+		{"/api/experiments/window?spread=5&spread=6", "once"},
+		{"/api/experiments/crash-sweep?spread=5", "draws nothing at random"},
+		{"/api/experiments/window?jobs=10000000&spread=200", "at most"},
+	} {
+		t.Run(tc.target[len("/api/experiments/"):], func(t *testing.T) {
+			r := do(t, s, "GET", tc.target, nil)
+			if r.status != 400 {
+				t.Fatalf("status %d, want 400: %.300s", r.status, r.body)
+			}
+			var body apiErrors
+			if err := json.Unmarshal([]byte(r.body), &body); err != nil || len(body.Errors) == 0 {
+				t.Fatalf("body %s", r.body)
+			}
+			if e := body.Errors[0]; e.Field != experiments.SpreadField || !strings.Contains(e.Message, tc.says) {
+				t.Errorf("error %+v, want one on %q saying %q", e, experiments.SpreadField, tc.says)
+			}
+		})
+	}
+}
+
+// TestAPISpreadCharged: a spread costs the client N runs of its allowance, not one, and a summary
+// already computed costs nothing.
+func TestAPISpreadCharged(t *testing.T) {
+	cfg := testConfig()
+	cfg.RatePerSec, cfg.RateBurst = 0.001, 10
+	s := newTestServer(t, cfg)
+	if r := do(t, s, "GET", "/api/experiments/window?spread=8", nil); r.status != 200 {
+		t.Fatalf("spread=8 with 10 runs allowed: status %d: %.300s", r.status, r.body)
+	}
+	if r := do(t, s, "GET", "/api/experiments/window?spread=8", nil); r.status != 200 {
+		t.Fatalf("the same spread again, from the cache: status %d: %.300s", r.status, r.body)
+	}
+	r := do(t, s, "GET", "/api/experiments/window?spread=5", nil)
+	if r.status != 429 || r.header.Get("Retry-After") == "" {
+		t.Fatalf("spread=5 with 2 runs left: status %d (Retry-After %q), want 429: %.300s", r.status, r.header.Get("Retry-After"), r.body)
+	}
+	if r := do(t, s, "GET", "/api/experiments/window?seed=99", nil); r.status != 200 {
+		t.Errorf("a single run with 2 runs left: status %d", r.status)
+	}
+}
+
+// TestSpreadPollSwapsOnlyTheMeter: a poll of a running spread answers with the meter alone (so
+// the Cancel beside it is never replaced under a press), and a poll of an ended one answers with
+// the whole note box, retargeted over the box, which ends the polling.
+func TestSpreadPollSwapsOnlyTheMeter(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	t.Cleanup(s.spreads.stop)
+	j := &spreadJob{id: "feed", key: "k", n: 20, block: "exp-window", back: "/blocks/4?spread=20#exp-window",
+		cancel: func() {}, state: "running"}
+	j.done.Store(7)
+	s.spreads.mu.Lock()
+	s.spreads.jobs[j.id] = j
+	s.spreads.mu.Unlock()
+	hx := map[string]string{hxRequestHeader: "true"}
+
+	r := do(t, s, "GET", "/spread/progress?id=feed", hx)
+	if r.status != 200 || !strings.Contains(r.body, `class="spread-meter"`) || !strings.Contains(r.body, "7 of 20 seeds") {
+		t.Fatalf("poll of a running spread: status %d: %s", r.status, r.body)
+	}
+	if strings.Contains(r.body, "spread-cancel") || strings.Contains(r.body, `class="spread-progress`) || r.header.Get(hxRetargetHeader) != "" {
+		t.Errorf("poll of a running spread swaps more than the meter (retarget %q): %s", r.header.Get(hxRetargetHeader), r.body)
+	}
+
+	c := do(t, s, "POST", "/spread/cancel?id=feed", hx)
+	if c.status != 200 || !strings.Contains(c.body, "Cancelled after 7 of 20 seeds") || strings.Contains(c.body, "hx-trigger") {
+		t.Fatalf("cancel: status %d: %s", c.status, c.body)
+	}
+	j.done.Store(9) // a seed that finished under the press does not change the note
+	r = do(t, s, "GET", "/spread/progress?id=feed", hx)
+	if !strings.Contains(r.body, "spread-note") || !strings.Contains(r.body, "Cancelled after 7 of 20 seeds") || strings.Contains(r.body, "hx-trigger") {
+		t.Errorf("poll after cancel: %s", r.body)
+	}
+	if r.header.Get(hxRetargetHeader) != "closest .spread-progress" || r.header.Get(hxReswapHeader) != "outerHTML" {
+		t.Errorf("poll after cancel retargets %q with %q, want the whole box", r.header.Get(hxRetargetHeader), r.header.Get(hxReswapHeader))
+	}
+}
