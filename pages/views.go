@@ -100,6 +100,8 @@ type ExperimentView struct {
 	// OutOfBand marks a block sent beside another block's rerun, because it takes that form's
 	// stream values; htmx swaps it in by its id.
 	OutOfBand bool
+	// Jobs turns the job counts of the tables into "which jobs?" links (zero: no links).
+	Jobs JobLinks
 }
 
 // Run is one experiment on a page as the handler prepared it: the parameters as typed, and either
@@ -204,6 +206,7 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) (Experiment
 		if v.Charts, v.Tables, v.Reading, err = pr.View(v.DOMID, r.Scope, r.Params, r.Result); err != nil {
 			return v, err
 		}
+		v.Jobs = NewJobLinks(site, e, r.Params, v.DOMID)
 	}
 	return v, nil
 }
