@@ -38,8 +38,9 @@ func NewJobLinks(site Site, e *experiments.Experiment, params any, domID string)
 	return JobLinks{Experiment: e.Name, Base: site.URL("/jobs/" + e.Name), Query: q, Panel: JobsPanelID(domID), Outcomes: e.Outcomes()}
 }
 
-// JobsPanelID is the id of the panel a block's "which jobs?" lists and timelines load into.
-func JobsPanelID(domID string) string { return domID + "-jobs" }
+// JobsPanelID is the id of the panel a block's "which jobs?" lists and timelines load into. Not
+// domID+"-jobs": that is the id of the block's own "jobs" input.
+func JobsPanelID(domID string) string { return domID + "-which-jobs" }
 
 // CellLink is a "which jobs?" link on one count of a table.
 type CellLink struct {
@@ -299,4 +300,32 @@ func ParamsText(e *experiments.Experiment, params any) string {
 // containsKind reports whether a mark's comma-separated kinds include kind.
 func containsKind(kinds, kind string) bool {
 	return contains(strings.Split(kinds, ", "), kind)
+}
+
+// PointWords names a chart point for a heading: the axis it lies on, then its value as the
+// tables write it ("window 1,000", "timeout 30 s", "outbox, consumer with dedup").
+func PointWords(experiment, point string) string {
+	num := func(s string) string {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return count(n)
+		}
+		return s
+	}
+	switch experiment {
+	case "window":
+		return "window " + num(point)
+	case "window-grid":
+		md, w, _ := strings.Cut(point, "/")
+		return "max delay " + num(md) + ", window " + num(w)
+	case "lease":
+		return "timeout " + point + " s"
+	case "crash-sweep":
+		return "crash rate " + point
+	case "outbox":
+		if design, ok := strings.CutSuffix(point, "/dedup"); ok {
+			return design + ", consumer with dedup"
+		}
+		return point + ", consumer without dedup"
+	}
+	return point
 }

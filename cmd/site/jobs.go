@@ -185,7 +185,7 @@ func (s *server) handleJobAPI() echo.HandlerFunc {
 
 // panelID is the shape of a block's jobs panel id; anything else in HX-Target is ignored rather
 // than echoed into the page.
-var panelID = regexp.MustCompile(`^[a-z0-9-]{1,80}-jobs$`)
+var panelID = regexp.MustCompile(`^[a-z0-9-]{1,80}-which-jobs$`)
 
 // jobsTarget is the panel an htmx request loads into, or "" for a whole page.
 func jobsTarget(c echo.Context) string {
