@@ -184,3 +184,12 @@ func TestCLITrace(t *testing.T) {
 		t.Errorf("a bad outcome: %v", err)
 	}
 }
+
+// jobCountCell is how a table cell holding a job count starts: the number, then its "which jobs?"
+// link when there are jobs to list.
+func jobCountCell(n int64) string {
+	if n == 0 {
+		return ">0</td>"
+	}
+	return ">" + count(n) + `<a class="which-jobs"`
+}
