@@ -335,3 +335,20 @@ func TestWindowTraceAtDefaults(t *testing.T) {
 		t.Fatalf("evicted at %v and redelivered at %v for job %d", ev.Step, re.Step, tr.ID)
 	}
 }
+
+// BenchmarkJobsWindow lists the escaped jobs at window 1,000 and traces the first, at the
+// defaults: what one "which jobs?" click and one timeline cost the server.
+func BenchmarkJobsWindow(b *testing.B) {
+	w, _ := Lookup("window")
+	p := w.Defaults()
+	ctx := context.Background()
+	for b.Loop() {
+		list, err := w.Jobs(ctx, p, "escaped", "1000")
+		if err != nil || list.Total == 0 {
+			b.Fatal(err)
+		}
+		if _, err := w.Trace(ctx, p, "1000", strconv.FormatInt(list.IDs[0], 10), ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
