@@ -102,7 +102,8 @@ type tracer struct {
 	unit string
 	// outcomes are the names Jobs accepts; the first ones are count names of Counts.
 	outcomes []string
-	points   func(p any) []string
+	// points names a run's chart points as Counts does, in the result's order.
+	points func(p any) []string
 	// ids is how many job ids a run has: they are 0..ids-1.
 	ids func(p any) int64
 	// classify replays the run at the point with index pt and calls found for every job with

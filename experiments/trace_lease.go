@@ -64,7 +64,8 @@ func classifyLease(ctx context.Context, p LeaseParams, pt int, outcome string, f
 	t := p.Timeouts[pt]
 	policy := outcome
 	if policy == "once" {
-		// "once" lists the jobs no policy doubles less than no renewal does: the ones that fit.
+		// "once" lists the jobs that end within the lease without any renewal, the story a trace
+		// tells when no policy is named.
 		policy = "no_renewal"
 	}
 	pl := leasePolicy(p, t, policy)

@@ -352,3 +352,33 @@ func BenchmarkJobsWindow(b *testing.B) {
 		}
 	}
 }
+
+// TestEveryJobCountIsTraceable checks that every experiment but the verifier and the scale can
+// list its jobs, that its points are the points of its counts, and that every count that names
+// jobs (lost, duplicated, escaped, a lease policy, phantom...) is one of its outcomes.
+func TestEveryJobCountIsTraceable(t *testing.T) {
+	// Errors raised count exceptions, which the crash sweep never raises, not jobs.
+	notJobs := map[string]bool{"errors": true}
+	for _, e := range All() {
+		if e.Name == "claims" || e.Name == "scale" {
+			continue
+		}
+		if !e.Traceable() {
+			t.Errorf("%s has job counts but no traces", e.Name)
+			continue
+		}
+		res, err := e.Run(context.Background(), e.Defaults())
+		if err != nil {
+			t.Fatal(err)
+		}
+		points := e.Points(e.Defaults())
+		for _, c := range Counts(res) {
+			if !slices.Contains(points, c.Point) {
+				t.Errorf("%s: count point %q is not among the trace points %v", e.Name, c.Point, points)
+			}
+			if !notJobs[c.Name] && !slices.Contains(e.Outcomes(), c.Name) {
+				t.Errorf("%s: count %q has no outcome to list its jobs", e.Name, c.Name)
+			}
+		}
+	}
+}
