@@ -284,7 +284,7 @@ func (s *Shrunk) trace(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		t, err := traceWindow(ctx, crashed, window, p.MaxDelay, p.DelaySeed)
+		t, err := claimRedeliveries(ctx, crashed, window, p.MaxDelay, p.DelaySeed)
 		if err != nil {
 			return err
 		}
@@ -389,7 +389,7 @@ func slowJobs(ctx context.Context, jobs, seed int64, over float64) ([]slowJob, e
 	return out, nil
 }
 
-// redelivery is one crashed job's second delivery as traceWindow saw it.
+// redelivery is one crashed job's second delivery as claimRedeliveries saw it.
 type redelivery struct {
 	id, seq int64
 	// delay is the draw, in jobs; landed the job after which it came back, -1 if the stream ended
@@ -398,10 +398,10 @@ type redelivery struct {
 	escaped       bool
 }
 
-// traceWindow replays claimWindowed, the same queue order and the same window, and says of every
+// claimRedeliveries replays claimWindowed, the same queue order and the same window, and says of every
 // redelivery when it landed and whether it got past the window. It is kept apart from
 // claimWindowed so that the verifier's count carries no tracing; a test checks the two agree.
-func traceWindow(ctx context.Context, crashed []bool, window, maxDelay, seed int64) ([]redelivery, error) {
+func claimRedeliveries(ctx context.Context, crashed []bool, window, maxDelay, seed int64) ([]redelivery, error) {
 	rng := newPyRandom(seed)
 	seen := make([]bool, len(crashed))
 	var order []int32 // ids in insertion order; order[head:] is the window

@@ -208,9 +208,9 @@ func TestShrinkStopsEarly(t *testing.T) {
 	}
 }
 
-// TestTraceWindowAgrees checks the traced window against the verifier's count, on full streams and
+// TestClaimRedeliveriesAgree checks the traced window against the verifier's count, on full streams and
 // on short prefixes whose last redeliveries arrive when the stream ends.
-func TestTraceWindowAgrees(t *testing.T) {
+func TestClaimRedeliveriesAgree(t *testing.T) {
 	for _, tt := range []struct {
 		jobs             int64
 		rate             float64
@@ -227,7 +227,7 @@ func TestTraceWindowAgrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		trace, err := traceWindow(context.Background(), crashed, tt.window, tt.maxDelay, 17)
+		trace, err := claimRedeliveries(context.Background(), crashed, tt.window, tt.maxDelay, 17)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -256,8 +256,8 @@ func TestPrefixStream(t *testing.T) {
 	if !slices.Equal(lc[:short], sc) {
 		t.Fatal("the crashes of a prefix differ from the start of the stream")
 	}
-	lt, _ := traceWindow(ctx, lc, 100, 400, 17)
-	st, _ := traceWindow(ctx, sc, 100, 400, 17)
+	lt, _ := claimRedeliveries(ctx, lc, 100, 400, 17)
+	st, _ := claimRedeliveries(ctx, sc, 100, 400, 17)
 	if len(st) == 0 || len(st) > len(lt) {
 		t.Fatalf("%d redeliveries in the prefix, %d in the stream", len(st), len(lt))
 	}

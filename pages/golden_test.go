@@ -68,7 +68,7 @@ func TestExperimentGolden(t *testing.T) {
 	for _, want := range []string{
 		`action="/nb/blocks/4#exp-window"`, `hx-get="/nb/blocks/4"`, `value="1000"`,
 		`data-chart="exp-window-curve-options"`, `<script id="exp-window-curve-options" type="application/json">`,
-		`>198</td>`, "Reset to the document", `href="/nb/api/experiments/window?`,
+		`>198<a class="which-jobs"`, `aria-label="which jobs? 198 escaped at window 500"`, `id="exp-window-which-jobs"`, "Reset to the document", `href="/nb/api/experiments/window?`,
 	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("experiment block lacks %q", want)

@@ -113,6 +113,8 @@ type ExperimentView struct {
 	AfterTables templ.Component
 	// Progress is the box of a spread over seeds still running (or stopped) for this block.
 	Progress *SpreadProgress
+	// Jobs turns the job counts of the tables into "which jobs?" links (zero: no links).
+	Jobs JobLinks
 }
 
 // Run is one experiment on a page as the handler prepared it: the parameters as typed, and either
@@ -238,6 +240,7 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) (Experiment
 			return v, err
 		}
 		addSpread(&v, r)
+		v.Jobs = NewJobLinks(site, e, r.Params, v.DOMID)
 	}
 	return v, nil
 }

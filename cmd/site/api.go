@@ -27,6 +27,17 @@ type apiExperiment struct {
 	Summary string     `json:"summary"`
 	URL     string     `json:"url"`
 	Fields  []apiField `json:"fields"`
+	// Jobs says how to list the jobs behind a count and trace one; absent where there are none.
+	Jobs *apiJobs `json:"jobs,omitempty"`
+}
+
+// apiJobs describes an experiment's "which jobs?" routes: the outcomes it lists, the points of a
+// run at its defaults, and what a trace's steps count.
+type apiJobs struct {
+	URL      string   `json:"url"`
+	Outcomes []string `json:"outcomes"`
+	Points   []string `json:"points_at_defaults"`
+	StepUnit string   `json:"step_unit"`
 }
 
 func describe(base string, e *experiments.Experiment) apiExperiment {
@@ -44,6 +55,9 @@ func describe(base string, e *experiments.Experiment) apiExperiment {
 			af.MaxItems = experiments.MaxListItems
 		}
 		out.Fields = append(out.Fields, af)
+	}
+	if e.Traceable() {
+		out.Jobs = &apiJobs{URL: out.URL + "/jobs", Outcomes: e.Outcomes(), Points: e.Points(e.Defaults()), StepUnit: e.StepUnit()}
 	}
 	return out
 }

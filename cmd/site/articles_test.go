@@ -37,7 +37,7 @@ func TestPermalinkMatchesAPI(t *testing.T) {
 		t.Fatalf("points %+v", got.Result.Points)
 	}
 	for _, p := range got.Result.Points {
-		cell := ">" + count(p.Escaped) + "</td>"
+		cell := jobCountCell(p.Escaped)
 		if !strings.Contains(page.body, cell) {
 			t.Errorf("page lacks escaped count %s for window %d", cell, p.Window)
 		}
@@ -60,7 +60,7 @@ func TestPermalinkMatchesAPI(t *testing.T) {
 		t.Fatalf("permalink %s answered %d", link, again.status)
 	}
 	for _, p := range got.Result.Points {
-		if !strings.Contains(again.body, ">"+count(p.Escaped)+"</td>") {
+		if !strings.Contains(again.body, jobCountCell(p.Escaped)) {
 			t.Errorf("permalink page lacks %d", p.Escaped)
 		}
 	}
@@ -224,7 +224,7 @@ func TestStreamBelongsToThePage(t *testing.T) {
 	if err := json.Unmarshal([]byte(api.body), &got); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(r.body, ">"+count(got.Result.Rows[1].Duplicated)+"</td>") {
+	if !strings.Contains(r.body, jobCountCell(got.Result.Rows[1].Duplicated)) {
 		t.Errorf("keys table does not show the run at the page's crash_rate=0.1 (%d)", got.Result.Rows[1].Duplicated)
 	}
 	if strings.Contains(r.body, `type="hidden" name="keys.crash_rate"`) {

@@ -48,6 +48,9 @@ func cliRun(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("run %s: %w", e.Name, err)
 	}
+	if traceAsked(raw) {
+		return cliTrace(ctx, e, raw, stdout)
+	}
 	format := "table"
 	if v, ok := raw["format"]; ok {
 		if len(v) != 1 || (v[0] != "json" && v[0] != "csv" && v[0] != "table") {

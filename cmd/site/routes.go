@@ -35,6 +35,12 @@ func (s *server) routes() {
 
 	get("/api/experiments", s.handleExperimentList())
 	get("/api/experiments/:name", s.handleExperiment())
+	// "Which jobs?": the jobs behind a count, and one job's timeline, in the API and as pages
+	// (whole, or the fragment htmx loads into a block's jobs panel).
+	get("/api/experiments/:name/jobs", s.handleJobsAPI())
+	get("/api/experiments/:name/jobs/:id", s.handleJobAPI())
+	get("/jobs/:name", s.handleJobsPage())
+	get("/jobs/:name/:id", s.handleJobPage())
 
 	// The study rooms. Every change is a POST, PUT or DELETE (crossOrigin guards them all) with a
 	// small body; the caller's key travels in the Authorization header.

@@ -1,0 +1,331 @@
+package pages
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+
+	"effectivelyonce/experiments"
+)
+
+// JobsShown is how many ids a "which jobs?" list shows; the CSV through the API has all of them.
+const JobsShown = 50
+
+// JobLinks turns the job counts of an experiment's tables into "which jobs?" links: it knows the
+// experiment, the run's parameters and the panel the list opens in. The zero value links nothing.
+type JobLinks struct {
+	Experiment string
+	// Base is the site's URL of the experiment's jobs page, /jobs/{name}.
+	Base string
+	// Query is the run's parameters as a permalink carries them.
+	Query url.Values
+	// Panel is the DOM id of the element inside the block that htmx loads a list into.
+	Panel string
+	// Outcomes are the experiment's outcomes, the column keys a link can stand for.
+	Outcomes []string
+}
+
+// NewJobLinks returns the links for a run of e on params shown in the block domID, or the zero
+// JobLinks when e has no per-job outcomes.
+func NewJobLinks(site Site, e *experiments.Experiment, params any, domID string) JobLinks {
+	if !e.Traceable() || params == nil {
+		return JobLinks{}
+	}
+	q := url.Values{}
+	for k, v := range e.Format(params) {
+		q.Set(k, v)
+	}
+	return JobLinks{Experiment: e.Name, Base: site.URL("/jobs/" + e.Name), Query: q, Panel: JobsPanelID(domID), Outcomes: e.Outcomes()}
+}
+
+// JobsPanelID is the id of the panel a block's "which jobs?" lists and timelines load into. Not
+// domID+"-jobs": that is the id of the block's own "jobs" input.
+func JobsPanelID(domID string) string { return domID + "-which-jobs" }
+
+// CellLink is a "which jobs?" link on one count of a table.
+type CellLink struct {
+	URL string
+	// Label is the link's accessible name: the question, the count, what it counts and where.
+	Label string
+}
+
+// outcomeOfKey maps a table's column key for programs to the outcome it counts: the keys carry
+// the unit ("lost_jobs", "twice_no_renewal_jobs", "lost_events", "escaped_duplicates_window_500")
+// around the count's own name.
+func outcomeOfKey(key string, outcomes []string) (outcome, window string, ok bool) {
+	if rest, found := strings.CutPrefix(key, "escaped_duplicates"); found {
+		return "escaped", strings.TrimPrefix(rest, "_window_"), true
+	}
+	k := strings.TrimPrefix(key, "twice_")
+	for _, suffix := range []string{"_jobs", "_events", ""} {
+		if name, found := strings.CutSuffix(k, suffix); found && contains(outcomes, name) {
+			return name, "", true
+		}
+	}
+	return "", "", false
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// pointOfRow names the chart point of row r of t as experiments.Counts does, from the row's
+// cells for programs; window is set for the window grid, whose columns are its windows.
+func (j JobLinks) pointOfRow(t Table, r int, window string) (string, bool) {
+	if r >= len(t.Data) || len(t.Data[r]) == 0 {
+		return "", false
+	}
+	first := t.Data[r][0]
+	switch j.Experiment {
+	case "window-grid":
+		return first + "/" + window, window != ""
+	case "lease", "crash-sweep":
+		f, err := strconv.ParseFloat(first, 64)
+		return experiments.FormatFloat(f), err == nil
+	case "outbox":
+		if len(t.Data[r]) < 2 {
+			return "", false
+		}
+		return experiments.OutboxPoint(experiments.OutboxDesign(first), t.Data[r][1] == "true"), true
+	}
+	return first, true
+}
+
+// For returns the link on cell (r, c) of t, if that cell is a job count above zero.
+func (j JobLinks) For(t Table, r, c int) (CellLink, bool) {
+	if j.Experiment == "" || c == 0 || c >= len(t.Keys) || r >= len(t.Data) || c >= len(t.Data[r]) {
+		return CellLink{}, false
+	}
+	outcome, window, ok := outcomeOfKey(t.Keys[c], j.Outcomes)
+	if !ok || t.Data[r][c] == "0" || t.Data[r][c] == "" {
+		return CellLink{}, false
+	}
+	point, ok := j.pointOfRow(t, r, window)
+	if !ok {
+		return CellLink{}, false
+	}
+	q := cloneValues(j.Query)
+	q.Set("outcome", outcome)
+	q.Set("point", point)
+	label := "which jobs? " + t.Rows[r][c] + " " + OutcomeWords(outcome) + " at " + t.Head[0] + " " + t.Rows[r][0]
+	if window != "" {
+		label += ", " + t.Head[c]
+	}
+	return CellLink{URL: j.Base + "?" + q.Encode(), Label: label}, true
+}
+
+func cloneValues(v url.Values) url.Values {
+	out := make(url.Values, len(v)+2)
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
+}
+
+// OutcomeWords names an outcome in words for a link or a heading.
+func OutcomeWords(outcome string) string {
+	switch outcome {
+	case "no_renewal":
+		return "run twice without renewal"
+	case "renew_third":
+		return "run twice renewing every third"
+	case "renew_double":
+		return "run twice renewing every 2t (the document's count)"
+	case "renew_double_real":
+		return "run twice renewing every 2t (a real queue)"
+	case "duplicate_applications":
+		return "applied more than once"
+	case "ack_after_duplicated":
+		return "duplicated had the ack come after the work"
+	case "exactly_once":
+		return "applied exactly once"
+	case "delivered_once":
+		return "delivered once"
+	case "failed_cleanly":
+		return "failed before any write"
+	case "once":
+		return "run once"
+	}
+	return strings.ReplaceAll(outcome, "_", " ")
+}
+
+// JobsView is the "which jobs?" list: the first JobsShown ids with an outcome at a point, each
+// linking to its timeline.
+type JobsView struct {
+	Experiment string
+	Title      string
+	Outcome    string
+	Point      string
+	Total      int64
+	IDs        []JobID
+	// CSVURL is every id, through the API; JSONURL the same as JSON.
+	CSVURL  string
+	JSONURL string
+	// Target is the DOM id htmx loads the timelines into ("" outside a panel).
+	Target string
+	// Params are the run's parameters in words, so a list read alone says which run it is.
+	Params string
+	// Page marks the list shown as a page of its own, where its heading is one level higher.
+	Page bool
+}
+
+// JobID is one listed job.
+type JobID struct {
+	ID  string
+	URL string
+}
+
+// JobView is one job's timeline.
+type JobView struct {
+	Experiment string
+	Title      string
+	ID         string
+	Outcome    string
+	Point      string
+	StepUnit   string
+	Events     []EventView
+	Marks      []StepMark
+	// ListURL leads back to the list of jobs with the same outcome; JSONURL is the trace in the API.
+	ListURL string
+	JSONURL string
+	// Target is the DOM id htmx loads the list back into ("" outside a panel).
+	Target string
+	Params string
+	// Page marks the timeline shown as a page of its own, where its heading is one level higher.
+	Page bool
+}
+
+// EventView is one event as the list beside the figure says it; Mark is the number of its step's
+// mark in the figure.
+type EventView struct {
+	Mark   int
+	Step   string
+	Kind   string
+	Detail string
+}
+
+// StepMark is one mark of the timeline figure: a step at which something happened, at X (in the
+// figure's 360-unit width), its label placed on one of three rows so that close marks stay legible.
+type StepMark struct {
+	N     int
+	X     int
+	Row   int
+	Step  string
+	Kinds string
+}
+
+// NewJobView lays out a trace as a figure and a list. Steps map linearly onto the axis between
+// the first and the last; events at one step share a mark.
+func NewJobView(e *experiments.Experiment, tr experiments.Trace) JobView {
+	v := JobView{Experiment: e.Name, Title: e.Title, ID: strconv.FormatInt(tr.ID, 10), Outcome: tr.Outcome,
+		Point: tr.Point, StepUnit: tr.StepUnit}
+	if len(tr.Events) == 0 {
+		return v
+	}
+	lo, hi := tr.Events[0].Step, tr.Events[len(tr.Events)-1].Step
+	for _, ev := range tr.Events {
+		if len(v.Marks) == 0 || v.Marks[len(v.Marks)-1].Step != StepText(ev.Step) {
+			x := 180
+			if hi > lo {
+				x = 24 + int((ev.Step-lo)/(hi-lo)*312+0.5)
+			}
+			v.Marks = append(v.Marks, StepMark{N: len(v.Marks) + 1, X: x, Step: StepText(ev.Step)})
+		}
+		m := &v.Marks[len(v.Marks)-1]
+		if !strings.Contains(" "+m.Kinds+",", " "+string(ev.Kind)+",") {
+			if m.Kinds != "" {
+				m.Kinds += ", "
+			}
+			m.Kinds += string(ev.Kind)
+		}
+		v.Events = append(v.Events, EventView{Mark: m.N, Step: StepText(ev.Step), Kind: string(ev.Kind), Detail: ev.Detail})
+	}
+	// A mark closer than 40 units to the one before it takes the next row, so numbers never overlap.
+	for i := 1; i < len(v.Marks); i++ {
+		if v.Marks[i].X-v.Marks[i-1].X < 40 {
+			v.Marks[i].Row = (v.Marks[i-1].Row + 1) % 3
+		}
+	}
+	return v
+}
+
+// StepText writes a step: whole steps with thousands separators, seconds to the millisecond.
+func StepText(s float64) string {
+	if s == float64(int64(s)) {
+		return count(int64(s))
+	}
+	return experiments.FormatFloat(float64(int64(s*1000+0.5)) / 1000)
+}
+
+// StepName says what a trace's steps count, for a heading or a list item.
+func StepName(unit string) string {
+	switch unit {
+	case "s":
+		return "second"
+	case "step":
+		return "producer step"
+	}
+	return "step"
+}
+
+// timelineSummary is the figure's description for a screen reader: the marks in order.
+func timelineSummary(v JobView) string {
+	var b strings.Builder
+	b.WriteString("Timeline of job " + v.ID + ": ")
+	for i, m := range v.Marks {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(StepName(v.StepUnit) + " " + m.Step + ", " + m.Kinds)
+	}
+	b.WriteString(". The list below says each event in words.")
+	return b.String()
+}
+
+// ParamsText writes a run's parameters as "jobs 20000 · crash_rate 0.02 ...", in field order.
+func ParamsText(e *experiments.Experiment, params any) string {
+	vals := e.Format(params)
+	parts := make([]string, 0, len(e.Fields))
+	for _, f := range e.Fields {
+		parts = append(parts, f.Name+" "+vals[f.Name])
+	}
+	return strings.Join(parts, " · ")
+}
+
+// containsKind reports whether a mark's comma-separated kinds include kind.
+func containsKind(kinds, kind string) bool {
+	return contains(strings.Split(kinds, ", "), kind)
+}
+
+// PointWords names a chart point for a heading: the axis it lies on, then its value as the
+// tables write it ("window 1,000", "timeout 30 s", "outbox, consumer with dedup").
+func PointWords(experiment, point string) string {
+	num := func(s string) string {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return count(n)
+		}
+		return s
+	}
+	switch experiment {
+	case "window":
+		return "window " + num(point)
+	case "window-grid":
+		md, w, _ := strings.Cut(point, "/")
+		return "max delay " + num(md) + ", window " + num(w)
+	case "lease":
+		return "timeout " + point + " s"
+	case "crash-sweep":
+		return "crash rate " + point
+	case "outbox":
+		if design, ok := strings.CutSuffix(point, "/dedup"); ok {
+			return design + ", consumer with dedup"
+		}
+		return point + ", consumer without dedup"
+	}
+	return point
+}
