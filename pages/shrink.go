@@ -32,6 +32,9 @@ type ShrinkView struct {
 	StoppedEarly bool
 	Budget       string
 	Tried        int
+	// Trace is the timeline of the first culprit, the job that breaks the claim, drawn in the
+	// case itself; nil when there is no culprit or it could not be traced.
+	Trace *JobView
 }
 
 // JobRef is one job id, with the URL of its timeline in the run the claim was measured on.
@@ -42,10 +45,6 @@ type JobRef struct {
 
 // MaxCulpritsShown is how many culprit ids a case lists before it only counts the rest.
 const MaxCulpritsShown = 10
-
-// timelinesServed turns the culprit ids into links once the per-job timelines (GET /jobs/...) are
-// served; until then the ids are plain text, since a link to a missing page helps nobody.
-const timelinesServed = false
 
 // NewShrinkViews builds the failing cases in the order given, skipping claims that held; the
 // permalinks point at the verify page, at pagePath, on the block domID.
@@ -129,6 +128,8 @@ func leaseJobURL(site Site, p experiments.ClaimsParams, id int64, point string) 
 	q.Set("seed", strconv.FormatInt(p.LeaseSeed, 10))
 	q.Set("timeouts", "5,60,300")
 	q.Set("point", point)
+	// The verifier's lease is never renewed: the timeline tells that policy's story.
+	q.Set("outcome", "no_renewal")
 	return site.URL("/jobs/lease/"+strconv.FormatInt(id, 10)) + "?" + q.Encode()
 }
 

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"net/url"
+	"strings"
 	"sync"
 
 	"effectivelyonce/experiments"
@@ -27,9 +29,12 @@ func (s *server) addShrunk(ctx context.Context, site pages.Site, pagePath string
 	// One run slot holds the searches, with the memory of one run per search, so a page of
 	// failing claims waits its turn like any other run instead of stepping past the limits.
 	e := r.Experiment
-	shrunk := make([]experiments.Shrunk, len(failed))
+	var views []pages.ShrinkView
 	err := s.runner.within(ctx, e.Name+"-shrink", e.Cost(p), memoryOf(e, p)*int64(len(failed)), func(ctx context.Context) error {
-		shrunk = shrinkEach(ctx, p, failed)
+		views = pages.NewShrinkViews(site, pagePath, v.DOMID, shrinkEach(ctx, p, failed))
+		for i := range views {
+			views[i].Trace = s.culpritTrace(ctx, site, views[i])
+		}
 		return nil
 	})
 	if err != nil {
@@ -38,7 +43,43 @@ func (s *server) addShrunk(ctx context.Context, site pages.Site, pagePath string
 		}
 		return
 	}
-	v.AfterTables = pages.ShrinkCases(pages.NewShrinkViews(site, pagePath, v.DOMID, shrunk), v.NoTitle)
+	v.AfterTables = pages.ShrinkCases(views, v.NoTitle)
+}
+
+// culpritTrace traces the first culprit of a failing case, the job that breaks the claim, from the
+// very link the case offers for it, so the timeline drawn in the case and the one its link opens
+// are one and the same. The shrunk stream is short, so the replay is cheap and runs in the
+// search's own slot; anything that cannot be traced leaves the case without a timeline.
+func (s *server) culpritTrace(ctx context.Context, site pages.Site, c pages.ShrinkView) *pages.JobView {
+	if len(c.Culprits) == 0 || c.Culprits[0].URL == "" {
+		return nil
+	}
+	u, err := url.Parse(c.Culprits[0].URL)
+	if err != nil {
+		return nil
+	}
+	parts := strings.Split(strings.TrimPrefix(u.Path, site.URL("/jobs/")), "/")
+	if len(parts) != 2 {
+		return nil
+	}
+	e, ok := experiments.Lookup(parts[0])
+	if !ok {
+		return nil
+	}
+	jq, err := readJobsQuery(e, u.Query(), false)
+	if err != nil {
+		return nil
+	}
+	tr, err := e.Trace(ctx, jq.params, jq.point, parts[1], jq.outcome)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("culprit not traced", "experiment", e.Name, "job", parts[1], "err", err)
+		}
+		return nil
+	}
+	jv := pages.NewJobView(e, tr)
+	jv.JSONURL = s.jobsURL("/api/experiments/"+e.Name+"/jobs/"+jv.ID, jq, "point", tr.Point, "outcome", jq.outcome)
+	return &jv
 }
 
 // shrinkEach shrinks every failed claim at once, each within experiments.ShrinkBudget; the results

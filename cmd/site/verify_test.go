@@ -60,6 +60,35 @@ func TestVerifyShrinksFailure(t *testing.T) {
 	}
 }
 
+// TestVerifyTracesTheCulprit checks that a failing case with a job to blame draws that job's
+// timeline in the case, and that it is the timeline its link opens: on the first 300 jobs the small
+// window catches every repeat, and the case names the crashed job whose repeat it caught.
+func TestVerifyTracesTheCulprit(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	page := do(t, s, "GET", "/verify?jobs=300", nil)
+	if page.status != 200 {
+		t.Fatalf("status %d", page.status)
+	}
+	_, shrink, ok := strings.Cut(page.body, `class="shrink-case"`)
+	if !ok {
+		t.Fatal("no failing case on /verify?jobs=300")
+	}
+	link := regexp.MustCompile(`class="job-id" href="([^"]+)">(\d+)<`).FindStringSubmatch(shrink)
+	if link == nil {
+		t.Fatal("the case links no culprit")
+	}
+	trace := regexp.MustCompile(`<section class="job-trace"[^>]*>.*?</section>`).FindString(shrink)
+	for _, want := range []string{"Job " + link[2] + ":", "crashed", "redelivered", "dedup_hit"} {
+		if !strings.Contains(trace, want) {
+			t.Errorf("the case's timeline lacks %q:\n%s", want, trace)
+		}
+	}
+	opened := do(t, s, "GET", html.UnescapeString(link[1]), nil)
+	if opened.status != 200 || !strings.Contains(opened.body, "Timeline of job "+link[2]) || !strings.Contains(opened.body, "dedup_hit") {
+		t.Errorf("the culprit's link (status %d) does not open the same timeline", opened.status)
+	}
+}
+
 // TestVerifyDefaultsNoShrink checks that a page where every claim holds shows no failing case.
 func TestVerifyDefaultsNoShrink(t *testing.T) {
 	s := newTestServer(t, testConfig())
