@@ -36,8 +36,9 @@ func TestVerifyQueryRoundTrips(t *testing.T) {
 	}
 }
 
-// TestJobTimelineURL checks the timeline links against the route another part of the site will
-// serve: "GET /jobs/{experiment}/{id}" with that experiment's own parameters and the point.
+// TestJobTimelineURL checks the timeline links against the route that serves them:
+// "GET /jobs/{experiment}/{id}" with that experiment's own parameters, the point and, for the
+// lease, the policy whose story is told.
 func TestJobTimelineURL(t *testing.T) {
 	site := Site{Base: "/base/"}
 	p := experiments.DefaultClaimsParams()
@@ -50,9 +51,9 @@ func TestJobTimelineURL(t *testing.T) {
 		want       url.Values
 	}{
 		{experiments.ClaimLongTimeoutReachesZero, experiments.FailOutlived300, 2000, "lease",
-			url.Values{"jobs": {"123"}, "seed": {"31"}, "timeouts": {"5,60,300"}, "point": {"300"}}},
+			url.Values{"jobs": {"123"}, "seed": {"31"}, "timeouts": {"5,60,300"}, "point": {"300"}, "outcome": {"no_renewal"}}},
 		{experiments.ClaimShortTimeoutDoubles, experiments.FailTooFewSlow, 2000, "lease",
-			url.Values{"jobs": {"123"}, "seed": {"31"}, "timeouts": {"5,60,300"}, "point": {"5"}}},
+			url.Values{"jobs": {"123"}, "seed": {"31"}, "timeouts": {"5,60,300"}, "point": {"5"}, "outcome": {"no_renewal"}}},
 		{experiments.ClaimSmallWindowLeaks, experiments.FailAllCaught, 2000, "window",
 			url.Values{"jobs": {"123"}, "crash_rate": {"0.5"}, "seed": {"13"}, "max_delay": {"2000"}, "delay_seed": {"17"}, "windows": {"1000"}, "point": {"1000"}}},
 		{experiments.ClaimFullWindowLeaksNone, experiments.FailEscaped, 2000, "window",
@@ -77,10 +78,12 @@ func TestJobTimelineURL(t *testing.T) {
 		if u.Path != "/base/jobs/"+tt.experiment+"/42" || u.Query().Encode() != tt.want.Encode() {
 			t.Errorf("%s: %s", tt.kind, got)
 		}
-		// The parameters, less the point, are ones the experiment itself accepts.
+		// The parameters, less the point and the outcome the jobs route adds, are ones the
+		// experiment itself accepts.
 		e, _ := experiments.Lookup(tt.experiment)
 		vals := u.Query()
 		vals.Del("point")
+		vals.Del("outcome")
 		if _, err := e.Parse(vals); err != nil {
 			t.Errorf("%s: %s refuses %v: %v", tt.kind, tt.experiment, vals, err)
 		}
