@@ -135,6 +135,9 @@ func ShrinkFrom(ctx context.Context, p ClaimsParams, c Claim, budget time.Durati
 	sctx, cancel := withBudget(ctx, budget)
 	defer cancel()
 	s := shrink(ctx, sctx, p, c, budget)
+	if s.Failed {
+		s.Tried++ // the caller's run at p is a measured candidate too, as ShrinkClaim counts it
+	}
 	s.Elapsed = time.Since(start)
 	return s
 }

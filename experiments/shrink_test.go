@@ -195,7 +195,8 @@ func TestShrinkStopsEarly(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	s := ShrinkFrom(ctx, p, c, ShrinkBudget)
-	if !s.StoppedEarly || s.Params != p || s.Claim != c || s.Tried != 0 {
+	// Only the caller's own run at p was measured: the search itself tried nothing.
+	if !s.StoppedEarly || s.Params != p || s.Claim != c || s.Tried != 1 {
 		t.Errorf("cancelled: stopped %v, params %+v, tried %d", s.StoppedEarly, s.Params, s.Tried)
 	}
 	if _, err := ShrinkClaim(ctx, p, ClaimLongTimeoutReachesZero, ShrinkBudget); err == nil {

@@ -74,6 +74,10 @@ func NewShrinkViews(site Site, pagePath, domID string, all []experiments.Shrunk)
 			if s.Params.Jobs == 1 {
 				v.Lead = fmt.Sprintf("It still fails on the first job alone of the %s above, with the same seeds.", plural(s.From.Jobs, "job", "jobs"))
 			}
+			// The search shortened the stream for this claim alone, and the claims about slow jobs
+			// or late repeats need a long stream to hold, so the case's own page may show others
+			// failing too: say so before the reader opens it and wonders what broke.
+			v.Lead += fmt.Sprintf(" A stream this short may fail other claims as well; this case is about %s only.", s.Claim.ID)
 		}
 		for _, id := range s.Culprits[:min(len(s.Culprits), MaxCulpritsShown)] {
 			v.Culprits = append(v.Culprits, JobRef{ID: strconv.FormatInt(id, 10), URL: JobTimelineURL(site, s, id)})
