@@ -53,7 +53,7 @@ func TestBrowserJobs(t *testing.T) {
 		tb.waitFor("htmx to process the list", `document.querySelector("#exp-window-which-jobs .job-ids a")["htmx-internal-data"]`)
 		tb.do(chromedp.Click(chromedp.CSS(`#exp-window-which-jobs .job-ids a`)))
 		tb.waitFor("the timeline in the panel", `document.querySelector("#exp-window-which-jobs .job-trace")`)
-		kinds := browserEval[[]string](tb, `[...document.querySelectorAll("#exp-window-which-jobs .job-events .ev-kind")].map(e => e.textContent)`)
+		kinds := browserEval[[]string](tb, `[...document.querySelectorAll("#exp-window-which-jobs .job-events li")].map(e => e.dataset.kind)`)
 		at := func(k string) int { return slices.Index(kinds, k) }
 		applied := 0
 		for _, k := range kinds {
