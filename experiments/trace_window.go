@@ -142,9 +142,9 @@ func traceWindow(ctx context.Context, a windowAt, id int64) (string, []Event, er
 	due := id + delay - 1
 	r.add(t, EventCrashed, "The worker dies after the effect and before the ack.")
 	// One number for the reader: the gap to the step the job comes back. The drawn delay is one
-	// more, because the document's loop counts the crash's own step as the first of it; that is
-	// said once, in words, rather than as a second number to reconcile.
-	when := fmt.Sprintf("No ack arrived, so the queue will hand the job out again %s jobs later, at step %s (the delay seed's draw counts this step as the first of the wait).",
+	// more, because the document's loop counts the crash's own step as the first of it; a second
+	// number to reconcile would teach nothing about dedup windows, so the sentence leaves it out.
+	when := fmt.Sprintf("No ack arrived, so the queue will hand the job out again %s jobs later, at step %s.",
 		Thousands(due-id), Thousands(due))
 	if due >= a.stream.Jobs {
 		when = fmt.Sprintf("No ack arrived; its wait runs past the last job, so the queue hands it out again after the stream ends, at step %s.",
