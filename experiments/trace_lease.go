@@ -110,7 +110,11 @@ func traceLease(ctx context.Context, p LeaseParams, pt int, outcome string, id i
 	var r recorder
 	r.add(0, EventStarted, fmt.Sprintf("Worker 1 takes job %d, whose work lasts %s s; its lease of %s s runs out at %s s unless renewed.",
 		id, seconds(work), seconds(t), seconds(t)))
-	var expiry, end float64 // when the lease ran out (if it did), when worker 1 reports done
+	// end is when worker 1 reports the job done. A real queue hears it the moment the work ends;
+	// the document's models (renew every t/3, every 2t) hear it only on a heartbeat tick, so a
+	// short job still holds its lease for a whole interval (see renewal). The story keeps the two
+	// apart: the work ends at work, the report comes at end.
+	var expiry, end float64
 	var doubled bool
 	switch policy {
 	case "no_renewal":
@@ -124,24 +128,41 @@ func traceLease(ctx context.Context, p LeaseParams, pt int, outcome string, id i
 	}
 	if !doubled {
 		if end > work {
-			r.add(end, EventFinished, fmt.Sprintf("The work ended at %s s; this model reports completion on the next heartbeat tick, at %s s, within the lease.",
+			r.add(work, EventFinished, fmt.Sprintf("Worker 1's work ends at %s s; this model has it report completion only on its next heartbeat tick, at %s s.",
 				seconds(work), seconds(end)))
+			r.add(end, EventAcked, fmt.Sprintf("At %s s the report arrives while the lease still holds; the ack removes the job from the queue: it ran once.", seconds(end)))
 		} else {
 			r.add(end, EventFinished, fmt.Sprintf("Worker 1 finishes at %s s, while its lease still holds.", seconds(end)))
+			r.add(end, EventAcked, "Its ack removes the job from the queue: it ran once.")
 		}
-		r.add(end, EventAcked, "Its ack removes the job from the queue: it ran once.")
 		sortEvents(r.events)
 		return "once", r.events, nil
 	}
-	r.add(expiry, EventLeaseExpired, fmt.Sprintf("The lease runs out at %s s while worker 1 is still busy with the job.", seconds(expiry)))
+	if work > expiry {
+		r.add(expiry, EventLeaseExpired, fmt.Sprintf("The lease runs out at %s s while worker 1 is still busy: its work lasts until %s s.",
+			seconds(expiry), seconds(work)))
+	} else {
+		// Only the document's renew-at-2t model gets here: the work is over, but its report waits
+		// for a heartbeat tick that comes after the lease.
+		r.add(expiry, EventLeaseExpired, fmt.Sprintf("The lease runs out at %s s. Worker 1's work is over, but it has not reported it yet (that waits for its heartbeat tick at %s s), so the queue still counts the job as running.",
+			seconds(expiry), seconds(end)))
+	}
 	r.add(expiry, EventRedelivered, "The queue sees an expired lease, not a slow worker, and hands the job to worker 2, which starts it again.")
 	if end > work {
-		r.add(end, EventFinished, fmt.Sprintf("Worker 1's work ended at %s s and it reports completion on its heartbeat tick at %s s, after its lease ran out.",
+		r.add(work, EventFinished, fmt.Sprintf("Worker 1's work ends at %s s; the document's model has it report completion only on its first heartbeat tick, at %s s.",
 			seconds(work), seconds(end)))
+		r.add(end, EventHeartbeatLate, fmt.Sprintf("Worker 1's heartbeat at %s s reports the job done, but its lease ran out at %s s: the job is already worker 2's.",
+			seconds(end), seconds(expiry)))
 	} else {
-		r.add(end, EventFinished, fmt.Sprintf("Worker 1 finishes at %s s; its lease had already run out.", seconds(end)))
+		r.add(work, EventFinished, fmt.Sprintf("Worker 1 finishes at %s s; its lease had already run out at %s s.", seconds(work), seconds(expiry)))
 	}
-	r.add(expiry+end, EventFinished, fmt.Sprintf("Worker 2 finishes at %s s if it takes as long: the job was executed twice.", seconds(expiry+end)))
+	again := fmt.Sprintf("Worker 2 runs the job again for the same %s s and finishes at %s s: the job was executed twice.",
+		seconds(work), seconds(expiry+work))
+	if end > work {
+		again = fmt.Sprintf("Worker 2 runs the job again for the same %s s, so its work ends at %s s (it reports on its own heartbeat tick, at %s s): the job was executed twice.",
+			seconds(work), seconds(expiry+work), seconds(expiry+end))
+	}
+	r.add(expiry+work, EventFinished, again)
 	sortEvents(r.events)
 	return policy, r.events, nil
 }

@@ -116,6 +116,13 @@ func (j JobLinks) For(t Table, r, c int) (CellLink, bool) {
 	if window != "" {
 		label += ", " + t.Head[c]
 	}
+	if j.Experiment == "outbox" {
+		// The outbox's rows come in pairs, one design without and one with consumer dedup: the
+		// row's first cell names only the design, so the label names the consumer too, or two
+		// links would read the same.
+		_, consumer, _ := strings.Cut(PointWords(j.Experiment, point), ", ")
+		label += ", " + consumer
+	}
 	return CellLink{URL: j.Base + "?" + q.Encode(), Label: label}, true
 }
 
@@ -172,6 +179,18 @@ type JobsView struct {
 	Params string
 	// Page marks the list shown as a page of its own, where its heading is one level higher.
 	Page bool
+	// Back is the page's foot, set only when Page is.
+	Back JobsBack
+}
+
+// JobsBack is the foot of a jobs page that stands alone: the link back to the notebook page that
+// shows the experiment, on the same run ("" when no page shows it), and the run's provenance, as
+// every run on a notebook page carries it.
+type JobsBack struct {
+	Title      string
+	URL        string
+	Version    string
+	ParamsHash string
 }
 
 // JobID is one listed job.
@@ -198,29 +217,51 @@ type JobView struct {
 	Params string
 	// Page marks the timeline shown as a page of its own, where its heading is one level higher.
 	Page bool
+	// Back is the page's foot, set only when Page is.
+	Back JobsBack
 }
 
 // EventView is one event as the list beside the figure says it; Mark is the number of its step's
-// mark in the figure.
+// mark in the figure. Kind is the vocabulary's name, kept for styling and for programs that read
+// the page; Words is what a reader sees.
 type EventView struct {
 	Mark   int
 	Step   string
 	Kind   string
+	Words  string
 	Detail string
 }
 
 // StepMark is one mark of the timeline figure: a step at which something happened, at X (in the
-// figure's 360-unit width), its label placed on one of three rows so that close marks stay legible.
+// figure's 360-unit width). Above puts its number over the axis instead of under it: a mark close
+// to the one before takes the other side, so close numbers never sit on or over each other.
 type StepMark struct {
 	N     int
 	X     int
-	Row   int
+	Above bool
 	Step  string
+	// Kinds are the raw kinds at the step (for the mark's colour); Words say them to a reader.
 	Kinds string
+	Words string
 }
 
-// NewJobView lays out a trace as a figure and a list. Steps map linearly onto the axis between
-// the first and the last; events at one step share a mark.
+// The figure's axis runs from axisLo to axisHi; marks keep at least minGap apart, and a mark
+// closer than sideGap to the one before puts its number on the other side of the axis.
+const (
+	axisLo  = 24
+	axisHi  = 336
+	minGap  = 12
+	sideGap = 24
+)
+
+// KindWords says an event kind in words ("dedup_miss" is "dedup miss").
+func KindWords(kind experiments.EventKind) string {
+	return strings.ReplaceAll(string(kind), "_", " ")
+}
+
+// NewJobView lays out a trace as a figure and a list. Steps map onto the axis between the first
+// and the last, linearly except that marks are pushed at least minGap apart (the list gives the
+// exact steps; the figure's job is their order and rough spacing); events at one step share a mark.
 func NewJobView(e *experiments.Experiment, tr experiments.Trace) JobView {
 	v := JobView{Experiment: e.Name, Title: e.Title, ID: strconv.FormatInt(tr.ID, 10), Outcome: tr.Outcome,
 		Point: tr.Point, StepUnit: tr.StepUnit}
@@ -228,30 +269,68 @@ func NewJobView(e *experiments.Experiment, tr experiments.Trace) JobView {
 		return v
 	}
 	lo, hi := tr.Events[0].Step, tr.Events[len(tr.Events)-1].Step
+	var xs []float64
 	for _, ev := range tr.Events {
 		if len(v.Marks) == 0 || v.Marks[len(v.Marks)-1].Step != StepText(ev.Step) {
-			x := 180
+			x := float64(axisLo+axisHi) / 2
 			if hi > lo {
-				x = 24 + int((ev.Step-lo)/(hi-lo)*312+0.5)
+				x = axisLo + (ev.Step-lo)/(hi-lo)*(axisHi-axisLo)
 			}
-			v.Marks = append(v.Marks, StepMark{N: len(v.Marks) + 1, X: x, Step: StepText(ev.Step)})
+			xs = append(xs, x)
+			v.Marks = append(v.Marks, StepMark{N: len(v.Marks) + 1, Step: StepText(ev.Step)})
 		}
 		m := &v.Marks[len(v.Marks)-1]
-		if !strings.Contains(" "+m.Kinds+",", " "+string(ev.Kind)+",") {
+		if !containsKind(m.Kinds, string(ev.Kind)) {
 			if m.Kinds != "" {
 				m.Kinds += ", "
+				m.Words += ", "
 			}
 			m.Kinds += string(ev.Kind)
+			m.Words += KindWords(ev.Kind)
 		}
-		v.Events = append(v.Events, EventView{Mark: m.N, Step: StepText(ev.Step), Kind: string(ev.Kind), Detail: ev.Detail})
+		v.Events = append(v.Events, EventView{Mark: m.N, Step: StepText(ev.Step), Kind: string(ev.Kind),
+			Words: KindWords(ev.Kind), Detail: ev.Detail})
 	}
-	// A mark closer than 40 units to the one before it takes the next row, so numbers never overlap.
-	for i := 1; i < len(v.Marks); i++ {
-		if v.Marks[i].X-v.Marks[i-1].X < 40 {
-			v.Marks[i].Row = (v.Marks[i-1].Row + 1) % 3
+	spread(xs)
+	for i := range v.Marks {
+		v.Marks[i].X = int(xs[i] + 0.5)
+		if i > 0 && v.Marks[i].X-v.Marks[i-1].X < sideGap {
+			v.Marks[i].Above = !v.Marks[i-1].Above
 		}
 	}
 	return v
+}
+
+// spread pushes increasing positions on the axis at least minGap apart (less when there are too
+// many marks for the axis), first forwards, then back from the axis's end, so that two steps
+// 8 s apart on a 600 s axis get two marks a reader can tell apart.
+func spread(xs []float64) {
+	if len(xs) < 2 {
+		return
+	}
+	gap := min(float64(minGap), float64(axisHi-axisLo)/float64(len(xs)-1))
+	for i := 1; i < len(xs); i++ {
+		xs[i] = max(xs[i], xs[i-1]+gap)
+	}
+	xs[len(xs)-1] = min(xs[len(xs)-1], axisHi)
+	for i := len(xs) - 2; i >= 0; i-- {
+		xs[i] = min(xs[i], xs[i+1]-gap)
+	}
+}
+
+// EndLabel writes a step at an end of the figure's axis with its unit, so that a bare number
+// never stands alone: "608.755 s", "step 1,085", "producer step 3".
+func EndLabel(unit, step string) string {
+	if unit == "s" {
+		return step + " s"
+	}
+	return StepName(unit) + " " + step
+}
+
+// OneStepText is said instead of a figure when every event happens at one step, where a figure
+// would be a single dot: the order is the list's.
+func OneStepText(v JobView) string {
+	return "All of it happens at " + EndLabel(v.StepUnit, v.Marks[0].Step) + ", in the order the list gives."
 }
 
 // StepText writes a step: whole steps with thousands separators, seconds to the millisecond.
@@ -281,7 +360,7 @@ func timelineSummary(v JobView) string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		b.WriteString(StepName(v.StepUnit) + " " + m.Step + ", " + m.Kinds)
+		b.WriteString(StepName(v.StepUnit) + " " + m.Step + ", " + m.Words)
 	}
 	b.WriteString(". The list below says each event in words.")
 	return b.String()

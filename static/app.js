@@ -508,6 +508,32 @@
     if (s) s.textContent = "The server answered " + ev.detail.xhr.status + "; reload the page to try again.";
   });
 
+  // === Which jobs? panel (jobs-panel): focus after a list or a timeline is swapped in ===
+  // The panel is not a live region (a screen reader would read every id), so focus says what
+  // arrived: the new heading (tabindex="-1" from the server), or, coming back from a timeline, the
+  // id link of the job just viewed, so a keyboard reader picks up where they left the list.
+  var jobsBack = {};
+  document.addEventListener("htmx:beforeRequest", function (ev) {
+    var target = ev.detail.target, elt = ev.detail.elt;
+    if (!target || !target.classList || !target.classList.contains("jobs-panel")) return;
+    var job = elt && elt.getAttribute && elt.getAttribute("data-back-job");
+    if (job) jobsBack[target.id] = job;
+    else delete jobsBack[target.id];
+  });
+  document.addEventListener("htmx:afterSettle", function (ev) {
+    var panel = ev.detail.target;
+    if (!panel || !panel.classList || !panel.classList.contains("jobs-panel")) return;
+    var job = jobsBack[panel.id], to = null;
+    delete jobsBack[panel.id];
+    if (job) {
+      to = [].find.call(panel.querySelectorAll(".job-ids a"), function (a) { return a.textContent === job; }) || null;
+    }
+    to = to || panel.querySelector("h2[tabindex], h3[tabindex], h4[tabindex]");
+    // The swap's show:top already put the panel in view; focus must not scroll it again.
+    if (to) to.focus({ preventScroll: !job });
+  });
+  // === end of Which jobs? panel ===
+
   // Study rooms. The room's stream (htmx's SSE extension) swaps its live parts; what is left here
   // is following the presenter, which is this tab's own choice, kept in localStorage per room.
   var streamOpen = false;

@@ -37,6 +37,12 @@ func TestBrowserJobs(t *testing.T) {
 		}
 		tb.do(chromedp.Click(chromedp.CSS(link)))
 		tb.waitFor("the list in the block's panel", `document.querySelector("#exp-window-which-jobs .jobs-list")`)
+		// Focus follows the swap to the list's heading, not left on the link the page scrolled away
+		// from; the panel is no live region, which would read all 50 ids aloud.
+		tb.waitFor("focus on the list's heading", `document.activeElement === document.querySelector("#exp-window-which-jobs .jobs-list h4")`)
+		if live := browserEval[bool](tb, `document.querySelector("#exp-window-which-jobs").hasAttribute("aria-live")`); live {
+			t.Error("the jobs panel is a live region")
+		}
 		heading := browserEval[string](tb, `document.querySelector("#exp-window-which-jobs .jobs-list h4").textContent`)
 		if !strings.HasPrefix(heading, total+" jobs escaped at window 1,000") {
 			t.Errorf("list heading %q, want it to start with %q", heading, total+" jobs escaped at window 1,000")
@@ -53,7 +59,8 @@ func TestBrowserJobs(t *testing.T) {
 		tb.waitFor("htmx to process the list", `document.querySelector("#exp-window-which-jobs .job-ids a")["htmx-internal-data"]`)
 		tb.do(chromedp.Click(chromedp.CSS(`#exp-window-which-jobs .job-ids a`)))
 		tb.waitFor("the timeline in the panel", `document.querySelector("#exp-window-which-jobs .job-trace")`)
-		kinds := browserEval[[]string](tb, `[...document.querySelectorAll("#exp-window-which-jobs .job-events .ev-kind")].map(e => e.textContent)`)
+		tb.waitFor("focus on the timeline's heading", `document.activeElement === document.querySelector("#exp-window-which-jobs .job-trace h4")`)
+		kinds := browserEval[[]string](tb, `[...document.querySelectorAll("#exp-window-which-jobs .job-events li")].map(e => e.dataset.kind)`)
 		at := func(k string) int { return slices.Index(kinds, k) }
 		applied := 0
 		for _, k := range kinds {
@@ -89,6 +96,11 @@ func TestBrowserJobs(t *testing.T) {
 		tb.waitFor("htmx to process the timeline", `document.querySelector("#exp-window-which-jobs .job-links a")["htmx-internal-data"]`)
 		tb.do(chromedp.Click(chromedp.CSS(`#exp-window-which-jobs .job-links a`)))
 		tb.waitFor("the list back in the panel", `document.querySelector("#exp-window-which-jobs .jobs-list")`)
+		// Back on the list, focus returns to the id of the job just viewed.
+		tb.waitFor("focus back on the viewed job's id", `document.activeElement && document.activeElement.matches("#exp-window-which-jobs .job-ids a") && document.activeElement.textContent === `+jsString(ids[0]))
+		if tag := browserEval[string](tb, `document.activeElement.tagName`); tag == "BODY" {
+			t.Error("focus fell to the body after Back to the list")
+		}
 		for _, prob := range tb.takeProblems() {
 			t.Errorf("which jobs: %s", prob)
 		}
@@ -106,6 +118,9 @@ func TestBrowserJobs(t *testing.T) {
 		tb.open(first)
 		if n := browserEval[int](tb, `document.querySelectorAll(".job-events li").length`); n < 5 {
 			t.Errorf("the timeline page lists %d events", n)
+		}
+		if back := browserEval[string](tb, `(document.querySelector(".jobs-foot a") || {}).textContent || ""`); !strings.HasPrefix(back, "Back to Block 4") {
+			t.Errorf("the timeline page leads back with %q, want the notebook page of block 4", back)
 		}
 	})
 }

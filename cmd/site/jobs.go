@@ -13,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"effectivelyonce/content"
 	"effectivelyonce/experiments"
 	"effectivelyonce/pages"
 )
@@ -250,6 +251,7 @@ func (s *server) handleJobsPage() echo.HandlerFunc {
 			return render(c, http.StatusOK, pages.JobsList(v))
 		}
 		v.Page = true
+		v.Back = s.backOf(jq)
 		site := s.site("")
 		return render(c, http.StatusOK, pages.Layout(site, "Which jobs? "+e.Title, pages.JobsPage(v)))
 	}
@@ -286,6 +288,53 @@ func (s *server) handleJobPage() echo.HandlerFunc {
 			return render(c, http.StatusOK, pages.JobTimeline(v))
 		}
 		v.Page = true
+		v.Back = s.backOf(jq)
 		return render(c, http.StatusOK, pages.Layout(s.site(""), "Job "+v.ID+" · "+e.Title, pages.JobPage(v)))
 	}
+}
+
+// backOf is what a jobs page that stands alone (no script, or a new tab) says at its foot: the
+// way back to the notebook page that shows the experiment, on the same run, and the run's
+// provenance.
+func (s *server) backOf(jq jobsQuery) pages.JobsBack {
+	pv := provenanceOf(jq.e, jq.params)
+	b := pages.JobsBack{Version: pv.Version, ParamsHash: pv.ParamsHash}
+	b.Title, b.URL = s.notebookPageOf(jq.e, jq.params)
+	return b
+}
+
+// notebookPageOf finds the first page of the contents that shows e and links to it with params in
+// the query as that page reads them (see pageRuns and readRun): unprefixed for the page's first
+// experiment, "name."-prefixed for a later one, except the stream fields it shares with the first,
+// which belong to the first form. "" when no page shows e.
+func (s *server) notebookPageOf(e *experiments.Experiment, params any) (title, link string) {
+	for _, entry := range content.Contents() {
+		page, ok := s.book.Page(entry.Slug)
+		if !ok {
+			continue
+		}
+		names := experimentsOn(page)
+		if !slices.Contains(names, e.Name) {
+			continue
+		}
+		var first *experiments.Experiment
+		prefix := ""
+		if names[0] != e.Name {
+			first, _ = experiments.Lookup(names[0])
+			prefix = e.Name + "."
+		}
+		values := e.Format(params)
+		q := url.Values{}
+		for _, f := range e.Fields {
+			key := prefix + f.Name
+			if first != nil && f.Shared {
+				if ff, ok := first.Field(f.Name); ok && ff == f {
+					key = f.Name
+				}
+			}
+			q.Set(key, values[f.Name])
+		}
+		return page.Title, s.site("").URL(entry.Path) + "?" + q.Encode() + "#" + pages.DOMID(e.Name)
+	}
+	return "", ""
 }

@@ -3,11 +3,16 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"html"
+	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"effectivelyonce/content"
 	"effectivelyonce/experiments"
+	"effectivelyonce/pages"
 )
 
 // escapedAt1000 is what the engine lists for block 4's escaped count at window 1,000, at the
@@ -192,4 +197,73 @@ func jobCountCell(n int64) string {
 		return ">0</td>"
 	}
 	return ">" + count(n) + `<a class="which-jobs"`
+}
+
+// whichJobsLabel reads the accessible names of the "which jobs?" links of a page.
+var whichJobsLabel = regexp.MustCompile(`<a class="which-jobs"[^>]*aria-label="([^"]*)"`)
+
+// TestWhichJobsLabelsUnique checks, on every notebook page at its defaults, that no two "which
+// jobs?" links share an accessible name: a screen reader's list of links would offer two choices
+// it cannot tell apart (block 5's outbox rows with and without consumer dedup did).
+func TestWhichJobsLabelsUnique(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	links := 0
+	for _, entry := range content.Contents() {
+		r := do(t, s, "GET", entry.Path, nil)
+		if r.status != 200 {
+			t.Fatalf("%s: status %d", entry.Path, r.status)
+		}
+		seen := map[string]bool{}
+		for _, m := range whichJobsLabel.FindAllStringSubmatch(r.body, -1) {
+			links++
+			if seen[m[1]] {
+				t.Errorf("%s: two links are named %q", entry.Path, m[1])
+			}
+			seen[m[1]] = true
+		}
+	}
+	if links < 20 {
+		t.Fatalf("only %d which-jobs links on the whole notebook", links)
+	}
+}
+
+// TestJobsPagesLeadBack checks that the list and the timeline, as pages of their own, end with a
+// link back to the notebook page that shows the experiment, landing on the same run (the block
+// there prints the same parameters' fingerprint), and with the run's provenance. window is its
+// page's first experiment; window-grid a later one, whose shared stream fields ride unprefixed.
+func TestJobsPagesLeadBack(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	for _, tc := range []struct{ name, query, title string }{
+		{"window", "jobs=6000&windows=100,1000", "The bounded dedup window"},
+		{"window-grid", "jobs=6000&windows=100,400&max_delays=500,2000", "The bounded dedup window"},
+		{"lease", "jobs=3000&timeouts=5,30", "heartbeat"},
+	} {
+		e, _ := experiments.Lookup(tc.name)
+		q, _ := url.ParseQuery(tc.query)
+		p, err := e.Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hash := e.ParamsHash(p)
+		outcome, point := e.Outcomes()[0], e.Points(p)[0]
+		list := "/jobs/" + tc.name + "?" + tc.query + "&outcome=" + outcome + "&point=" + url.QueryEscape(point)
+		for _, path := range []string{list, "/jobs/" + tc.name + "/0?" + tc.query + "&point=" + url.QueryEscape(point)} {
+			r := do(t, s, "GET", path, nil)
+			if r.status != 200 || !strings.Contains(r.body, "parameters <code>"+hash+"</code>") || !strings.Contains(r.body, "Notebook version <code>") {
+				t.Fatalf("%s: status %d, no provenance %s: %.300s", path, r.status, hash, r.body)
+			}
+			m := regexp.MustCompile(`<footer class="jobs-foot"><p><a href="([^"]*)">Back to ([^<]*)</a>`).FindStringSubmatch(r.body)
+			if m == nil || !strings.Contains(m[2], tc.title) {
+				t.Fatalf("%s: no link back to the notebook page %q: %v", path, tc.title, m)
+			}
+			back, anchor, _ := strings.Cut(html.UnescapeString(m[1]), "#") // a browser keeps the fragment to itself
+			if anchor != pages.DOMID(tc.name) {
+				t.Errorf("%s: back to #%s, not to the experiment's block", path, anchor)
+			}
+			page := do(t, s, "GET", back, nil)
+			if page.status != 200 || !strings.Contains(page.body, `id="`+pages.DOMID(tc.name)+`"`) || !strings.Contains(page.body, "<code>"+hash+"</code>") {
+				t.Errorf("%s: back to %s does not land on the same run (%s): status %d: %.300s", path, back, hash, page.status, page.body)
+			}
+		}
+	}
 }
