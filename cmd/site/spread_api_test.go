@@ -5,8 +5,13 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"net/http/httptest"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"effectivelyonce/experiments"
 )
@@ -100,24 +105,24 @@ func TestAPISpreadRefused(t *testing.T) {
 	}
 }
 
-// TestAPISpreadCharged: a spread costs the client N runs of its allowance, not one, and a summary
-// already computed costs nothing.
+// TestAPISpreadCharged: a spread costs the client N runs of its allowance (at most half the burst),
+// not one, and a summary already computed costs nothing.
 func TestAPISpreadCharged(t *testing.T) {
 	cfg := testConfig()
 	cfg.RatePerSec, cfg.RateBurst = 0.001, 10
 	s := newTestServer(t, cfg)
-	if r := do(t, s, "GET", "/api/experiments/window?spread=8", nil); r.status != 200 {
+	if r := do(t, s, "GET", "/api/experiments/window?seed=5&spread=8", nil); r.status != 200 {
 		t.Fatalf("spread=8 with 10 runs allowed: status %d: %.300s", r.status, r.body)
 	}
-	if r := do(t, s, "GET", "/api/experiments/window?spread=8", nil); r.status != 200 {
+	if r := do(t, s, "GET", "/api/experiments/window?seed=5&spread=8", nil); r.status != 200 {
 		t.Fatalf("the same spread again, from the cache: status %d: %.300s", r.status, r.body)
 	}
 	r := do(t, s, "GET", "/api/experiments/window?spread=5", nil)
 	if r.status != 429 || r.header.Get("Retry-After") == "" {
-		t.Fatalf("spread=5 with 2 runs left: status %d (Retry-After %q), want 429: %.300s", r.status, r.header.Get("Retry-After"), r.body)
+		t.Fatalf("spread=5 (5 runs, half the burst) with 4 runs left: status %d (Retry-After %q), want 429: %.300s", r.status, r.header.Get("Retry-After"), r.body)
 	}
 	if r := do(t, s, "GET", "/api/experiments/window?seed=99", nil); r.status != 200 {
-		t.Errorf("a single run with 2 runs left: status %d", r.status)
+		t.Errorf("a single run with 4 runs left: status %d", r.status)
 	}
 }
 
@@ -155,4 +160,82 @@ func TestSpreadPollSwapsOnlyTheMeter(t *testing.T) {
 	if r.header.Get(hxRetargetHeader) != "closest .spread-progress" || r.header.Get(hxReswapHeader) != "outerHTML" {
 		t.Errorf("poll after cancel retargets %q with %q, want the whole box", r.header.Get(hxRetargetHeader), r.header.Get(hxReswapHeader))
 	}
+}
+
+// frozenClock stops the rate limiter's clock, so that no token comes back unless the test moves
+// the clock on; it returns the function that does.
+func frozenClock(s *server) func(time.Duration) {
+	var at atomic.Int64
+	at.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+	s.limiter.mu.Lock()
+	s.limiter.now = func() time.Time { return time.Unix(0, at.Load()) }
+	s.limiter.mu.Unlock()
+	return func(d time.Duration) { at.Add(int64(d)) }
+}
+
+// defaultRates is the rate limit the site serves with when nobody sets one.
+func defaultRates(t *testing.T) (float64, int) {
+	def, err := loadConfig(nil, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return def.RatePerSec, def.RateBurst
+}
+
+// TestSpreadFitsAFreshClient: with the default burst, a client that has run nothing yet can ask
+// for the largest spread on parameters nobody ran, on the API and on a page; neither is refused
+// for want of one token. (Charged N runs after the run's own token, a spread of the burst's size
+// could never run.)
+func TestSpreadFitsAFreshClient(t *testing.T) {
+	cfg := testConfig()
+	cfg.RatePerSec, cfg.RateBurst = defaultRates(t)
+	s := newTestServer(t, cfg)
+	t.Cleanup(s.spreads.stop)
+	frozenClock(s)
+	max := strconv.Itoa(experiments.MaxSpread)
+	for _, n := range []string{"2", "60", max} {
+		r := doFrom(s, "/api/experiments/window?jobs=500&seed=4242&spread="+n, "198.51.100."+n+":4000")
+		if r.status != 200 {
+			t.Errorf("API spread=%s on new parameters from a fresh client: status %d: %.300s", n, r.status, r.body)
+		}
+	}
+	r := doFrom(s, "/blocks/4?jobs=500&seed=4343&spread="+max, "198.51.100.77:4000")
+	if r.status != 200 || !strings.Contains(r.body, `class="spread-meter"`) || strings.Contains(r.body, "Too many runs") {
+		t.Errorf("page spread=%s on new parameters from a fresh client: status %d, no running meter:\n%.2000s", max, r.status, r.body)
+	}
+}
+
+// TestSpreadRetryAfterIsTrue: a spread refused for want of tokens says how long to wait, and after
+// exactly that long the same request goes through (the run's token, taken before the spread was
+// refused, was given back, so the client is not told a wait that falls one token short forever).
+func TestSpreadRetryAfterIsTrue(t *testing.T) {
+	cfg := testConfig()
+	cfg.RatePerSec, cfg.RateBurst = 1, 60
+	s := newTestServer(t, cfg)
+	advance := frozenClock(s)
+	if r := do(t, s, "GET", "/api/experiments/window?jobs=500&seed=1&spread=200", nil); r.status != 200 {
+		t.Fatalf("first spread: status %d: %.300s", r.status, r.body)
+	}
+	r := do(t, s, "GET", "/api/experiments/window?jobs=500&seed=2&spread=200", nil)
+	if r.status != 429 {
+		t.Fatalf("second spread with 29 tokens left: status %d, want 429", r.status)
+	}
+	wait, err := strconv.Atoi(r.header.Get("Retry-After"))
+	if err != nil || wait < 1 {
+		t.Fatalf("Retry-After %q", r.header.Get("Retry-After"))
+	}
+	advance(time.Duration(wait) * time.Second)
+	if r := do(t, s, "GET", "/api/experiments/window?jobs=500&seed=2&spread=200", nil); r.status != 200 {
+		t.Errorf("the same spread after the %d s Retry-After said: status %d: %.300s", wait, r.status, r.body)
+	}
+}
+
+// doFrom is a GET from a client address of the test's choosing, which the rate limiter counts
+// against.
+func doFrom(s *server, target, addr string) response {
+	req := httptest.NewRequest("GET", target, nil)
+	req.RemoteAddr = addr
+	rec := httptest.NewRecorder()
+	s.echo.ServeHTTP(rec, req)
+	return response{rec.Code, rec.Header(), rec.Body.String()}
 }
