@@ -65,6 +65,8 @@ func addSpread(v *ExperimentView, r Run) {
 	if s == nil || len(s.Counts) == 0 {
 		return
 	}
+	// The footer's fingerprint is the spread's: the block now answers for N seeds, not one run.
+	v.ParamsHash = r.Experiment.SpreadParamsHash(r.Params, s.N)
 	v.Charts = append(v.Charts, bandCharts(v.DOMID, r.Experiment.Name, *s)...)
 	v.Tables = append(v.Tables, SpreadTable(r.Experiment.Name, *s))
 	v.Reading = append(v.Reading, spreadReading(r.Experiment.Name, *s)...)

@@ -239,3 +239,46 @@ func doFrom(s *server, target, addr string) response {
 	s.echo.ServeHTTP(rec, req)
 	return response{rec.Code, rec.Header(), rec.Body.String()}
 }
+
+// TestSpreadProvenance: an answer that carries a spread is fingerprinted with its N, on the JSON,
+// the CSV (which also says "# spread=N"), the page's footer of the banded block and the command
+// line, so a pasted spread is never taken for the run alone or for a spread of another size.
+func TestSpreadProvenance(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	t.Cleanup(s.spreads.stop)
+	e, _ := experiments.Lookup("window")
+	p, err := e.Parse(map[string][]string{"windows": {"100,1000"}, "jobs": {"2000"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := e.SpreadParamsHash(p, 5)
+	if hash == e.ParamsHash(p) || hash == e.SpreadParamsHash(p, 6) || len(hash) != 12 {
+		t.Fatalf("spread hash %q is the run's (%s) or the 6-seed spread's (%s)", hash, e.ParamsHash(p), e.SpreadParamsHash(p, 6))
+	}
+	var body struct {
+		Provenance provenance `json:"provenance"`
+	}
+	js := do(t, s, "GET", "/api/experiments/window?jobs=2000&windows=100,1000&spread=5", nil)
+	if err := json.Unmarshal([]byte(js.body), &body); err != nil {
+		t.Fatal(err)
+	}
+	if body.Provenance != (provenance{Version: "devel", ParamsHash: hash, Spread: 5}) {
+		t.Errorf("JSON provenance %+v, want devel, %s and spread 5", body.Provenance, hash)
+	}
+	csv := do(t, s, "GET", "/api/experiments/window?jobs=2000&windows=100,1000&spread=5&format=csv", nil).body
+	if !strings.Contains(csv, "# version=devel\r\n# spread=5\r\n# params_hash="+hash+"\r\n") || strings.Contains(csv, e.ParamsHash(p)) {
+		t.Errorf("CSV lacks the spread's provenance (spread=5, %s) or still has the run's:\n%.600s", hash, csv)
+	}
+	page := do(t, s, "GET", "/blocks/4?jobs=2000&windows=100,1000&spread=5", nil) // the summary is cached now
+	if !strings.Contains(page.body, "parameters <code>"+hash+"</code>") {
+		t.Errorf("the banded block's footer lacks the spread's fingerprint %s", hash)
+	}
+	var out strings.Builder
+	raw := map[string][]string{"jobs": {"2000"}, "windows": {"100,1000"}, experiments.SpreadField: {"5"}}
+	if err := cliSpread(t.Context(), e, raw, "text", &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "parameters "+hash+" over 5 seeds") {
+		t.Errorf("site run -spread 5 prints no %s over 5 seeds:\n%s", hash, out.String())
+	}
+}
