@@ -51,7 +51,7 @@ func bandCharts(domID, experiment string, s experiments.SpreadResult) []Chart {
 		for i, c := range cs {
 			labels[i] = pointLabel(experiment, c.Point) + ": " + countWords(c.Name)
 		}
-		return []Chart{bandBars(domID+"-spread", fmt.Sprintf("Every count over %d seeds", s.N), labels, cs, s.N)}
+		return []Chart{bandBars(domID+"-band", fmt.Sprintf("Every count over %d seeds", s.N), labels, cs, s.N)}
 	}
 	for i, name := range names {
 		var cs []experiments.SpreadCount
@@ -60,7 +60,7 @@ func bandCharts(domID, experiment string, s experiments.SpreadResult) []Chart {
 				cs = append(cs, c)
 			}
 		}
-		id := domID + "-spread-" + strconv.Itoa(i+1)
+		id := domID + "-band-" + strconv.Itoa(i+1)
 		title := fmt.Sprintf("%s over %d seeds: median and middle 90%%", SayCap(countWords(name)), s.N)
 		if numeric {
 			out = append(out, bandLines(id, title, experiment, name, cs, s.N))

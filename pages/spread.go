@@ -26,6 +26,9 @@ type SpreadProgress struct {
 	ReloadURL string // the block's permalink, which draws the band once it is computed
 }
 
+// SpreadProgressID is the DOM id of the progress box of the block with DOM id block.
+func SpreadProgressID(block string) string { return block + "-spread-progress" }
+
 // ReloadPath is ReloadURL without its fragment, for htmx to fetch.
 func (p SpreadProgress) ReloadPath() string {
 	u, _, _ := strings.Cut(p.ReloadURL, "#")

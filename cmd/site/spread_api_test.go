@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http/httptest"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -282,3 +283,45 @@ func TestSpreadProvenance(t *testing.T) {
 		t.Errorf("site run -spread 5 prints no %s over 5 seeds:\n%s", hash, out.String())
 	}
 }
+
+// TestSpreadPageIDsUnique: a page with a spread still running (its progress box beside the spread
+// field) and a page with the band drawn have no two elements with one id; the box and the field
+// once shared "exp-window-spread", and so did the chart of every count.
+func TestSpreadPageIDsUnique(t *testing.T) {
+	cfg := testConfig()
+	cfg.spreadPace = time.Second // still running when the page is read
+	s := newTestServer(t, cfg)
+	t.Cleanup(s.spreads.stop)
+	unique := func(name, body string) {
+		seen := map[string]bool{}
+		for _, m := range regexp.MustCompile(`\sid="([^"]*)"`).FindAllStringSubmatch(body, -1) {
+			if seen[m[1]] {
+				t.Errorf("%s page: two elements have id %q", name, m[1])
+			}
+			seen[m[1]] = true
+		}
+	}
+	running := do(t, s, "GET", "/blocks/4?jobs=500&seed=31&spread=20", nil)
+	if !strings.Contains(running.body, `class="spread-meter"`) {
+		t.Fatalf("no running spread on the page (status %d)", running.status)
+	}
+	unique("running", running.body)
+	if _, err := s.spreadFor(t.Context(), mustLookup(t, "assembly"), mustDefaults(t, "assembly"), 5); err != nil {
+		t.Fatal(err)
+	}
+	banded := do(t, s, "GET", "/assembly?spread=5", nil)
+	if !strings.Contains(banded.body, "5th–95th percentile") {
+		t.Fatalf("no band chart on /assembly?spread=5 (status %d)", banded.status)
+	}
+	unique("banded", banded.body)
+}
+
+func mustLookup(t *testing.T, name string) *experiments.Experiment {
+	e, ok := experiments.Lookup(name)
+	if !ok {
+		t.Fatalf("no experiment %q", name)
+	}
+	return e
+}
+
+func mustDefaults(t *testing.T, name string) any { return mustLookup(t, name).Defaults() }
