@@ -40,6 +40,7 @@
     if (h > 0) el.style.height = h + "px";
     var chart = window.echarts.init(el, theme(), { renderer: "svg" });
     chart.setOption(JSON.parse(src.textContent));
+    spreadBand(chart);
     el.setAttribute("data-chart-layout", layout);
     el.setAttribute("data-chart-ready", "true");
     return chart;
@@ -514,6 +515,19 @@
   // the page. It goes instead to the first band chart's figure once the banded block is in, or to
   // the note that a Cancel leaves; only when focus was in what is swapped away or nowhere, so that
   // a reader busy in another block keeps their place.
+  // spreadBand gives a spread's band (the series with pages.BandSeriesID) the opacity of the
+  // page's colour scheme, from the theme's spreadBand: the options are one set for both schemes,
+  // and a band light enough for a white panel all but disappears on a dark one.
+  function spreadBand(chart) {
+    var t = themes && themes[dark && dark.matches ? "dark" : "light"];
+    var opacity = t && t.spreadBand && t.spreadBand.opacity;
+    if (!opacity) return;
+    var patch = (chart.getOption().series || []).filter(function (s) { return s.id === "spread-band"; }).map(function (s) {
+      return s.type === "bar" ? { id: s.id, itemStyle: { opacity: opacity } } : { id: s.id, areaStyle: { opacity: opacity } };
+    });
+    if (patch.length) chart.setOption({ series: patch });
+  }
+
   var spreadFocus = null;
   document.addEventListener("htmx:beforeSwap", function (ev) {
     var elt = ev.detail.requestConfig && ev.detail.requestConfig.elt;

@@ -107,7 +107,7 @@ func TestBrowserSpread(t *testing.T) {
 		t.Errorf("focus after the band came is on %q, want the band chart's figure", browserEval[string](tb, `document.activeElement.outerHTML.slice(0, 80)`))
 	}
 	opts := browserEval[string](tb, `document.querySelector('#exp-window-band-1-options').textContent`)
-	for _, want := range []string{`"5th–95th percentile"`, `"median"`, `"this run"`, `"stack":"band"`, `"max"`} {
+	for _, want := range []string{`"5th–95th percentile"`, `"median"`, `"this run"`, `"stack":"band"`, `"highest"`} {
 		if !strings.Contains(opts, want) {
 			t.Errorf("the band chart's options lack %s", want)
 		}
@@ -127,7 +127,7 @@ func TestBrowserSpread(t *testing.T) {
 		t.Errorf("the spread table's window 1,000 row %q lacks this run's 195 and its verdict", row)
 	}
 	reading := browserEval[string](tb, `document.querySelector('#exp-window .reading').textContent`)
-	if !strings.Contains(reading, "percentile of 20 seeds") {
+	if !strings.Contains(reading, "of the 20 seeds, so ") {
 		t.Errorf("the reading does not place this run among the seeds: %q", reading)
 	}
 	if got := browserEval[string](tb, `document.querySelector("#exp-window-spread").value`); got != "20" {
