@@ -37,6 +37,15 @@ func (p SpreadProgress) ReloadPath() string {
 	return u
 }
 
+// PageSpreads reports whether e's block on a page offers a spread over seeds: every experiment
+// that draws at random, except the verifier's claims. Its block answers whether each claim holds
+// on the reader's stream, with its own checks and smallest failing cases, and draws no chart a
+// band could go on; a field that changed nothing there would be a lie. The API still gives the
+// claims' counts over N seeds.
+func PageSpreads(e *experiments.Experiment) bool {
+	return experiments.Spreadable(e) && e.Name != "claims"
+}
+
 // spreadFieldLabel is the spread's label in every form that has it.
 const spreadFieldLabel = "Spread over N seeds"
 
@@ -44,7 +53,7 @@ const spreadFieldLabel = "Spread over N seeds"
 // draws nothing at random. It is a Field like the experiment's own, so it keeps what was typed and
 // shows its own error beside it.
 func spreadField(domID string, r Run) (Field, bool) {
-	if !experiments.Spreadable(r.Experiment) {
+	if !PageSpreads(r.Experiment) {
 		return Field{}, false
 	}
 	return Field{

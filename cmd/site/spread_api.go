@@ -63,8 +63,12 @@ func spreadCSV(e *experiments.Experiment, p, res any, sp experiments.SpreadResul
 }
 
 // pageSpread reads a page block's spread field once its parameters parsed: a refusal comes back as
-// the field's error, and a summary already computed is put on r for the block to draw.
+// the field's error, and a summary already computed is put on r for the block to draw. A block
+// that offers no spread (pages.PageSpreads: the verifier's) reads none.
 func (s *server) pageSpread(r *pages.Run) *experiments.FieldError {
+	if !pages.PageSpreads(r.Experiment) { // no field on the block, so a spread in the URL is ignored
+		return nil
+	}
 	n, fe := r.Experiment.ParseSpread(r.Params, r.SpreadRaw)
 	if fe != nil {
 		return fe

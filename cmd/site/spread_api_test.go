@@ -325,3 +325,29 @@ func mustLookup(t *testing.T, name string) *experiments.Experiment {
 }
 
 func mustDefaults(t *testing.T, name string) any { return mustLookup(t, name).Defaults() }
+
+// TestVerifyOffersNoSpread: the verifier's block has no spread field, and a spread typed into its
+// URL changes nothing (no progress box, no band, the run's own fingerprint), while the API still
+// answers the claims' counts over N seeds.
+func TestVerifyOffersNoSpread(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	t.Cleanup(s.spreads.stop)
+	plain := do(t, s, "GET", "/verify", nil)
+	if plain.status != 200 || strings.Contains(plain.body, `name="spread"`) || strings.Contains(plain.body, "Spread over N seeds") {
+		t.Errorf("/verify (status %d) offers a spread field", plain.status)
+	}
+	api := do(t, s, "GET", "/api/experiments/claims?spread=3&jobs=500", nil)
+	if api.status != 200 || !strings.Contains(api.body, `"spread":{`) {
+		t.Fatalf("API claims spread=3: status %d: %.300s", api.status, api.body)
+	}
+	e := mustLookup(t, "claims")
+	asked := do(t, s, "GET", "/verify?spread=3&jobs=500", nil) // its summary is cached now
+	p, err := e.Parse(map[string][]string{"jobs": {"500"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(asked.body, "spread-progress") || strings.Contains(asked.body, "5th–95th percentile") ||
+		!strings.Contains(asked.body, "parameters <code>"+e.ParamsHash(p)+"</code>") {
+		t.Errorf("/verify?spread=3 (status %d) shows a spread, or not the run's own fingerprint", asked.status)
+	}
+}
