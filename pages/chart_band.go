@@ -209,7 +209,9 @@ func styleBand(o map[string]any) {
 		}
 	}
 	if l, ok := o["legend"].(map[string]any); ok {
-		l["data"] = []string{bandName, bandMedian, bandRun}
+		// The band's key is a filled swatch, like the band; as a line with no symbol it would
+		// show an empty ring.
+		l["data"] = []any{map[string]any{"name": bandName, "icon": "roundRect"}, bandMedian, bandRun}
 	}
 }
 

@@ -113,7 +113,7 @@ func countWords(experiment, name string) string {
 // countTitle names a count for a chart's title: the lease's counts are policies, of jobs run twice.
 func countTitle(experiment, name string) string {
 	if _, ok := leaseCountWords[name]; ok && experiment == "lease" {
-		return "Jobs run twice, " + countWords(experiment, name)
+		return "Jobs run twice (" + countWords(experiment, name) + ")"
 	}
 	return SayCap(countWords(experiment, name))
 }
