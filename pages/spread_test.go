@@ -148,7 +148,7 @@ func TestBandChartOptions(t *testing.T) {
 	if m := longDecimal.FindString(seriesJSON(t, cs[0].Options)); m != "" {
 		t.Errorf("lease band options carry %s", m)
 	}
-	for _, name := range []string{`"5th percentile"`, `"95th percentile"`, `"lowest"`, `"highest"`, `"median"`, `"this run"`, `"type":"log"`, `"id":"` + BandSeriesID + `"`} {
+	for _, name := range []string{`"5th percentile"`, `"95th percentile"`, `"lowest"`, `"highest"`, `"median"`, `"this run"`, `"type":"log"`, `"id":"` + BandSeriesID + `"`, `"axisPointer":{"label":{"precision":0}}`} {
 		if !strings.Contains(string(js), name) {
 			t.Errorf("lease band options lack %s", name)
 		}
