@@ -2,6 +2,8 @@ package experiments
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"reflect"
@@ -59,6 +61,14 @@ func wrapAdd(v, k, lo, hi int64) int64 {
 	span := uint64(hi-lo) + 1 // 2^63 at most, which fits
 	off := (uint64(v-lo) + uint64(k)) % span
 	return lo + int64(off)
+}
+
+// SpreadParamsHash is the fingerprint of a spread of n seeds on p, as ParamsHash is of one run:
+// the first 12 hex digits of the SHA-256 of Key(p)+"&spread=n". A spread is another answer than the
+// run on p alone, so it must not carry that run's fingerprint.
+func (e *Experiment) SpreadParamsHash(p any, n int) string {
+	sum := sha256.Sum256([]byte(e.Key(p) + "&" + SpreadField + "=" + strconv.Itoa(n)))
+	return hex.EncodeToString(sum[:6])
 }
 
 // SpreadCost is the work of a spread of n runs: n single runs, since seeds change the numbers

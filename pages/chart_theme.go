@@ -12,6 +12,9 @@ type palette struct {
 	Axis   string // axis lines and ticks
 	Split  string // grid lines
 	Panel  string // tooltip background
+	// BandOpacity is how opaque a spread's band is drawn (app.js reads it as spreadBand): a light
+	// colour at low opacity on a dark panel all but vanishes, so the dark scheme draws it denser.
+	BandOpacity float64
 }
 
 var lightPalette = palette{
@@ -21,6 +24,8 @@ var lightPalette = palette{
 	Axis:   "#767c86",
 	Split:  "#e4e1da",
 	Panel:  "#ffffff",
+
+	BandOpacity: 0.3,
 }
 
 var darkPalette = palette{
@@ -30,6 +35,8 @@ var darkPalette = palette{
 	Axis:   "#8b9099",
 	Split:  "#343840",
 	Panel:  "#1d2026",
+
+	BandOpacity: 0.55,
 }
 
 // ChartThemes are the echarts themes app.js registers, by colour scheme ("light", "dark"); it
@@ -64,6 +71,8 @@ func (p palette) theme() map[string]any {
 		"logAxis":      axis,
 		"bar":          label,
 		"line":         label,
+		// Not an echarts key: app.js gives it to the series with id BandSeriesID.
+		"spreadBand": map[string]any{"opacity": p.BandOpacity},
 		"markLine": map[string]any{
 			"label":     text(p.Text),
 			"lineStyle": map[string]any{"color": p.Muted},

@@ -1,9 +1,11 @@
 package pages
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,10 +28,22 @@ type SpreadProgress struct {
 	ReloadURL string // the block's permalink, which draws the band once it is computed
 }
 
+// SpreadProgressID is the DOM id of the progress box of the block with DOM id block.
+func SpreadProgressID(block string) string { return block + "-spread-progress" }
+
 // ReloadPath is ReloadURL without its fragment, for htmx to fetch.
 func (p SpreadProgress) ReloadPath() string {
 	u, _, _ := strings.Cut(p.ReloadURL, "#")
 	return u
+}
+
+// PageSpreads reports whether e's block on a page offers a spread over seeds: every experiment
+// that draws at random, except the verifier's claims. Its block answers whether each claim holds
+// on the reader's stream, with its own checks and smallest failing cases, and draws no chart a
+// band could go on; a field that changed nothing there would be a lie. The API still gives the
+// claims' counts over N seeds.
+func PageSpreads(e *experiments.Experiment) bool {
+	return experiments.Spreadable(e) && e.Name != "claims"
 }
 
 // spreadFieldLabel is the spread's label in every form that has it.
@@ -39,12 +53,12 @@ const spreadFieldLabel = "Spread over N seeds"
 // draws nothing at random. It is a Field like the experiment's own, so it keeps what was typed and
 // shows its own error beside it.
 func spreadField(domID string, r Run) (Field, bool) {
-	if !experiments.Spreadable(r.Experiment) {
+	if !PageSpreads(r.Experiment) {
 		return Field{}, false
 	}
 	return Field{
 		ID: domID + "-" + experiments.SpreadField, Name: r.Prefix + experiments.SpreadField,
-		Label: spreadFieldLabel, Unit: "seeds",
+		Label: spreadFieldLabel, // no unit: "(seeds)" would only repeat the label
 		Help:  "Leave empty for one run. Otherwise the experiment also runs on the next seeds (each seed plus 1, 2, …) and the charts show the middle 90% of the results as a band.",
 		Range: fmt.Sprintf("empty, or a whole number from %d to %d", experiments.MinSpread, experiments.MaxSpread),
 		Value: experiments.Clip(r.SpreadRaw, MaxShownValue), Error: r.Errors.For(experiments.SpreadField),
@@ -65,38 +79,70 @@ func addSpread(v *ExperimentView, r Run) {
 	if s == nil || len(s.Counts) == 0 {
 		return
 	}
+	// The footer's fingerprint is the spread's: the block now answers for N seeds, not one run.
+	v.ParamsHash = r.Experiment.SpreadParamsHash(r.Params, s.N)
 	v.Charts = append(v.Charts, bandCharts(v.DOMID, r.Experiment.Name, *s)...)
 	v.Tables = append(v.Tables, SpreadTable(r.Experiment.Name, *s))
 	v.Reading = append(v.Reading, spreadReading(r.Experiment.Name, *s)...)
 }
 
-// pointWords names a point of each sweep for a reader; a design or key names itself.
-var pointWords = map[string]string{"window": "window ", "window-grid": "max delay / window ", "lease": "timeout "}
-
-// pointLabel is a count's point as a reader reads it.
+// pointLabel is a count's point as the experiment's own tables and the "which jobs?" headings
+// write it ("timeout 5 s", "max delay 5,000, window 500", "outbox, consumer with dedup").
 func pointLabel(experiment, point string) string {
 	if point == "" {
 		return "the run"
 	}
-	p := point
-	if n, err := strconv.ParseInt(point, 10, 64); err == nil {
-		p = count(n)
-	}
-	return pointWords[experiment] + p
+	return PointWords(experiment, point)
 }
 
-// countWords is a count's name as prose: "renew_third" reads "renew third".
-func countWords(name string) string { return strings.ReplaceAll(name, "_", " ") }
+// leaseCountWords are the lease's counts as its own table heads its columns (leaseShows).
+var leaseCountWords = map[string]string{"no_renewal": "no renewal", "renew_third": "renew at t/3",
+	"renew_double": "2t, document", "renew_double_real": "2t, real queue"}
 
-// num writes a summary value: whole numbers with separators, halves and the like to one decimal.
+// countWords is a count's name as prose: "duplicate_applications" reads "duplicate applications",
+// and the lease's policies read as its table names them.
+func countWords(experiment, name string) string {
+	if experiment == "lease" {
+		if w, ok := leaseCountWords[name]; ok {
+			return w
+		}
+	}
+	return strings.ReplaceAll(name, "_", " ")
+}
+
+// countTitle names a count for a chart's title: the lease's counts are policies, of jobs run twice.
+func countTitle(experiment, name string) string {
+	if _, ok := leaseCountWords[name]; ok && experiment == "lease" {
+		return "Jobs run twice (" + countWords(experiment, name) + ")"
+	}
+	return SayCap(countWords(experiment, name))
+}
+
+// tenths rounds a summary value to one decimal: quantiles interpolate between runs' counts, and
+// a tenth of a job is already finer than any reader needs (432.65000000000003 is 432.7). A whole
+// number stays whole.
+func tenths(x float64) float64 {
+	if x == math.Trunc(x) {
+		return x
+	}
+	return math.Round(x*10) / 10
+}
+
+// num writes a summary value: whole numbers whole, with separators (1,000); anything else at one
+// decimal, with separators too (1,234.5), however large, so that one table writes its fractions
+// one way (not 80.0 beside 113 for 112.6).
 func num(x float64) string {
+	x = tenths(x)
 	if x == math.Trunc(x) && math.Abs(x) < 1e15 {
 		return count(int64(x))
 	}
-	if math.Abs(x) >= 100 {
-		return count(int64(math.Round(x)))
+	whole, frac, _ := strings.Cut(strconv.FormatFloat(math.Abs(x), 'f', 1, 64), ".")
+	w, _ := strconv.ParseInt(whole, 10, 64)
+	sign := ""
+	if x < 0 {
+		sign = "-"
 	}
-	return strconv.FormatFloat(x, 'f', 1, 64)
+	return sign + count(w) + "." + frac
 }
 
 // ordinal writes a whole percentile as "38th".
@@ -115,6 +161,9 @@ func ordinal(n int) string {
 	return strconv.Itoa(n) + suffix
 }
 
+// still reports whether a count came out the same on every seed: its rank says nothing then.
+func still(c experiments.SpreadCount) bool { return c.Min == c.Max }
+
 // verdict says whether the form's own value lies inside the band.
 func verdict(c experiments.SpreadCount) string {
 	if c.Typical() {
@@ -123,72 +172,113 @@ func verdict(c experiments.SpreadCount) string {
 	return "atypical"
 }
 
+// rank is the table's rank cell: the percentile and the verdict, or, for a count that never moved,
+// that it did not (the 50th percentile of a constant is no news of typicality).
+func rank(c experiments.SpreadCount, n int) string {
+	if still(c) {
+		return fmt.Sprintf("did not move over %d seeds", n)
+	}
+	return ordinal(int(math.Round(c.Percentile))) + ", " + verdict(c)
+}
+
 // SpreadTable lists every count's summary over the seeds: the page's table under the band charts,
 // and the CSV's second table.
 func SpreadTable(experiment string, s experiments.SpreadResult) Table {
 	t := newTable(fmt.Sprintf("Spread over %d seeds: this run against the others", s.N),
 		col{"point", "point", false}, col{"count", "count", false}, col{"this run", "value", true},
-		col{"median", "median", true}, col{"middle 90%", "p5_p95", true}, col{"min–max", "min_max", true},
+		col{"median", "median", true}, col{"middle 90%", "p5_p95", true}, col{"lowest–highest", "min_max", true},
 		col{"rank among seeds", "percentile", true})
 	// The two forms differ in shape here: people read ranges in one cell, programs want one
 	// number per column, so Keys and Data are written out in full below.
 	t.Keys = []string{"point", "count", "value", "median", "p5", "p95", "min", "max", "percentile"}
 	t.Data = nil
 	for _, c := range s.Counts {
-		t.Rows = append(t.Rows, []string{pointLabel(experiment, c.Point), countWords(c.Name), num(c.Value), num(c.Median),
-			num(c.P5) + "–" + num(c.P95), num(c.Min) + "–" + num(c.Max), ordinal(int(math.Round(c.Percentile))) + ", " + verdict(c)})
+		t.Rows = append(t.Rows, []string{pointLabel(experiment, c.Point), countWords(experiment, c.Name), num(c.Value), num(c.Median),
+			num(c.P5) + "–" + num(c.P95), num(c.Min) + "–" + num(c.Max), rank(c, s.N)})
 		t.Data = append(t.Data, []string{c.Point, c.Name, raw(c.Value), raw(c.Median), raw(c.P5), raw(c.P95),
 			raw(c.Min), raw(c.Max), raw(c.Percentile)})
 	}
 	return t
 }
 
-// headlines picks the counts the reading speaks of: every atypical one first (they are the news),
-// then those with the largest medians, at most three in all; counts that never moved say nothing.
+// notNews are counts a reading does not lead with: the share that came out right (exactly_once,
+// passed) is the complement of what the block is about, and crashes are the stream's input.
+var notNews = []string{"exactly_once", "passed", "crashes"}
+
+// headlines picks the counts the reading speaks of, among those that moved and that the block is
+// about (not notNews): every atypical one first (they are the news), then those with the largest
+// medians, at most three in all.
 func headlines(s experiments.SpreadResult) []experiments.SpreadCount {
-	var out []experiments.SpreadCount
+	var pool []experiments.SpreadCount
 	for _, c := range s.Counts {
+		if !still(c) && !slices.Contains(notNews, c.Name) {
+			pool = append(pool, c)
+		}
+	}
+	var out []experiments.SpreadCount
+	for _, c := range pool {
 		if !c.Typical() && len(out) < 3 {
 			out = append(out, c)
 		}
 	}
-	for len(out) < 3 {
-		best := -1
-		for i, c := range s.Counts {
-			taken := false
-			for _, o := range out {
-				taken = taken || (o.Point == c.Point && o.Name == c.Name)
-			}
-			if !taken && c.Max > c.Min && (best < 0 || c.Median > s.Counts[best].Median) {
-				best = i
-			}
-		}
-		if best < 0 {
+	rest := slices.DeleteFunc(slices.Clone(pool), func(c experiments.SpreadCount) bool { return !c.Typical() })
+	slices.SortStableFunc(rest, func(a, b experiments.SpreadCount) int { return cmp.Compare(b.Median, a.Median) })
+	for _, c := range rest {
+		if len(out) == 3 {
 			break
 		}
-		out = append(out, s.Counts[best])
+		out = append(out, c)
 	}
 	return out
 }
 
-// spreadReading says where the form's own numbers sit among the seeds'.
+// spreadReading says where the form's own numbers sit among the seeds': how many of the counts
+// that moved fall inside the band, then the headlines grouped by verdict, one sentence per verdict
+// rather than one per count, so that three alike do not read as the same sentence three times.
 func spreadReading(experiment string, s experiments.SpreadResult) []string {
-	inside := 0
+	moved, inside := 0, 0
 	for _, c := range s.Counts {
+		if still(c) {
+			continue
+		}
+		moved++
 		if c.Typical() {
 			inside++
 		}
 	}
-	first := fmt.Sprintf("Over %d seeds (the form's seeds and the next %d of each), %d of the %d numbers above come out inside the band of the middle 90%% of seeds.",
-		s.N, s.N-1, inside, len(s.Counts))
-	var parts []string
+	seeds := fmt.Sprintf("Over %d seeds (your seeds and the %d that follow each of them)", s.N, s.N-1)
+	if moved == 0 {
+		return []string{seeds + ", no number moved at all from one seed to the next."}
+	}
+	first := fmt.Sprintf("%s, %d of the %d numbers that moved come out inside the band of the middle 90%% of seeds", seeds, inside, moved)
+	if never := len(s.Counts) - moved; never > 0 {
+		first += "; " + plural(int64(never), "other did not move at all", "others did not move at all")
+	}
+	first += "."
+	var typical, atypical []string
 	for _, c := range headlines(s) {
-		parts = append(parts, fmt.Sprintf("%s %s at %s is at the %s percentile of %d seeds: %s (median %s, middle 90%% %s to %s).",
-			num(c.Value), countWords(c.Name), pointLabel(experiment, c.Point), ordinal(int(math.Round(c.Percentile))), s.N, verdict(c),
-			num(c.Median), num(c.P5), num(c.P95)))
+		where := ""
+		if c.Point != "" {
+			where = pointLabel(experiment, c.Point) + ": "
+		}
+		item := fmt.Sprintf("%s %s (%s%s percentile; median %s, middle 90%% %s to %s)", num(c.Value), countWords(experiment, c.Name),
+			where, ordinal(int(math.Round(c.Percentile))), num(c.Median), num(c.P5), num(c.P95))
+		if c.Typical() {
+			typical = append(typical, item)
+		} else {
+			atypical = append(atypical, item)
+		}
 	}
-	if len(parts) == 0 {
-		return []string{first + " No number moved at all from one seed to the next."}
+	out := []string{first}
+	var parts []string
+	if len(atypical) > 0 {
+		parts = append(parts, fmt.Sprintf("Outside the middle 90%% of the %d seeds, so atypical: %s.", s.N, sayList(atypical)))
 	}
-	return []string{first, strings.Join(parts, " ")}
+	if len(typical) > 0 {
+		parts = append(parts, fmt.Sprintf("Inside the middle 90%% of the %d seeds, so typical: %s.", s.N, sayList(typical)))
+	}
+	if len(parts) > 0 {
+		out = append(out, strings.Join(parts, " "))
+	}
+	return out
 }

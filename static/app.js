@@ -40,6 +40,7 @@
     if (h > 0) el.style.height = h + "px";
     var chart = window.echarts.init(el, theme(), { renderer: "svg" });
     chart.setOption(JSON.parse(src.textContent));
+    spreadBand(chart);
     el.setAttribute("data-chart-layout", layout);
     el.setAttribute("data-chart-ready", "true");
     return chart;
@@ -533,6 +534,55 @@
     if (to) to.focus({ preventScroll: !job });
   });
   // === end of Which jobs? panel ===
+
+  // ---- Spread over seeds (pages/spread.templ, cmd/site/spread.go) ----
+  // When a spread ends, the box that held focus (its Cancel, or nothing while it counted) is
+  // swapped away (and with the banded block, the whole block and its Run), and focus would fall to
+  // the page. It goes instead to the first band chart's figure once the banded block is in, or to
+  // the note that a Cancel leaves; only when focus was in what is swapped away or nowhere, so that
+  // a reader busy in another block keeps their place.
+  // spreadBand gives a spread's band (the series with pages.BandSeriesID) the opacity of the
+  // page's colour scheme, from the theme's spreadBand: the options are one set for both schemes,
+  // and a band light enough for a white panel all but disappears on a dark one.
+  function spreadBand(chart) {
+    var t = themes && themes[dark && dark.matches ? "dark" : "light"];
+    var opacity = t && t.spreadBand && t.spreadBand.opacity;
+    if (!opacity) return;
+    var patch = (chart.getOption().series || []).filter(function (s) { return s.id === "spread-band"; }).map(function (s) {
+      return s.type === "bar" ? { id: s.id, itemStyle: { opacity: opacity } } : { id: s.id, areaStyle: { opacity: opacity } };
+    });
+    if (patch.length) chart.setOption({ series: patch });
+  }
+
+  var spreadFocus = null;
+  document.addEventListener("htmx:beforeSwap", function (ev) {
+    var elt = ev.detail.requestConfig && ev.detail.requestConfig.elt;
+    var box = elt && elt.closest && elt.closest(".spread-progress");
+    var sec = box && box.closest("section.experiment");
+    if (!sec) return;
+    var a = document.activeElement;
+    var gone = ev.detail.target && ev.detail.target.contains(a); // swapped away with its element
+    spreadFocus = !a || a === document.body || gone ? { block: sec.id, band: box.hasAttribute("data-spread-done") } : null;
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    var f = spreadFocus;
+    spreadFocus = null;
+    var a = document.activeElement;
+    if (!f || (a && a !== document.body)) return;
+    var sec = document.getElementById(f.block);
+    if (!sec) return;
+    var to = null;
+    if (f.band) {
+      var chart = sec.querySelector('.chart[id$="-band"], .chart[id$="-band-1"]');
+      to = chart && chart.closest("figure");
+    } else {
+      to = sec.querySelector(".spread-note");
+    }
+    if (!to) return;
+    if (!to.hasAttribute("tabindex")) to.setAttribute("tabindex", "-1");
+    to.focus();
+  });
+  // ---- end of spread over seeds ----
 
   // Study rooms. The room's stream (htmx's SSE extension) swaps its live parts; what is left here
   // is following the presenter, which is this tab's own choice, kept in localStorage per room.

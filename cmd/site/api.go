@@ -128,19 +128,18 @@ func (s *server) handleExperiment() echo.HandlerFunc {
 		if format == "csv" {
 			c.Response().Header().Set("Content-Disposition", `inline; filename="`+e.Name+`.csv"`)
 			csv, err := csvOf(e, p, res)
+			if spread != nil { // spread_api.go: the spread's own table and fingerprint
+				csv, err = spreadCSV(e, p, res, *spread)
+			}
 			if err != nil {
 				return err
 			}
-			if spread != nil { // a table of its own after the result's, as csvOf separates tables
-				csv += "\r\n" + spreadCSV(e, *spread)
-			}
 			return c.Blob(http.StatusOK, "text/csv; charset=utf-8", []byte(csv))
 		}
-		body := runJSON(e, p, res)
 		if spread != nil {
-			body["spread"] = spread
+			return c.JSON(http.StatusOK, spreadJSON(e, p, res, *spread)) // provenance.go
 		}
-		return c.JSON(http.StatusOK, body)
+		return c.JSON(http.StatusOK, runJSON(e, p, res))
 	}
 }
 

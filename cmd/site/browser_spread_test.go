@@ -60,6 +60,10 @@ func TestBrowserSpread(t *testing.T) {
 		t.Fatal("Cancel sits inside the polling meter, where every poll replaces it")
 	}
 	browserEval[chromedp.Void](tb, `window.__spreadMark = 1`)
+	if dup := browserEval[string](tb, `(() => { const seen = {}; for (const el of document.querySelectorAll('[id]')) {
+		if (seen[el.id]) return el.id; seen[el.id] = 1; } return ""; })()`); dup != "" {
+		t.Errorf("two elements share the id %q while the spread runs", dup)
+	}
 	first := done()
 	if err := tb.poll(`(() => { const c = document.querySelector('#exp-window .spread-count');
 		return c && parseInt(c.textContent, 10) >= 6; })()`, 30*time.Second); err != nil {
@@ -75,13 +79,17 @@ func TestBrowserSpread(t *testing.T) {
 	if !strings.Contains(note, "Cancelled after") || !strings.Contains(note, "of 20 seeds") {
 		t.Fatalf("note after Cancel: %q", note)
 	}
+	// Focus went with the pressed Cancel; it lands on the note that took its place, not the page.
+	if err := tb.poll(`document.activeElement && document.activeElement.matches('#exp-window .spread-note')`, 5*time.Second); err != nil {
+		t.Errorf("focus after Cancel is on %q, want the note", browserEval[string](tb, `document.activeElement.outerHTML.slice(0, 80)`))
+	}
 	if strings.Contains(note, "after 20 of") {
 		t.Fatalf("the spread ran to the end before Cancel took: %q", note)
 	}
 	if browserEval[bool](tb, `!!document.querySelector('#exp-window .spread-meter, #exp-window [hx-trigger^="every"]')`) {
 		t.Fatal("something still polls after the cancelled note")
 	}
-	if browserEval[bool](tb, `!!document.querySelector('#exp-window [id$="-spread-1"]')`) {
+	if browserEval[bool](tb, `!!document.querySelector('#exp-window [id$="-band-1"]')`) {
 		t.Fatal("a band chart was drawn for a cancelled spread")
 	}
 	if browserEval[int](tb, `window.__spreadMark || 0`) != 1 {
@@ -90,17 +98,21 @@ func TestBrowserSpread(t *testing.T) {
 
 	// Run the same twenty seeds again, to the end: the block comes back with the band.
 	tb.do(chromedp.Click(chromedp.CSS("#exp-window button.run")))
-	if err := tb.poll(`document.querySelector('#exp-window-spread-1-options')`, 60*time.Second); err != nil {
+	if err := tb.poll(`document.querySelector('#exp-window-band-1-options')`, 60*time.Second); err != nil {
 		t.Fatalf("the band chart never came: %v", err)
 	}
 	tb.waitCharts()
-	opts := browserEval[string](tb, `document.querySelector('#exp-window-spread-1-options').textContent`)
-	for _, want := range []string{`"5th–95th percentile"`, `"median"`, `"this run"`, `"stack":"band"`, `"max"`} {
+	// The box that had focus is gone; focus is on the band's figure, not left on the page.
+	if err := tb.poll(`document.activeElement && document.activeElement.matches('figure') && !!document.activeElement.querySelector('#exp-window-band-1')`, 5*time.Second); err != nil {
+		t.Errorf("focus after the band came is on %q, want the band chart's figure", browserEval[string](tb, `document.activeElement.outerHTML.slice(0, 80)`))
+	}
+	opts := browserEval[string](tb, `document.querySelector('#exp-window-band-1-options').textContent`)
+	for _, want := range []string{`"5th–95th percentile"`, `"median"`, `"this run"`, `"stack":"band"`, `"highest"`} {
 		if !strings.Contains(opts, want) {
 			t.Errorf("the band chart's options lack %s", want)
 		}
 	}
-	drawn := browserEval[bool](tb, `(() => { const el = document.querySelector('#exp-window-spread-1');
+	drawn := browserEval[bool](tb, `(() => { const el = document.querySelector('#exp-window-band-1');
 		const c = el && window.echarts && echarts.getInstanceByDom(el);
 		return !!c && c.getOption().series.some(s => s.name === "5th–95th percentile" && s.stack === "band"); })()`)
 	if !drawn {
@@ -115,7 +127,7 @@ func TestBrowserSpread(t *testing.T) {
 		t.Errorf("the spread table's window 1,000 row %q lacks this run's 195 and its verdict", row)
 	}
 	reading := browserEval[string](tb, `document.querySelector('#exp-window .reading').textContent`)
-	if !strings.Contains(reading, "percentile of 20 seeds") {
+	if !strings.Contains(reading, "of the 20 seeds, so ") {
 		t.Errorf("the reading does not place this run among the seeds: %q", reading)
 	}
 	if got := browserEval[string](tb, `document.querySelector("#exp-window-spread").value`); got != "20" {

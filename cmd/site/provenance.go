@@ -14,11 +14,22 @@ type provenance struct {
 	Version string `json:"version"`
 	// ParamsHash is experiments.ParamsHash of the run's parameters.
 	ParamsHash string `json:"params_hash"`
+	// Spread is the number of seeds of a spread the answer carries, 0 for a run alone; ParamsHash
+	// then covers it too (spreadProvenanceOf).
+	Spread int `json:"spread,omitempty"`
 }
 
 // provenanceOf is the provenance of e run on p.
 func provenanceOf(e *experiments.Experiment, p any) provenance {
 	return provenance{Version: notebookVersion(), ParamsHash: e.ParamsHash(p)}
+}
+
+// spreadProvenanceOf is the provenance of an answer that carries a spread of n seeds of e on p
+// beside the run: its fingerprint is experiments.Experiment.SpreadParamsHash, which takes n in, so
+// a pasted spread is never mistaken for the single run on the same parameters, nor for a spread
+// over another number of seeds.
+func spreadProvenanceOf(e *experiments.Experiment, p any, n int) provenance {
+	return provenance{Version: notebookVersion(), ParamsHash: e.SpreadParamsHash(p, n), Spread: n}
 }
 
 // notebookVersion is the module's version when the binary was built from a tagged module, else
@@ -57,4 +68,13 @@ func versionOf(info *debug.BuildInfo) string {
 // runJSON is the JSON body of one run, for the API and the command line alike.
 func runJSON(e *experiments.Experiment, p, res any) map[string]any {
 	return map[string]any{"experiment": e.Name, "params": p, "result": res, "provenance": provenanceOf(e, p)}
+}
+
+// spreadJSON is the JSON body of one run with its spread over sp.N seeds, whose provenance
+// covers the spread.
+func spreadJSON(e *experiments.Experiment, p, res any, sp experiments.SpreadResult) map[string]any {
+	body := runJSON(e, p, res)
+	body["spread"] = sp
+	body["provenance"] = spreadProvenanceOf(e, p, sp.N)
+	return body
 }

@@ -205,20 +205,48 @@ func (s *server) admitRun(ctx context.Context, e *experiments.Experiment, p any)
 		Msg: "Too many runs from your network address in a short time (a class behind one address shares the allowance)."}
 }
 
-// admitSpread charges a spread of n seeds of e on p to the client of ctx as the n runs it is (up to
-// a whole burst), so that spread=200 on the API is not one run's worth of the allowance. A summary
-// already cached costs nothing.
+// spreadCharge is what a spread of n seeds takes from a client's allowance: n runs, but never more
+// than half the burst. A spread is asked for together with the form's own run, and the two must
+// fit in one full bucket together, or a spread as large as the burst could never run at all (the
+// run takes its token, then the spread finds one too few, again and again). With a burst under
+// two, the run's own token is the whole allowance, and a spread adds nothing to it.
+func (l *rateLimiter) spreadCharge(n int) int { return min(n, int(l.burst)/2) }
+
+// refund gives n tokens back to key's bucket (never past the burst): a request refused part-way
+// has its earlier charge returned, so the wait it is told covers the whole request when it comes
+// back, and is then true.
+func (l *rateLimiter) refund(key netip.Addr, n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if b, ok := l.clients[key]; ok {
+		b.tokens = min(l.burst, b.tokens+float64(n))
+	}
+}
+
+// admitSpread charges a spread of n seeds of e on p to the client of ctx, after admitRun has
+// charged the form's own run: spreadCharge(n) runs' worth, so that spread=200 on the API is not
+// one run's worth of the allowance, yet any spread fits a fresh client's bucket with its run. A
+// summary already cached costs nothing. A refusal gives back the run's token too, since the client
+// will ask for both again, and so its Retry-After is the time until both fit.
 func (s *server) admitSpread(ctx context.Context, e *experiments.Experiment, p any, n int) error {
 	if _, ok := s.spreads.cached(spreadKey(e, p, n)); ok {
 		return nil
 	}
-	ok, wait := s.limiter.allowN(clientOf(ctx), n)
+	charge := s.limiter.spreadCharge(n)
+	if charge == 0 {
+		return nil
+	}
+	key := clientOf(ctx)
+	ok, wait := s.limiter.allowN(key, charge)
 	if ok {
 		return nil
 	}
+	if !s.runner.cached(e, p) { // admitRun charged it a moment ago
+		s.limiter.refund(key, 1)
+	}
 	s.metrics.rejected.WithLabelValues("rate_limited").Inc()
 	return &httpError{Status: http.StatusTooManyRequests, RetryAfter: wait,
-		Msg: fmt.Sprintf("A spread over %d seeds is %d runs, more than your network address has left in its allowance just now.", n, n)}
+		Msg: fmt.Sprintf("A spread over %d seeds costs %d runs, more than your network address has left in its allowance just now.", n, charge)}
 }
 
 // retrySeconds is a wait in whole seconds for Retry-After: rounded up, and at least 1.

@@ -171,10 +171,14 @@ func (s *server) startSpread(ctx context.Context, e *experiments.Experiment, p a
 		return nil, &httpError{Status: http.StatusServiceUnavailable, RetryAfter: 5 * time.Second,
 			Msg: fmt.Sprintf("The server already runs %d spreads over seeds for other readers; the block shows the form's own run.", maxSpreadJobs)}
 	}
-	if ok, wait := s.limiter.allowN(clientOf(ctx), n); !ok { // n runs' worth, as the API's spread
-		s.metrics.rejected.WithLabelValues("rate_limited").Inc()
-		return nil, &httpError{Status: http.StatusTooManyRequests, RetryAfter: wait,
-			Msg: "Too many runs from your network address in a short time; the block shows the form's own run."}
+	// Charged as the API's spread is (spreadCharge). The form's own run that came before is cached
+	// by now, so the reload a refusal asks for costs the spread alone, and the wait it names is true.
+	if charge := s.limiter.spreadCharge(n); charge > 0 {
+		if ok, wait := s.limiter.allowN(clientOf(ctx), charge); !ok {
+			s.metrics.rejected.WithLabelValues("rate_limited").Inc()
+			return nil, &httpError{Status: http.StatusTooManyRequests, RetryAfter: wait,
+				Msg: "Too many runs from your network address in a short time; the block shows the form's own run."}
+		}
 	}
 	var raw [16]byte
 	rand.Read(raw[:])

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strconv"
+	"strings"
 
 	"effectivelyonce/experiments"
 	"effectivelyonce/pages"
@@ -43,14 +45,30 @@ func (s *server) spreadFor(ctx context.Context, e *experiments.Experiment, p any
 	return res, nil
 }
 
-// spreadCSV is the spread as a CSV table of its own, to follow the result's tables.
-func spreadCSV(e *experiments.Experiment, res experiments.SpreadResult) string {
-	return pages.SpreadTable(e.Name, res).CSV()
+// spreadCSV is a run and its spread as CSV: csvOf's comment lines and tables, with a "# spread=N"
+// line and the spread's fingerprint in place of the run's (spreadProvenanceOf), then the spread as
+// a table of its own, as csvOf separates tables.
+func spreadCSV(e *experiments.Experiment, p, res any, sp experiments.SpreadResult) (string, error) {
+	csv, err := csvOf(e, p, res)
+	if err != nil {
+		return "", err
+	}
+	prov := spreadProvenanceOf(e, p, sp.N)
+	run := "# params_hash=" + provenanceOf(e, p).ParamsHash + "\r\n"
+	if !strings.Contains(csv, run) {
+		return "", fmt.Errorf("experiment %q: no params_hash line in its CSV", e.Name)
+	}
+	csv = strings.Replace(csv, run, "# spread="+strconv.Itoa(sp.N)+"\r\n# params_hash="+prov.ParamsHash+"\r\n", 1)
+	return csv + "\r\n" + pages.SpreadTable(e.Name, sp).CSV(), nil
 }
 
 // pageSpread reads a page block's spread field once its parameters parsed: a refusal comes back as
-// the field's error, and a summary already computed is put on r for the block to draw.
+// the field's error, and a summary already computed is put on r for the block to draw. A block
+// that offers no spread (pages.PageSpreads: the verifier's) reads none.
 func (s *server) pageSpread(r *pages.Run) *experiments.FieldError {
+	if !pages.PageSpreads(r.Experiment) { // no field on the block, so a spread in the URL is ignored
+		return nil
+	}
 	n, fe := r.Experiment.ParseSpread(r.Params, r.SpreadRaw)
 	if fe != nil {
 		return fe
@@ -115,18 +133,16 @@ func cliSpread(ctx context.Context, e *experiments.Experiment, raw map[string][]
 	case "json":
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		body := runJSON(e, p, res)
-		body["spread"] = sp
-		return enc.Encode(body)
+		return enc.Encode(spreadJSON(e, p, res, sp))
 	case "csv":
-		csv, err := csvOf(e, p, res)
+		csv, err := spreadCSV(e, p, res, sp)
 		if err != nil {
 			return err
 		}
-		_, err = io.WriteString(stdout, csv+"\r\n"+spreadCSV(e, sp))
+		_, err = io.WriteString(stdout, csv)
 		return err
 	}
-	prov := provenanceOf(e, p)
-	_, err = fmt.Fprintf(stdout, "%s\nnotebook %s · parameters %s\n", pages.SpreadTable(e.Name, sp).Text(), prov.Version, prov.ParamsHash)
+	prov := spreadProvenanceOf(e, p, n)
+	_, err = fmt.Fprintf(stdout, "%s\nnotebook %s · parameters %s over %d seeds\n", pages.SpreadTable(e.Name, sp).Text(), prov.Version, prov.ParamsHash, n)
 	return err
 }

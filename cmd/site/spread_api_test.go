@@ -5,8 +5,14 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"effectivelyonce/experiments"
 )
@@ -100,24 +106,24 @@ func TestAPISpreadRefused(t *testing.T) {
 	}
 }
 
-// TestAPISpreadCharged: a spread costs the client N runs of its allowance, not one, and a summary
-// already computed costs nothing.
+// TestAPISpreadCharged: a spread costs the client N runs of its allowance (at most half the burst),
+// not one, and a summary already computed costs nothing.
 func TestAPISpreadCharged(t *testing.T) {
 	cfg := testConfig()
 	cfg.RatePerSec, cfg.RateBurst = 0.001, 10
 	s := newTestServer(t, cfg)
-	if r := do(t, s, "GET", "/api/experiments/window?spread=8", nil); r.status != 200 {
+	if r := do(t, s, "GET", "/api/experiments/window?seed=5&spread=8", nil); r.status != 200 {
 		t.Fatalf("spread=8 with 10 runs allowed: status %d: %.300s", r.status, r.body)
 	}
-	if r := do(t, s, "GET", "/api/experiments/window?spread=8", nil); r.status != 200 {
+	if r := do(t, s, "GET", "/api/experiments/window?seed=5&spread=8", nil); r.status != 200 {
 		t.Fatalf("the same spread again, from the cache: status %d: %.300s", r.status, r.body)
 	}
 	r := do(t, s, "GET", "/api/experiments/window?spread=5", nil)
 	if r.status != 429 || r.header.Get("Retry-After") == "" {
-		t.Fatalf("spread=5 with 2 runs left: status %d (Retry-After %q), want 429: %.300s", r.status, r.header.Get("Retry-After"), r.body)
+		t.Fatalf("spread=5 (5 runs, half the burst) with 4 runs left: status %d (Retry-After %q), want 429: %.300s", r.status, r.header.Get("Retry-After"), r.body)
 	}
 	if r := do(t, s, "GET", "/api/experiments/window?seed=99", nil); r.status != 200 {
-		t.Errorf("a single run with 2 runs left: status %d", r.status)
+		t.Errorf("a single run with 4 runs left: status %d", r.status)
 	}
 }
 
@@ -154,5 +160,194 @@ func TestSpreadPollSwapsOnlyTheMeter(t *testing.T) {
 	}
 	if r.header.Get(hxRetargetHeader) != "closest .spread-progress" || r.header.Get(hxReswapHeader) != "outerHTML" {
 		t.Errorf("poll after cancel retargets %q with %q, want the whole box", r.header.Get(hxRetargetHeader), r.header.Get(hxReswapHeader))
+	}
+}
+
+// frozenClock stops the rate limiter's clock, so that no token comes back unless the test moves
+// the clock on; it returns the function that does.
+func frozenClock(s *server) func(time.Duration) {
+	var at atomic.Int64
+	at.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+	s.limiter.mu.Lock()
+	s.limiter.now = func() time.Time { return time.Unix(0, at.Load()) }
+	s.limiter.mu.Unlock()
+	return func(d time.Duration) { at.Add(int64(d)) }
+}
+
+// defaultRates is the rate limit the site serves with when nobody sets one.
+func defaultRates(t *testing.T) (float64, int) {
+	def, err := loadConfig(nil, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return def.RatePerSec, def.RateBurst
+}
+
+// TestSpreadFitsAFreshClient: with the default burst, a client that has run nothing yet can ask
+// for the largest spread on parameters nobody ran, on the API and on a page; neither is refused
+// for want of one token. (Charged N runs after the run's own token, a spread of the burst's size
+// could never run.)
+func TestSpreadFitsAFreshClient(t *testing.T) {
+	cfg := testConfig()
+	cfg.RatePerSec, cfg.RateBurst = defaultRates(t)
+	s := newTestServer(t, cfg)
+	t.Cleanup(s.spreads.stop)
+	frozenClock(s)
+	max := strconv.Itoa(experiments.MaxSpread)
+	for _, n := range []string{"2", "60", max} {
+		r := doFrom(s, "/api/experiments/window?jobs=500&seed=4242&spread="+n, "198.51.100."+n+":4000")
+		if r.status != 200 {
+			t.Errorf("API spread=%s on new parameters from a fresh client: status %d: %.300s", n, r.status, r.body)
+		}
+	}
+	r := doFrom(s, "/blocks/4?jobs=500&seed=4343&spread="+max, "198.51.100.77:4000")
+	if r.status != 200 || !strings.Contains(r.body, `class="spread-meter"`) || strings.Contains(r.body, "Too many runs") {
+		t.Errorf("page spread=%s on new parameters from a fresh client: status %d, no running meter:\n%.2000s", max, r.status, r.body)
+	}
+}
+
+// TestSpreadRetryAfterIsTrue: a spread refused for want of tokens says how long to wait, and after
+// exactly that long the same request goes through (the run's token, taken before the spread was
+// refused, was given back, so the client is not told a wait that falls one token short forever).
+func TestSpreadRetryAfterIsTrue(t *testing.T) {
+	cfg := testConfig()
+	cfg.RatePerSec, cfg.RateBurst = 1, 60
+	s := newTestServer(t, cfg)
+	advance := frozenClock(s)
+	if r := do(t, s, "GET", "/api/experiments/window?jobs=500&seed=1&spread=200", nil); r.status != 200 {
+		t.Fatalf("first spread: status %d: %.300s", r.status, r.body)
+	}
+	r := do(t, s, "GET", "/api/experiments/window?jobs=500&seed=2&spread=200", nil)
+	if r.status != 429 {
+		t.Fatalf("second spread with 29 tokens left: status %d, want 429", r.status)
+	}
+	wait, err := strconv.Atoi(r.header.Get("Retry-After"))
+	if err != nil || wait < 1 {
+		t.Fatalf("Retry-After %q", r.header.Get("Retry-After"))
+	}
+	advance(time.Duration(wait) * time.Second)
+	if r := do(t, s, "GET", "/api/experiments/window?jobs=500&seed=2&spread=200", nil); r.status != 200 {
+		t.Errorf("the same spread after the %d s Retry-After said: status %d: %.300s", wait, r.status, r.body)
+	}
+}
+
+// doFrom is a GET from a client address of the test's choosing, which the rate limiter counts
+// against.
+func doFrom(s *server, target, addr string) response {
+	req := httptest.NewRequest("GET", target, nil)
+	req.RemoteAddr = addr
+	rec := httptest.NewRecorder()
+	s.echo.ServeHTTP(rec, req)
+	return response{rec.Code, rec.Header(), rec.Body.String()}
+}
+
+// TestSpreadProvenance: an answer that carries a spread is fingerprinted with its N, on the JSON,
+// the CSV (which also says "# spread=N"), the page's footer of the banded block and the command
+// line, so a pasted spread is never taken for the run alone or for a spread of another size.
+func TestSpreadProvenance(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	t.Cleanup(s.spreads.stop)
+	e, _ := experiments.Lookup("window")
+	p, err := e.Parse(map[string][]string{"windows": {"100,1000"}, "jobs": {"2000"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := e.SpreadParamsHash(p, 5)
+	if hash == e.ParamsHash(p) || hash == e.SpreadParamsHash(p, 6) || len(hash) != 12 {
+		t.Fatalf("spread hash %q is the run's (%s) or the 6-seed spread's (%s)", hash, e.ParamsHash(p), e.SpreadParamsHash(p, 6))
+	}
+	var body struct {
+		Provenance provenance `json:"provenance"`
+	}
+	js := do(t, s, "GET", "/api/experiments/window?jobs=2000&windows=100,1000&spread=5", nil)
+	if err := json.Unmarshal([]byte(js.body), &body); err != nil {
+		t.Fatal(err)
+	}
+	if body.Provenance != (provenance{Version: "devel", ParamsHash: hash, Spread: 5}) {
+		t.Errorf("JSON provenance %+v, want devel, %s and spread 5", body.Provenance, hash)
+	}
+	csv := do(t, s, "GET", "/api/experiments/window?jobs=2000&windows=100,1000&spread=5&format=csv", nil).body
+	if !strings.Contains(csv, "# version=devel\r\n# spread=5\r\n# params_hash="+hash+"\r\n") || strings.Contains(csv, e.ParamsHash(p)) {
+		t.Errorf("CSV lacks the spread's provenance (spread=5, %s) or still has the run's:\n%.600s", hash, csv)
+	}
+	page := do(t, s, "GET", "/blocks/4?jobs=2000&windows=100,1000&spread=5", nil) // the summary is cached now
+	if !strings.Contains(page.body, "parameters <code>"+hash+"</code>") {
+		t.Errorf("the banded block's footer lacks the spread's fingerprint %s", hash)
+	}
+	var out strings.Builder
+	raw := map[string][]string{"jobs": {"2000"}, "windows": {"100,1000"}, experiments.SpreadField: {"5"}}
+	if err := cliSpread(t.Context(), e, raw, "text", &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "parameters "+hash+" over 5 seeds") {
+		t.Errorf("site run -spread 5 prints no %s over 5 seeds:\n%s", hash, out.String())
+	}
+}
+
+// TestSpreadPageIDsUnique: a page with a spread still running (its progress box beside the spread
+// field) and a page with the band drawn have no two elements with one id; the box and the field
+// once shared "exp-window-spread", and so did the chart of every count.
+func TestSpreadPageIDsUnique(t *testing.T) {
+	cfg := testConfig()
+	cfg.spreadPace = time.Second // still running when the page is read
+	s := newTestServer(t, cfg)
+	t.Cleanup(s.spreads.stop)
+	unique := func(name, body string) {
+		seen := map[string]bool{}
+		for _, m := range regexp.MustCompile(`\sid="([^"]*)"`).FindAllStringSubmatch(body, -1) {
+			if seen[m[1]] {
+				t.Errorf("%s page: two elements have id %q", name, m[1])
+			}
+			seen[m[1]] = true
+		}
+	}
+	running := do(t, s, "GET", "/blocks/4?jobs=500&seed=31&spread=20", nil)
+	if !strings.Contains(running.body, `class="spread-meter"`) {
+		t.Fatalf("no running spread on the page (status %d)", running.status)
+	}
+	unique("running", running.body)
+	if _, err := s.spreadFor(t.Context(), mustLookup(t, "assembly"), mustDefaults(t, "assembly"), 5); err != nil {
+		t.Fatal(err)
+	}
+	banded := do(t, s, "GET", "/assembly?spread=5", nil)
+	if !strings.Contains(banded.body, "5th–95th percentile") {
+		t.Fatalf("no band chart on /assembly?spread=5 (status %d)", banded.status)
+	}
+	unique("banded", banded.body)
+}
+
+func mustLookup(t *testing.T, name string) *experiments.Experiment {
+	e, ok := experiments.Lookup(name)
+	if !ok {
+		t.Fatalf("no experiment %q", name)
+	}
+	return e
+}
+
+func mustDefaults(t *testing.T, name string) any { return mustLookup(t, name).Defaults() }
+
+// TestVerifyOffersNoSpread: the verifier's block has no spread field, and a spread typed into its
+// URL changes nothing (no progress box, no band, the run's own fingerprint), while the API still
+// answers the claims' counts over N seeds.
+func TestVerifyOffersNoSpread(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	t.Cleanup(s.spreads.stop)
+	plain := do(t, s, "GET", "/verify", nil)
+	if plain.status != 200 || strings.Contains(plain.body, `name="spread"`) || strings.Contains(plain.body, "Spread over N seeds") {
+		t.Errorf("/verify (status %d) offers a spread field", plain.status)
+	}
+	api := do(t, s, "GET", "/api/experiments/claims?spread=3&jobs=500", nil)
+	if api.status != 200 || !strings.Contains(api.body, `"spread":{`) {
+		t.Fatalf("API claims spread=3: status %d: %.300s", api.status, api.body)
+	}
+	e := mustLookup(t, "claims")
+	asked := do(t, s, "GET", "/verify?spread=3&jobs=500", nil) // its summary is cached now
+	p, err := e.Parse(map[string][]string{"jobs": {"500"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(asked.body, "spread-progress") || strings.Contains(asked.body, "5th–95th percentile") ||
+		!strings.Contains(asked.body, "parameters <code>"+e.ParamsHash(p)+"</code>") {
+		t.Errorf("/verify?spread=3 (status %d) shows a spread, or not the run's own fingerprint", asked.status)
 	}
 }
