@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -154,6 +155,12 @@ func (s *server) handleExperiment() echo.HandlerFunc {
 // read_csv(url, comment="#"); a spreadsheet shows the comment lines above the header. Two more
 // comment lines after the parameters carry the run's provenance (version and params_hash).
 func csvOf(e *experiments.Experiment, params, result any) (string, error) {
+	return runCSV(e, params, result, provenanceOf(e, params))
+}
+
+// runCSV is csvOf with the provenance given and tables of its own after the result's (a spread's
+// summary): a spread is the same answer with one more comment line and one more table.
+func runCSV(e *experiments.Experiment, params, result any, prov provenance, more ...pages.Table) (string, error) {
 	pr, err := pages.PresenterOf(e)
 	if err != nil {
 		return "", err
@@ -163,20 +170,34 @@ func csvOf(e *experiments.Experiment, params, result any) (string, error) {
 		return "", err
 	}
 	var b strings.Builder
-	b.WriteString("# experiment=" + e.Name + "\r\n")
-	values := e.Format(params)
-	for _, f := range e.Fields {
-		b.WriteString("# " + f.Name + "=" + values[f.Name] + "\r\n")
-	}
-	prov := provenanceOf(e, params)
-	b.WriteString("# version=" + prov.Version + "\r\n# params_hash=" + prov.ParamsHash + "\r\n")
-	for i, t := range tables {
+	csvComments(&b, e, params, prov)
+	for i, t := range append(tables, more...) {
 		if i > 0 {
 			b.WriteString("\r\n")
 		}
 		b.WriteString(t.CSV())
 	}
 	return b.String(), nil
+}
+
+// csvComments writes the comment lines every CSV answer starts with: the experiment, its
+// parameters as a permalink carries them, then extra lines given as name and value pairs (what a
+// jobs list is of), then the provenance: the version, the spread's size when there is one, and the
+// fingerprint, which covers that size.
+func csvComments(b *strings.Builder, e *experiments.Experiment, params any, prov provenance, extra ...string) {
+	b.WriteString("# experiment=" + e.Name + "\r\n")
+	values := e.Format(params)
+	for _, f := range e.Fields {
+		b.WriteString("# " + f.Name + "=" + values[f.Name] + "\r\n")
+	}
+	for i := 0; i+1 < len(extra); i += 2 {
+		b.WriteString("# " + extra[i] + "=" + extra[i+1] + "\r\n")
+	}
+	b.WriteString("# version=" + prov.Version + "\r\n")
+	if prov.Spread > 0 {
+		b.WriteString("# spread=" + strconv.Itoa(prov.Spread) + "\r\n")
+	}
+	b.WriteString("# params_hash=" + prov.ParamsHash + "\r\n")
 }
 
 // apiErrors is the body of every refused API request, whatever refused it: one entry per field,

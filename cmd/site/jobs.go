@@ -147,16 +147,12 @@ func (s *server) handleJobsAPI() echo.HandlerFunc {
 	}
 }
 
-// jobsCSV writes a list as csvOf writes a run: the parameters as comment lines, then the outcome
-// and the point, then one id a row under an "id" header.
+// jobsCSV writes a list as csvOf writes a run: the parameters, the outcome and the point, and the
+// provenance as comment lines, then one id a row under an "id" header.
 func jobsCSV(e *experiments.Experiment, params any, list experiments.JobList) string {
 	var b strings.Builder
-	b.WriteString("# experiment=" + e.Name + "\r\n")
-	values := e.Format(params)
-	for _, f := range e.Fields {
-		b.WriteString("# " + f.Name + "=" + values[f.Name] + "\r\n")
-	}
-	b.WriteString("# outcome=" + list.Outcome + "\r\n# point=" + list.Point + "\r\nid\r\n")
+	csvComments(&b, e, params, provenanceOf(e, params), "outcome", list.Outcome, "point", list.Point)
+	b.WriteString("id\r\n")
 	for _, id := range list.IDs {
 		b.WriteString(strconv.FormatInt(id, 10) + "\r\n")
 	}

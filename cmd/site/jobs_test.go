@@ -67,6 +67,11 @@ func TestJobsAPI(t *testing.T) {
 	if r.status != 200 || !strings.HasPrefix(r.body, "# experiment=window\r\n") || !header || len(rows) != int(want.Total) || rows[0] != strconv.FormatInt(want.IDs[0], 10) {
 		t.Fatalf("csv: status %d, %d rows, header %v: %.300s", r.status, len(rows), header, r.body)
 	}
+	// A list is an export like a run's CSV: it says which build and which inputs made it.
+	w, _ := experiments.Lookup("window")
+	if prov := "# version=devel\r\n# params_hash=" + w.ParamsHash(w.Defaults()) + "\r\nid\r\n"; !strings.Contains(r.body, prov) {
+		t.Errorf("csv lacks the run's provenance %q: %.400s", prov, r.body)
+	}
 
 	id := strconv.FormatInt(want.IDs[0], 10)
 	r = do(t, s, "GET", "/api/experiments/window/jobs/"+id+"?point=1000", nil)

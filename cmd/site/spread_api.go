@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"strconv"
-	"strings"
 
 	"effectivelyonce/experiments"
 	"effectivelyonce/pages"
@@ -49,17 +47,7 @@ func (s *server) spreadFor(ctx context.Context, e *experiments.Experiment, p any
 // line and the spread's fingerprint in place of the run's (spreadProvenanceOf), then the spread as
 // a table of its own, as csvOf separates tables.
 func spreadCSV(e *experiments.Experiment, p, res any, sp experiments.SpreadResult) (string, error) {
-	csv, err := csvOf(e, p, res)
-	if err != nil {
-		return "", err
-	}
-	prov := spreadProvenanceOf(e, p, sp.N)
-	run := "# params_hash=" + provenanceOf(e, p).ParamsHash + "\r\n"
-	if !strings.Contains(csv, run) {
-		return "", fmt.Errorf("experiment %q: no params_hash line in its CSV", e.Name)
-	}
-	csv = strings.Replace(csv, run, "# spread="+strconv.Itoa(sp.N)+"\r\n# params_hash="+prov.ParamsHash+"\r\n", 1)
-	return csv + "\r\n" + pages.SpreadTable(e.Name, sp).CSV(), nil
+	return runCSV(e, p, res, spreadProvenanceOf(e, p, sp.N), pages.SpreadTable(e.Name, sp))
 }
 
 // pageSpread reads a page block's spread field once its parameters parsed: a refusal comes back as
