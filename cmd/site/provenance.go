@@ -3,6 +3,7 @@ package main
 import (
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"effectivelyonce/experiments"
 )
@@ -35,13 +36,15 @@ func spreadProvenanceOf(e *experiments.Experiment, p any, n int) provenance {
 // notebookVersion is the module's version when the binary was built from a tagged module, else
 // the VCS revision the go command stamped (12 digits, "-dirty" when the tree had uncommitted
 // changes), else "devel": a binary built outside a checkout, or a test binary, knows no better.
-func notebookVersion() string {
+// The build information never changes while the process runs, so it is read once, however many
+// pages and exports print it.
+var notebookVersion = sync.OnceValue(func() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "devel"
 	}
 	return versionOf(info)
-}
+})
 
 // versionOf reads the version out of build information; see notebookVersion.
 func versionOf(info *debug.BuildInfo) string {

@@ -423,12 +423,12 @@ func (s *server) writeExport(c echo.Context, code, key string) error {
 	}
 	c.Response().Header().Set("Content-Disposition", `attachment; filename="room-`+ex.Code+`.`+format+`"`)
 	c.Response().Header().Set("Cache-Control", "no-store")
-	ex.Version = s.version
+	ex.Version = notebookVersion()
 	if format == "json" {
 		return c.JSON(http.StatusOK, ex)
 	}
 	// The version as a comment line above the table, as the experiments' CSV carries it.
-	buf := bytes.NewBufferString("# version=" + s.version + "\r\n")
+	buf := bytes.NewBufferString("# version=" + notebookVersion() + "\r\n")
 	if err := ex.WriteCSV(buf); err != nil {
 		return err
 	}

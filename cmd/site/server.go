@@ -75,8 +75,6 @@ type server struct {
 	// spreads runs the pages' spreads over seeds in the background and keeps their summaries.
 	spreads *spreads
 	limiter *rateLimiter
-	// version is the notebook's version (notebookVersion), read once: every run on a page shows it.
-	version string
 	// roomCreates and roomJoins limit the study rooms' creations and joins per client address.
 	roomCreates, roomJoins *rateLimiter
 	metrics                *metrics
@@ -104,7 +102,7 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *
 		return nil, err
 	}
 	m := newMetrics()
-	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: newRunner(cfg, m), lab: newLabRunner(cfg), version: notebookVersion(), spreads: newSpreads(),
+	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: newRunner(cfg, m), lab: newLabRunner(cfg), spreads: newSpreads(),
 		hub: hub, stopping: make(chan struct{}), heartbeat: heartbeat, headlines: newMemo[string](1000), qrs: newMemo[pages.QR](256),
 		limiter:     newRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
 		roomCreates: newRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
@@ -209,7 +207,7 @@ func (s *server) site(current string) pages.Site {
 		CSS:     s.assets.url(s.cfg.BasePath, "app.css"),
 		Icon:    s.assets.url(s.cfg.BasePath, "favicon.svg"),
 		Scripts: []string{s.assets.url(s.cfg.BasePath, "lib/echarts.min.js"), s.assets.url(s.cfg.BasePath, "lib/htmx.min.js"), s.assets.url(s.cfg.BasePath, "lib/htmx-sse.min.js"), s.assets.url(s.cfg.BasePath, "app.js")},
-		Version: s.version,
+		Version: notebookVersion(),
 	}
 	for _, p := range content.Contents() {
 		v.Contents = append(v.Contents, pages.Link{Title: p.Nav, URL: v.URL(p.Path), Current: p.Path == current})
