@@ -82,7 +82,7 @@ func (s *server) handleExperiment() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		e, ok := experiments.Lookup(c.Param("name"))
 		if !ok {
-			return c.JSON(http.StatusNotFound, apiError("name", "no experiment of this name; GET /api/experiments lists them"))
+			return noExperiment(c)
 		}
 		q := c.QueryParams()
 		format := "json"
@@ -204,6 +204,11 @@ func csvComments(b *strings.Builder, e *experiments.Experiment, params any, prov
 // with an empty field name when the fault is not one parameter's.
 type apiErrors struct {
 	Errors experiments.FieldErrors `json:"errors"`
+}
+
+// noExperiment answers an API route whose :name is no experiment: 404, naming the field.
+func noExperiment(c echo.Context) error {
+	return c.JSON(http.StatusNotFound, apiError("name", "no experiment of this name; GET /api/experiments lists them"))
 }
 
 // apiError is an apiErrors of one message.

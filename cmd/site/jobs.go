@@ -129,7 +129,7 @@ func (s *server) handleJobsAPI() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		e, ok := experiments.Lookup(c.Param("name"))
 		if !ok {
-			return c.JSON(http.StatusNotFound, apiError("name", "no experiment of this name; GET /api/experiments lists them"))
+			return noExperiment(c)
 		}
 		jq, err := readJobsQuery(e, c.QueryParams(), true)
 		if err != nil {
@@ -166,7 +166,7 @@ func (s *server) handleJobAPI() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		e, ok := experiments.Lookup(c.Param("name"))
 		if !ok {
-			return c.JSON(http.StatusNotFound, apiError("name", "no experiment of this name; GET /api/experiments lists them"))
+			return noExperiment(c)
 		}
 		jq, err := readJobsQuery(e, c.QueryParams(), false)
 		if err != nil {
