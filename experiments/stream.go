@@ -73,8 +73,13 @@ func (s sink) apply(j int) { s[j]++ }
 // stats returns the document's Sink.stats(N): jobs never applied, applied once, applied more than
 // once. Every design here applies a job at most twice, so "more than once" is also the number of
 // extra applications.
-func (s sink) stats() (lost, once, dup int64) {
-	for _, n := range s {
+func (s sink) stats() (lost, once, dup int64) { return Tally(s) }
+
+// Tally sorts jobs by how many times their effect was applied, applied[i] being job i's count:
+// never (lost), once, or more than once (duplicated). The experiments count their sinks with it,
+// and so does the live lab with the rows of its real database, so the two verdicts cannot drift.
+func Tally[N ~uint8 | ~int | ~int64](applied []N) (lost, once, dup int64) {
+	for _, n := range applied {
 		switch {
 		case n == 0:
 			lost++

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"effectivelyonce/experiments"
+
 	_ "github.com/jackc/pgx/v5/stdlib" // or a Postgres database, when the run is given one
 	_ "modernc.org/sqlite"             // the sink is a real SQLite file, without cgo
 )
@@ -131,16 +133,7 @@ func counts(ctx context.Context, db *sql.DB, jobs int64) (lost, dup, once int64,
 	if err := rows.Err(); err != nil {
 		return 0, 0, 0, err
 	}
-	for _, n := range applied {
-		switch {
-		case n == 0:
-			lost++
-		case n == 1:
-			once++
-		default:
-			dup++
-		}
-	}
+	lost, once, dup = experiments.Tally(applied)
 	return lost, dup, once, nil
 }
 
