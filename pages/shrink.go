@@ -47,8 +47,9 @@ type JobRef struct {
 const MaxCulpritsShown = 10
 
 // NewShrinkViews builds the failing cases in the order given, skipping claims that held; the
-// permalinks point at the verify page, at pagePath, on the block domID.
-func NewShrinkViews(site Site, pagePath, domID string, all []experiments.Shrunk) []ShrinkView {
+// permalinks point at the verify page, at pagePath, on the block domID. trace, when not nil, draws
+// a case's first culprit (it does the I/O this package never does); it may return nil.
+func NewShrinkViews(site Site, pagePath, domID string, all []experiments.Shrunk, trace func(experiments.Shrunk) *JobView) []ShrinkView {
 	var out []ShrinkView
 	for _, s := range all {
 		if !s.Failed {
@@ -82,6 +83,9 @@ func NewShrinkViews(site Site, pagePath, domID string, all []experiments.Shrunk)
 		for _, id := range s.Culprits[:min(len(s.Culprits), MaxCulpritsShown)] {
 			v.Culprits = append(v.Culprits, JobRef{ID: strconv.FormatInt(id, 10), URL: JobTimelineURL(site, s, id)})
 		}
+		if trace != nil {
+			v.Trace = trace(s)
+		}
 		out = append(out, v)
 	}
 	return out
@@ -101,32 +105,44 @@ func VerifyQuery(p experiments.ClaimsParams) string {
 	return strings.Join(parts, "&")
 }
 
-// JobTimelineURL is the timeline of job id in the run that breaks the claim of s, at s.Params:
-// the lease experiment at the claim's timeout for the B6 claims, the window experiment at the
-// claim's window for the B4 ones. It is "" where no such run exists (the other claims, or a window
-// of 0 ids, which the window experiment does not take).
+// JobTimelineURL is the timeline of job id in the run that breaks the claim of s (see CulpritRun),
+// or "" where there is no such run.
 func JobTimelineURL(site Site, s experiments.Shrunk, id int64) string {
+	name, q, ok := CulpritRun(s)
+	if !ok {
+		return ""
+	}
+	return site.URL("/jobs/"+name+"/"+strconv.FormatInt(id, 10)) + "?" + q.Encode()
+}
+
+// CulpritRun is the run that tells the culprits' stories for the claim of s, at s.Params, as the
+// experiment's name and the query its jobs routes take (its parameters, the point and, for the
+// lease, the policy): the lease experiment at the claim's timeout for the B6 claims, the window
+// experiment at the claim's window for the B4 ones. ok is false where no such run exists (the other
+// claims, or a window of 0 ids, which the window experiment does not take). The links a case shows
+// and the timeline it draws are both made from it.
+func CulpritRun(s experiments.Shrunk) (experiment string, q url.Values, ok bool) {
 	p := s.Params
 	switch s.Kind {
 	case experiments.ClaimShortTimeoutDoubles:
-		return leaseJobURL(site, p, id, "5")
+		return "lease", leaseQuery(p, "5"), true
 	case experiments.ClaimLongTimeoutReachesZero:
 		point := "300"
 		if s.Mode == experiments.FailNonePast60 {
 			point = "60"
 		}
-		return leaseJobURL(site, p, id, point)
+		return "lease", leaseQuery(p, point), true
 	case experiments.ClaimSmallWindowLeaks:
-		return windowJobURL(site, p, p.MaxDelay/2, id)
+		return windowQuery(p, p.MaxDelay/2)
 	case experiments.ClaimFullWindowLeaksNone:
-		return windowJobURL(site, p, p.MaxDelay, id)
+		return windowQuery(p, p.MaxDelay)
 	}
-	return ""
+	return "", nil, false
 }
 
-// leaseJobURL is "GET /jobs/lease/{id}" on the verifier's duration draw: its job count, its seed
-// and its three timeouts, with point the timeout the claim reads.
-func leaseJobURL(site Site, p experiments.ClaimsParams, id int64, point string) string {
+// leaseQuery is the lease experiment on the verifier's duration draw: its job count, its seed and
+// its three timeouts, with point the timeout the claim reads.
+func leaseQuery(p experiments.ClaimsParams, point string) url.Values {
 	q := url.Values{}
 	q.Set("jobs", strconv.FormatInt(p.Jobs, 10))
 	q.Set("seed", strconv.FormatInt(p.LeaseSeed, 10))
@@ -134,14 +150,14 @@ func leaseJobURL(site Site, p experiments.ClaimsParams, id int64, point string) 
 	q.Set("point", point)
 	// The verifier's lease is never renewed: the timeline tells that policy's story.
 	q.Set("outcome", "no_renewal")
-	return site.URL("/jobs/lease/"+strconv.FormatInt(id, 10)) + "?" + q.Encode()
+	return q
 }
 
-// windowJobURL is "GET /jobs/window/{id}" on the verifier's stream and delays, with the one
-// window the claim checks as both the sweep and its point.
-func windowJobURL(site Site, p experiments.ClaimsParams, window, id int64) string {
+// windowQuery is the window experiment on the verifier's stream and delays, with the one window
+// the claim checks as both the sweep and its point.
+func windowQuery(p experiments.ClaimsParams, window int64) (string, url.Values, bool) {
 	if window < 1 {
-		return ""
+		return "", nil, false
 	}
 	w := strconv.FormatInt(window, 10)
 	q := url.Values{}
@@ -152,7 +168,7 @@ func windowJobURL(site Site, p experiments.ClaimsParams, window, id int64) strin
 	q.Set("delay_seed", strconv.FormatInt(p.DelaySeed, 10))
 	q.Set("windows", w)
 	q.Set("point", w)
-	return site.URL("/jobs/window/"+strconv.FormatInt(id, 10)) + "?" + q.Encode()
+	return "window", q, true
 }
 
 // jobsLabel introduces the culprit ids with their total.

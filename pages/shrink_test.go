@@ -104,7 +104,7 @@ func TestShrinkCasesRender(t *testing.T) {
 		many.Culprits = append(many.Culprits, 100+i)
 	}
 	held := experiments.Shrunk{Kind: experiments.ClaimHeartbeatDecouples}
-	views := NewShrinkViews(Site{}, "/verify", "exp-claims", []experiments.Shrunk{s, held, many})
+	views := NewShrinkViews(Site{}, "/verify", "exp-claims", []experiments.Shrunk{s, held, many}, nil)
 	if len(views) != 2 {
 		t.Fatalf("%d cases, want the 2 that failed", len(views))
 	}

@@ -2,8 +2,7 @@ package main
 
 import (
 	"context"
-	"net/url"
-	"strings"
+	"strconv"
 	"sync"
 
 	"effectivelyonce/experiments"
@@ -31,10 +30,8 @@ func (s *server) addShrunk(ctx context.Context, site pages.Site, pagePath string
 	e := r.Experiment
 	var views []pages.ShrinkView
 	err := s.runner.within(ctx, e.Name+"-shrink", e.Cost(p), memoryOf(e, p)*int64(len(failed)), func(ctx context.Context) error {
-		views = pages.NewShrinkViews(site, pagePath, v.DOMID, shrinkEach(ctx, p, failed))
-		for i := range views {
-			views[i].Trace = s.culpritTrace(ctx, site, views[i])
-		}
+		views = pages.NewShrinkViews(site, pagePath, v.DOMID, shrinkEach(ctx, p, failed),
+			func(sh experiments.Shrunk) *pages.JobView { return s.culpritTrace(ctx, sh) })
 		return nil
 	})
 	if err != nil {
@@ -46,34 +43,28 @@ func (s *server) addShrunk(ctx context.Context, site pages.Site, pagePath string
 	v.AfterTables = pages.ShrinkCases(views, v.NoTitle)
 }
 
-// culpritTrace traces the first culprit of a failing case, the job that breaks the claim, from the
-// very link the case offers for it, so the timeline drawn in the case and the one its link opens
-// are one and the same. The shrunk stream is short, so the replay is cheap and runs in the
+// culpritTrace traces the first culprit of a failing case, the job that breaks the claim, in the
+// run its link opens (pages.CulpritRun), so the timeline drawn in the case and the one the link
+// shows are one and the same. The shrunk stream is short, so the replay is cheap and runs in the
 // search's own slot; anything that cannot be traced leaves the case without a timeline.
-func (s *server) culpritTrace(ctx context.Context, site pages.Site, c pages.ShrinkView) *pages.JobView {
-	if len(c.Culprits) == 0 || c.Culprits[0].URL == "" {
+func (s *server) culpritTrace(ctx context.Context, sh experiments.Shrunk) *pages.JobView {
+	name, q, ok := pages.CulpritRun(sh)
+	if !ok || len(sh.Culprits) == 0 {
 		return nil
 	}
-	u, err := url.Parse(c.Culprits[0].URL)
-	if err != nil {
-		return nil
-	}
-	parts := strings.Split(strings.TrimPrefix(u.Path, site.URL("/jobs/")), "/")
-	if len(parts) != 2 {
-		return nil
-	}
-	e, ok := experiments.Lookup(parts[0])
+	e, ok := experiments.Lookup(name)
 	if !ok {
 		return nil
 	}
-	jq, err := readJobsQuery(e, u.Query(), false)
+	jq, err := readJobsQuery(e, q, false)
 	if err != nil {
 		return nil
 	}
-	tr, err := e.Trace(ctx, jq.params, jq.point, parts[1], jq.outcome)
+	id := strconv.FormatInt(sh.Culprits[0], 10)
+	tr, err := e.Trace(ctx, jq.params, jq.point, id, jq.outcome)
 	if err != nil {
 		if ctx.Err() == nil {
-			s.log.Warn("culprit not traced", "experiment", e.Name, "job", parts[1], "err", err)
+			s.log.Warn("culprit not traced", "experiment", e.Name, "job", id, "err", err)
 		}
 		return nil
 	}
