@@ -478,8 +478,12 @@ func (e *Experiment) Key(p any) string {
 // ParamsHash is a short fingerprint of p: the first 12 hex digits of the SHA-256 of Key(p). Exports
 // and pages print it beside the notebook's version, so a pasted number says which inputs made it,
 // and two runs on equal parameters carry the same fingerprint however their URLs were written.
-func (e *Experiment) ParamsHash(p any) string {
-	sum := sha256.Sum256([]byte(e.Key(p)))
+func (e *Experiment) ParamsHash(p any) string { return fingerprint(e.Key(p)) }
+
+// fingerprint is the first 12 hex digits of the SHA-256 of a canonical text: short enough to
+// paste beside a number, long enough that two different inputs never meet in practice.
+func fingerprint(canonical string) string {
+	sum := sha256.Sum256([]byte(canonical))
 	return hex.EncodeToString(sum[:6])
 }
 

@@ -2,8 +2,6 @@ package experiments
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"reflect"
@@ -67,8 +65,7 @@ func wrapAdd(v, k, lo, hi int64) int64 {
 // the first 12 hex digits of the SHA-256 of Key(p)+"&spread=n". A spread is another answer than the
 // run on p alone, so it must not carry that run's fingerprint.
 func (e *Experiment) SpreadParamsHash(p any, n int) string {
-	sum := sha256.Sum256([]byte(e.Key(p) + "&" + SpreadField + "=" + strconv.Itoa(n)))
-	return hex.EncodeToString(sum[:6])
+	return fingerprint(e.Key(p) + "&" + SpreadField + "=" + strconv.Itoa(n))
 }
 
 // SpreadCost is the work of a spread of n runs: n single runs, since seeds change the numbers
