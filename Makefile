@@ -43,7 +43,7 @@ check-generate: generate
 vet:
 	$(GO) mod tidy -diff || (echo "go mod tidy would change go.mod or go.sum: run go mod tidy and commit" && exit 1)
 	$(GO) vet ./...
-	@test -z "$$(gofmt -l cmd content experiments pages rooms static)" || (gofmt -l cmd content experiments pages rooms static; echo "gofmt: the files above need formatting" && exit 1)
+	@test -z "$$(gofmt -l cmd content experiments internal lab pages rooms static)" || (gofmt -l cmd content experiments internal lab pages rooms static; echo "gofmt: the files above need formatting" && exit 1)
 
 setup-browser:
 	@sh scripts/setup-browser.sh

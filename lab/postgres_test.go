@@ -3,25 +3,17 @@ package lab
 import (
 	"context"
 	"database/sql"
-	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"effectivelyonce/internal/pgtest"
 )
 
 // TestPostgresSink runs the four crash designs with Postgres as the sink: the same real counts
 // as the model, and no schema of the lab's left in the database afterwards.
 func TestPostgresSink(t *testing.T) {
-	url := os.Getenv("TEST_DATABASE_URL")
-	if url == "" {
-		const msg = "TEST_DATABASE_URL is not set: the lab's Postgres sink is NOT tested (run make test)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg + "; CI must run it")
-		}
-		fmt.Fprintln(os.Stderr, "!!!", msg)
-		t.Skip(msg)
-	}
+	url := pgtest.URL(t, "the lab's Postgres sink")
 	bad := Config{Design: AckAfterWork, Jobs: 10, Workers: 1, SinkURL: "mysql://x", Command: (&workers{}).command}
 	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "database_url") {
 		t.Errorf("a non-Postgres sink URL: %v, want a refusal naming database_url", err)

@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 
+	"effectivelyonce/internal/pgtest"
+
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to make the test's own schema
 )
 
@@ -38,15 +40,7 @@ func TestGuessSurvivesSIGKILL(t *testing.T) {
 		guessesSurviveKill(t, "sqlite", "DATA_DIR="+t.TempDir(), "DATABASE_URL=")
 	})
 	t.Run("postgres", func(t *testing.T) {
-		url := os.Getenv("TEST_DATABASE_URL")
-		if url == "" {
-			const msg = "TEST_DATABASE_URL is not set: the Postgres durability test is NOT run (run make test)"
-			if os.Getenv("CI") == "true" {
-				t.Fatal(msg + "; CI must run it")
-			}
-			fmt.Fprintln(os.Stderr, "!!!", msg)
-			t.Skip(msg)
-		}
+		url := pgtest.URL(t, "the Postgres durability test")
 		// DATA_DIR is a fresh directory so that, were the URL ignored, the rooms would land in an
 		// empty SQLite file, and the check of rooms_db would say so.
 		guessesSurviveKill(t, "postgres", "DATABASE_URL="+freshSchemaURL(t, url), "DATA_DIR="+t.TempDir())

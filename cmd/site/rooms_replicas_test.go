@@ -8,10 +8,10 @@ package main
 import (
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
+	"effectivelyonce/internal/pgtest"
 	"effectivelyonce/pages"
 )
 
@@ -22,15 +22,7 @@ func TestTwoReplicasShareARoom(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real server processes")
 	}
-	url := os.Getenv("TEST_DATABASE_URL")
-	if url == "" {
-		const msg = "TEST_DATABASE_URL is not set: the two-replica test is NOT run (run make test)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg + "; CI must run it")
-		}
-		fmt.Fprintln(os.Stderr, "!!!", msg)
-		t.Skip(msg)
-	}
+	url := pgtest.URL(t, "the two-replica test")
 	// One schema, two processes, each with a data directory of its own: were DATABASE_URL ever
 	// ignored, each would keep its rooms in its own SQLite file and B would not know the room.
 	dsn := freshSchemaURL(t, url)

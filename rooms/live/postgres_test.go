@@ -10,22 +10,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"effectivelyonce/internal/pgtest"
 )
 
 // testURL returns the database TEST_DATABASE_URL names. scripts/test-postgres.sh sets it; CI
 // must run these tests, so there they fail rather than skip.
 func testURL(t *testing.T) string {
 	t.Helper()
-	url := os.Getenv("TEST_DATABASE_URL")
-	if url == "" {
-		const msg = "TEST_DATABASE_URL is not set: the Postgres hub is NOT tested (run make test, or sh scripts/test-postgres.sh go test ./rooms/...)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg + "; CI must run it")
-		}
-		fmt.Fprintln(os.Stderr, "!!!", msg)
-		t.Skip(msg)
-	}
-	return url
+	return pgtest.URL(t, "the Postgres hub")
 }
 
 // testLogger sends the hub's log lines to the test's output, so that a failure shows what the

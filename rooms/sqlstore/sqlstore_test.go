@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"effectivelyonce/internal/pgtest"
 	"effectivelyonce/rooms"
 	"effectivelyonce/rooms/roomstest"
 	"effectivelyonce/rooms/sqlstore"
@@ -37,15 +38,7 @@ func TestSQLite(t *testing.T) {
 // its own per subtest so that runs never see each other's rows. scripts/test-postgres.sh sets the
 // variable; CI must run this test, so there it fails rather than skip.
 func TestPostgres(t *testing.T) {
-	url := os.Getenv("TEST_DATABASE_URL")
-	if url == "" {
-		const msg = "TEST_DATABASE_URL is not set: the Postgres store is NOT tested (run make test, or sh scripts/test-postgres.sh go test ./rooms/...)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg + "; CI must run it")
-		}
-		fmt.Fprintln(os.Stderr, "!!!", msg)
-		t.Skip(msg)
-	}
+	url := pgtest.URL(t, "the Postgres store")
 	ctx := context.Background()
 	admin, err := sqlstore.OpenPostgres(ctx, url)
 	if err != nil {
