@@ -102,7 +102,8 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *
 		return nil, err
 	}
 	m := newMetrics()
-	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: newRunner(cfg, m), lab: newLabRunner(cfg), spreads: newSpreads(),
+	run := newRunner(cfg, m)
+	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: run, lab: newLabRunner(cfg), spreads: newSpreads(run.cache),
 		hub: hub, stopping: make(chan struct{}), heartbeat: heartbeat, headlines: newMemo[string](1000), qrs: newMemo[pages.QR](256),
 		limiter:     newRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
 		roomCreates: newRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),

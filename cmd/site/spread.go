@@ -1,7 +1,6 @@
 package main
 
 import (
-	"container/list"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -31,8 +30,6 @@ const (
 	spreadUnwatched = 10 * time.Second
 	// spreadKept is how long a finished or cancelled job still answers its progress box.
 	spreadKept = time.Minute
-	// spreadCacheEntries bounds the summaries kept; each is a few kilobytes.
-	spreadCacheEntries = 256
 )
 
 // spreadJob is one background spread: a page asked for it, its progress box polls it.
@@ -84,51 +81,33 @@ type spreads struct {
 	// watching is set while a goroutine looks for unwatched and old jobs.
 	watching  bool
 	unwatched time.Duration
-
-	cacheMu sync.Mutex
-	order   *list.List // of keys, most recent first
-	cache   map[string]*list.Element
-	values  map[string]experiments.SpreadResult
+	// results keeps the summaries, in the runner's result cache beside the single runs: a summary
+	// is as deterministic as a run, and one cache bounded in bytes holds both.
+	results *resultCache
 }
 
-func newSpreads() *spreads {
+func newSpreads(results *resultCache) *spreads {
 	root, stop := context.WithCancel(context.Background())
 	return &spreads{jobs: map[string]*spreadJob{}, byKey: map[string]*spreadJob{}, root: root, stop: stop,
-		unwatched: spreadUnwatched, order: list.New(), cache: map[string]*list.Element{}, values: map[string]experiments.SpreadResult{}}
+		unwatched: spreadUnwatched, results: results}
 }
 
-// spreadKey names a spread: the experiment's canonical parameters and the number of seeds.
+// spreadKey names a spread: the experiment's canonical parameters and the number of seeds. No
+// run's key (experiments.Experiment.Key) has a spread in it, so the two share the cache safely.
 func spreadKey(e *experiments.Experiment, p any, n int) string {
 	return fmt.Sprintf("%s&spread=%d", e.Key(p), n)
 }
 
 // cached returns a computed summary.
 func (sp *spreads) cached(key string) (experiments.SpreadResult, bool) {
-	sp.cacheMu.Lock()
-	defer sp.cacheMu.Unlock()
-	el, ok := sp.cache[key]
-	if !ok {
-		return experiments.SpreadResult{}, false
-	}
-	sp.order.MoveToFront(el)
-	return sp.values[key], true
+	v, ok := sp.results.get(key)
+	res, isSpread := v.(experiments.SpreadResult)
+	return res, ok && isSpread
 }
 
-// remember keeps a summary, forgetting the least recently used beyond spreadCacheEntries.
+// remember keeps a summary until the result cache needs its room.
 func (sp *spreads) remember(key string, res experiments.SpreadResult) {
-	sp.cacheMu.Lock()
-	defer sp.cacheMu.Unlock()
-	if el, ok := sp.cache[key]; ok {
-		sp.order.MoveToFront(el)
-		return
-	}
-	sp.cache[key] = sp.order.PushFront(key)
-	sp.values[key] = res
-	for sp.order.Len() > spreadCacheEntries {
-		old := sp.order.Remove(sp.order.Back()).(string)
-		delete(sp.cache, old)
-		delete(sp.values, old)
-	}
+	sp.results.add(key, res, false)
 }
 
 // spreadNow runs a spread of n seeds of e on p under the shared run limits: one heavy slot for
