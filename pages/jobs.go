@@ -1,7 +1,9 @@
 package pages
 
 import (
+	"maps"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -58,20 +60,11 @@ func outcomeOfKey(key string, outcomes []string) (outcome, window string, ok boo
 	}
 	k := strings.TrimPrefix(key, "twice_")
 	for _, suffix := range []string{"_jobs", "_events", ""} {
-		if name, found := strings.CutSuffix(k, suffix); found && contains(outcomes, name) {
+		if name, found := strings.CutSuffix(k, suffix); found && slices.Contains(outcomes, name) {
 			return name, "", true
 		}
 	}
 	return "", "", false
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // pointOfRow names the chart point of row r of t as experiments.Counts does, from the row's
@@ -109,7 +102,7 @@ func (j JobLinks) For(t Table, r, c int) (CellLink, bool) {
 	if !ok {
 		return CellLink{}, false
 	}
-	q := cloneValues(j.Query)
+	q := maps.Clone(j.Query) // Set below replaces values whole, so the run's own slices stay untouched
 	q.Set("outcome", outcome)
 	q.Set("point", point)
 	label := "which jobs? " + t.Rows[r][c] + " " + OutcomeWords(outcome) + " at " + t.Head[0] + " " + t.Rows[r][0]
@@ -124,14 +117,6 @@ func (j JobLinks) For(t Table, r, c int) (CellLink, bool) {
 		label += ", " + consumer
 	}
 	return CellLink{URL: j.Base + "?" + q.Encode(), Label: label}, true
-}
-
-func cloneValues(v url.Values) url.Values {
-	out := make(url.Values, len(v)+2)
-	for k, vs := range v {
-		out[k] = append([]string(nil), vs...)
-	}
-	return out
 }
 
 // OutcomeWords names an outcome in words for a link or a heading.
@@ -378,7 +363,7 @@ func ParamsText(e *experiments.Experiment, params any) string {
 
 // containsKind reports whether a mark's comma-separated kinds include kind.
 func containsKind(kinds, kind string) bool {
-	return contains(strings.Split(kinds, ", "), kind)
+	return slices.Contains(strings.Split(kinds, ", "), kind)
 }
 
 // PointWords names a chart point for a heading: the axis it lies on, then its value as the
