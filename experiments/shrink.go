@@ -347,19 +347,11 @@ func roundTo(x float64, d int) float64 {
 	return float64(int64(x*m+0.5)) / m
 }
 
-// crashedJobs draws the verifier's stream: job i crashes iff its draw falls below the crash rate.
+// crashedJobs draws the verifier's stream, which is every experiment's stream (drawStream): job i
+// crashes iff its draw falls below the crash rate.
 func crashedJobs(ctx context.Context, jobs int64, rate float64, seed int64) ([]bool, error) {
-	crashed := make([]bool, jobs)
-	rng := newPyRandom(seed)
-	for i := range crashed {
-		if i%ctxEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		crashed[i] = rng.random() < rate
-	}
-	return crashed, nil
+	s, err := drawStream(ctx, jobs, rate, seed)
+	return s.crashed, err
 }
 
 // slowJob is a job that outlived a timeout, with its duration.
@@ -368,9 +360,11 @@ type slowJob struct {
 	secs float64
 }
 
-// slowJobs draws the verifier's durations (claimLeases' mix: 95% with mean 2 s, 5% with mean
-// 40 s) and returns the jobs that ran longer than over seconds.
+// slowJobs draws the verifier's durations, the lease experiment's at its document mix (95% with
+// mean 2 s, 5% with mean 40 s, as claimLeases draws them), and returns the jobs that ran longer
+// than over seconds.
 func slowJobs(ctx context.Context, jobs, seed int64, over float64) ([]slowJob, error) {
+	mix := DefaultLeaseParams()
 	rng := newPyRandom(seed)
 	var out []slowJob
 	for i := int64(0); i < jobs; i++ {
@@ -379,13 +373,7 @@ func slowJobs(ctx context.Context, jobs, seed int64, over float64) ([]slowJob, e
 				return nil, err
 			}
 		}
-		var work float64
-		if rng.random() > 0.05 {
-			work = rng.expovariate(1 / 2.0)
-		} else {
-			work = rng.expovariate(1 / 40.0)
-		}
-		if work > over {
+		if work := drawWork(rng, mix); work > over {
 			out = append(out, slowJob{i, work})
 		}
 	}
