@@ -136,13 +136,7 @@ func num(x float64) string {
 	if x == math.Trunc(x) && math.Abs(x) < 1e15 {
 		return count(int64(x))
 	}
-	whole, frac, _ := strings.Cut(strconv.FormatFloat(math.Abs(x), 'f', 1, 64), ".")
-	w, _ := strconv.ParseInt(whole, 10, 64)
-	sign := ""
-	if x < 0 {
-		sign = "-"
-	}
-	return sign + count(w) + "." + frac
+	return group(strconv.FormatFloat(x, 'f', 1, 64))
 }
 
 // ordinal writes a whole percentile as "38th".
