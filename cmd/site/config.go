@@ -63,6 +63,9 @@ type config struct {
 	LabMaxJobs int
 	// LabNATSURL is an existing NATS server with JetStream for the lab instead of the embedded one.
 	LabNATSURL string
+	// LabRunsPerHour bounds the lab runs one client address starts in an hour: each forks worker
+	// processes (thousands, at a crash rate of 1) and a broker. 0 (tests only) means no bound.
+	LabRunsPerHour int
 	// spreadPace slows every run of a spread over seeds by this much. Only tests set it, so that a
 	// browser can press Cancel halfway without depending on how fast the machine is.
 	spreadPace time.Duration
@@ -120,6 +123,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.DurationVar(&c.Rooms.DeleteAfter, "room-delete-after", envDuration(getenv, "ROOM_DELETE_AFTER", 30*24*time.Hour), "a closed study room is deleted this long after its last activity (env ROOM_DELETE_AFTER)")
 	labOn := fs.String("lab", env("LAB", "on"), "the live lab at /lab: on or off (env LAB)")
 	fs.IntVar(&c.LabMaxJobs, "lab-max-jobs", envInt(getenv, "LAB_MAX_JOBS", lab.MaxJobs), fmt.Sprintf("jobs one lab run may ask for, at most %d (env LAB_MAX_JOBS)", lab.MaxJobs))
+	fs.IntVar(&c.LabRunsPerHour, "lab-runs-per-hour", envInt(getenv, "LAB_RUNS_PER_HOUR", 30), "lab runs one client address may start in an hour (env LAB_RUNS_PER_HOUR)")
 	fs.StringVar(&c.LabNATSURL, "lab-nats-url", env("LAB_NATS_URL", ""), "nats:// URL of an existing NATS server with JetStream for the lab instead of the embedded one (env LAB_NATS_URL)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -166,6 +170,9 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	}
 	if c.LabMaxJobs < 1 || c.LabMaxJobs > lab.MaxJobs {
 		return config{}, fmt.Errorf("lab-max-jobs %d: want 1 to %d", c.LabMaxJobs, lab.MaxJobs)
+	}
+	if c.LabRunsPerHour < 1 {
+		return config{}, fmt.Errorf("lab-runs-per-hour %d: want at least 1", c.LabRunsPerHour)
 	}
 	if c.LabNATSURL != "" {
 		u, err := url.Parse(c.LabNATSURL)

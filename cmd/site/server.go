@@ -103,7 +103,7 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *
 	}
 	m := newMetrics()
 	run := newRunner(cfg, m)
-	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: run, lab: newLabRunner(cfg), spreads: newSpreads(run.cache),
+	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: run, lab: newLabRunner(cfg, log), spreads: newSpreads(run.cache),
 		hub: hub, stopping: make(chan struct{}), heartbeat: heartbeat, headlines: newMemo[string](1000), qrs: newMemo[pages.QR](256),
 		limiter:     newRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
 		roomCreates: newRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
@@ -416,6 +416,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 		return err
 	}
 	go s.sweepRooms(ctx)
+	s.lab.sweep(ctx) // the files of lab runs a killed site left behind
 	if err := s.runner.warm(ctx); err != nil {
 		return err
 	}
