@@ -200,7 +200,7 @@ func (c *checker) explainError(err error) error {
 	if errors.As(err, &tm) {
 		return &CodeError{Line: int(c.rt.prog.handleDef.Line), Col: int(c.rt.prog.handleDef.Col),
 			Msg: fmt.Sprintf("%s: handle returned without calling queue.ack(), so the queue kept handing the job out again (the limit is %s deliveries of one job)",
-				tm.Error(), thousands(maxDeliveries))}
+				tm.Error(), thousands(int64(tm.limit)))}
 	}
 	return err
 }
@@ -263,7 +263,7 @@ func (c *checker) check() (Result, error) {
 		}
 		res.Smallest = s
 	}
-	res.Output, res.DroppedLines = c.out.b.String(), c.out.dropped
+	res.Output, res.DroppedLines = c.out.text(), c.out.dropped
 	res.Steps = c.rt.thread.ExecutionSteps()
 	return res, nil
 }

@@ -45,11 +45,14 @@ const (
 	phaseWorking               // work() began; the delivery goes on when the job's duration has passed
 )
 
-// maxOps bounds the operations of one delivery, and maxDeliveries the deliveries of one job: a
-// handler past either is looping in a way no design needs, and the check says so.
+// maxOps bounds the operations of one delivery, and the maxDeliveries the deliveries of one job:
+// a handler past either is looping in a way no design needs, and the check says so. A queue
+// redelivers a crash at most twice (crash_again), so ten deliveries of one job mean a handler that
+// does not ack; under a lease, a slow job is handed out again every lease_timeout seconds it runs.
 const (
-	maxOps        = 1000
-	maxDeliveries = 1000
+	maxOps             = 1000
+	maxDeliveries      = 10
+	maxLeaseDeliveries = 1000
 )
 
 // engine runs a handler over the model world's stream, once per crash point.
@@ -79,10 +82,17 @@ type engine struct {
 }
 
 // errTooManyDeliveries is a job the queue would hand out forever.
-type errTooManyDeliveries struct{ job int32 }
+type errTooManyDeliveries struct{ job, limit int32 }
 
 func (e errTooManyDeliveries) Error() string {
-	return fmt.Sprintf("job %d was delivered %s times and never acknowledged", e.job, thousands(maxDeliveries))
+	return fmt.Sprintf("job %d was delivered %s times and never acknowledged", e.job, thousands(int64(e.limit)))
+}
+
+func (e *engine) deliveryLimit() int {
+	if e.lease {
+		return maxLeaseDeliveries
+	}
+	return maxDeliveries
 }
 
 func newEngine(ctx context.Context, p Params, prog *program, rt *runtime) (*engine, error) {
@@ -238,8 +248,8 @@ const relayPoint = 1 << 20
 func (e *engine) newDelivery(r run, j int32, attempt int32) (*delivery, error) {
 	e.perJob[j]++
 	e.total++
-	if e.perJob[j] > maxDeliveries {
-		return nil, errTooManyDeliveries{j}
+	if limit := e.deliveryLimit(); int(e.perJob[j]) > limit {
+		return nil, errTooManyDeliveries{j, int32(limit)}
 	}
 	d := &delivery{job: j, attempt: attempt, crashAt: -1}
 	if attempt == 1 {

@@ -27,8 +27,8 @@ func limitError(ctx context.Context, err error) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-	case strings.Contains(ce.Msg, "excessive repeat"):
-		return &CodeError{Line: ce.Line, Col: ce.Col, Msg: ce.Msg + ": a value may hold at most about a billion bytes or items"}
+	case strings.Contains(ce.Msg, "excessive repeat"), strings.Contains(ce.Msg, "too large"):
+		return &CodeError{Line: ce.Line, Col: ce.Col, Msg: ce.Msg + ": a value may hold at most about a billion bytes or items, a check's limit"}
 	}
 	return ce
 }

@@ -74,7 +74,14 @@ func compile(thread *starlark.Thread, src string, predeclared starlark.StringDic
 	if err != nil {
 		var se syntax.Error
 		if errors.As(err, &se) {
-			return nil, codeErrorAt(se.Pos, "%s", syntaxMessage(se.Msg))
+			pos := se.Pos
+			if strings.HasPrefix(se.Msg, "got newline") && pos.Col == 1 && pos.Line > 1 {
+				// The scanner puts a line's end at the start of the next; the mistake is on the
+				// line that ended too soon.
+				prev := strings.Split(src, "\n")[pos.Line-2]
+				pos = syntax.MakePosition(nil, pos.Line-1, int32(utf8.RuneCountInString(prev)+1))
+			}
+			return nil, codeErrorAt(pos, "%s", syntaxMessage(se.Msg))
 		}
 		return nil, &CodeError{Msg: err.Error()}
 	}
@@ -172,6 +179,8 @@ func syntaxMessage(msg string) string {
 	switch {
 	case strings.Contains(msg, "excessive nesting"):
 		return "the brackets nest too deeply (more than 1,000 levels)"
+	case strings.Contains(msg, "got '**'"):
+		return msg + ": Starlark has no ** operator; write the number out (10000000000) or multiply"
 	case strings.Contains(msg, "got try"), strings.Contains(msg, "got except"):
 		return msg + ": there is no try here, because a crash is not an exception a handler can catch"
 	}

@@ -41,9 +41,9 @@ type runtime struct {
 	builtins       map[string]*starlark.Builtin
 }
 
-// maxSteps bounds the Starlark steps of one whole check: about two seconds of a core, and a
-// hundred times what the longest template needs at the largest stream.
-const maxSteps = 200_000_000
+// maxSteps bounds the Starlark steps of one whole check: about a second of a core, and many
+// times what any template needs at the largest stream (a few steps per operation).
+const maxSteps = 100_000_000
 
 func newRuntime(out *output) *runtime {
 	r := &runtime{out: out, builtins: map[string]*starlark.Builtin{}}
@@ -421,6 +421,15 @@ type output struct {
 
 // maxOutput bounds what print may write over a whole check.
 const maxOutput = 16 << 10
+
+// text is the output, with a last line that says how much was left out.
+func (o *output) text() string {
+	if o.dropped == 0 {
+		return o.b.String()
+	}
+	return o.b.String() + fmt.Sprintf("… %s more lines not shown: a check keeps the first %s bytes (16 KB) of output\n",
+		thousands(o.dropped), thousands(maxOutput))
+}
 
 func (o *output) print(msg string) {
 	if o.b.Len()+len(msg)+1 > o.max {
