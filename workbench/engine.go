@@ -79,6 +79,7 @@ type engine struct {
 	relayed   bool               // some commit published outbox rows
 	published bool               // some delivery published or wrote an outbox row
 	keyed     bool               // some delivery asked the dedup table
+	spare     *delivery          // a finished delivery whose memory the next may reuse (queue and producer worlds)
 }
 
 // errTooManyDeliveries is a job the queue would hand out forever.
@@ -251,7 +252,12 @@ func (e *engine) newDelivery(r run, j int32, attempt int32) (*delivery, error) {
 	if limit := e.deliveryLimit(); int(e.perJob[j]) > limit {
 		return nil, errTooManyDeliveries{j, int32(limit)}
 	}
-	d := &delivery{job: j, attempt: attempt, crashAt: -1}
+	d := e.spare
+	if d == nil || e.lease {
+		d = &delivery{}
+	}
+	e.spare = nil
+	*d = delivery{job: j, attempt: attempt, crashAt: -1, txs: d.txs[:0]}
 	if attempt == 1 {
 		d.rec = e.first[j]
 	} else {
@@ -316,6 +322,7 @@ func (e *engine) passProducer(r run) error {
 			}
 		}
 		e.finished(d)
+		e.recycle(d)
 	}
 	return nil
 }
@@ -361,6 +368,7 @@ func (e *engine) passQueue(r run) error {
 			return err
 		}
 		e.finished(d)
+		defer e.recycle(d)
 		if d.acked || e.w.acked[j] {
 			return nil
 		}
@@ -418,6 +426,13 @@ func (e *engine) passQueue(r run) error {
 func (e *engine) finished(d *delivery) {
 	if e.w.tr.on(d.job) {
 		e.w.tr.finished(d, e.w)
+	}
+}
+
+// recycle hands a delivery that is over back for the next one's memory.
+func (e *engine) recycle(d *delivery) {
+	if !e.lease {
+		e.spare = d
 	}
 }
 
