@@ -140,6 +140,15 @@ type checker struct {
 	out  *output
 	ops  int
 	stop func() bool
+	// labels name the crash points by the operations of the run without crashes, taken before
+	// the crash points' runs replace any delivery's record.
+	labels map[int]pointLabel
+}
+
+type pointLabel struct {
+	text      string
+	line, col int
+	mixed     bool
 }
 
 func start(ctx context.Context, src string, p Params) (*checker, error) {
@@ -220,6 +229,11 @@ func (c *checker) check() (Result, error) {
 		}
 	}
 	res.Ops = c.ops
+	c.labels = map[int]pointLabel{}
+	for k := 0; k <= c.ops; k++ {
+		text, line, col, mixed := c.label(k)
+		c.labels[k] = pointLabel{text, line, col, mixed}
+	}
 	res.Publishes = e.published
 	var points []int
 	switch {
@@ -272,7 +286,11 @@ func (c *checker) check() (Result, error) {
 func (c *checker) tally(k, n int) Point {
 	e := c.e
 	pt := Point{CrashPoint: k, Crashed: e.crashes, Deliveries: e.total, IDs: map[string][]int64{}}
-	pt.Label, pt.Line, pt.Col, pt.Mixed = c.label(k)
+	if l, ok := c.labels[k]; ok {
+		pt.Label, pt.Line, pt.Col, pt.Mixed = l.text, l.line, l.col, l.mixed
+	} else {
+		pt.Label, pt.Line, pt.Col, pt.Mixed = c.label(k)
+	}
 	ids := func(name string, j int) { pt.IDs[name] = append(pt.IDs[name], int64(j)) }
 	for _, name := range []string{OutcomeLost, OutcomeDuplicated, OutcomeRedelivered} {
 		pt.IDs[name] = []int64{}
