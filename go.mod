@@ -16,6 +16,7 @@ require (
 	github.com/pressly/goose/v3 v3.30.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/yuin/goldmark v1.8.7
+	go.starlark.net v0.0.0-20260908191801-89a6a09411d5
 	golang.org/x/sync v0.25.0
 	golang.org/x/text v0.44.0
 	modernc.org/sqlite v1.62.0
