@@ -130,7 +130,7 @@ func (s *Service) room(ctx context.Context, code string) (Room, error) {
 	}
 	r, err := s.store.RoomByCode(ctx, c)
 	if err != nil {
-		return Room{}, err
+		return Room{}, notFoundAs(err, "code", noRoom)
 	}
 	if !r.Closed && s.cfg.Now().Sub(r.LastActivity) > s.cfg.IdleClose {
 		r, err = s.store.UpdateRoom(ctx, r.ID, func(r *Room) error { r.Closed = true; return nil })
@@ -373,7 +373,7 @@ func (s *Service) Present(ctx context.Context, code, hostKey, path string) error
 func (s *Service) Kick(ctx context.Context, code, hostKey, memberID string) error {
 	return s.hostChange(ctx, code, hostKey, func(r Room) error {
 		_, err := s.store.UpdateMember(ctx, r.ID, memberID, func(m *Member) error { m.Kicked = true; return nil })
-		return err
+		return notFoundAs(err, "member", noMember)
 	})
 }
 
@@ -437,13 +437,13 @@ func (s *Service) Guess(ctx context.Context, code, memberKey string, seq int, va
 		return err
 	}
 	if seq < 1 || seq > len(rounds) {
-		return ErrNotFound
+		return notFoundAs(ErrNotFound, "seq", noRound)
 	}
 	if err := rounds[seq-1].Question.Accepts(value); err != nil {
 		return err
 	}
 	if err := s.store.PutGuess(ctx, Guess{RoomID: r.ID, Seq: seq, MemberID: m.ID, Value: value, At: s.cfg.Now()}); err != nil {
-		return err
+		return notFoundAs(err, "seq", noRound)
 	}
 	s.changed(ctx, r.ID)
 	return nil
@@ -455,7 +455,7 @@ func (s *Service) LockRound(ctx context.Context, code, hostKey string, seq int) 
 	var rd Round
 	err := s.hostChange(ctx, code, hostKey, func(r Room) (err error) {
 		rd, err = s.store.UpdateRound(ctx, r.ID, seq, lockRound)
-		return err
+		return notFoundAs(err, "seq", noRound)
 	})
 	return rd, err
 }
@@ -495,7 +495,7 @@ func (s *Service) Reveal(ctx context.Context, code, hostKey string, seq int, m M
 	}
 	rd, err := s.store.UpdateRound(ctx, r.ID, seq, lockRound)
 	if err != nil {
-		return Round{}, err
+		return Round{}, notFoundAs(err, "seq", noRound)
 	}
 	s.changed(ctx, r.ID) // members see "locked" while the experiment runs
 	v, err := m.Measure(ctx, rd.Question)
@@ -524,7 +524,7 @@ func (s *Service) Reveal(ctx context.Context, code, hostKey string, seq int, m M
 func (s *Service) SetNamesVisible(ctx context.Context, code, hostKey string, seq int, visible bool) error {
 	return s.hostChange(ctx, code, hostKey, func(r Room) error {
 		_, err := s.store.UpdateRound(ctx, r.ID, seq, func(rd *Round) error { rd.NamesVisible = visible; return nil })
-		return err
+		return notFoundAs(err, "seq", noRound)
 	})
 }
 
@@ -561,7 +561,7 @@ func (s *Service) AddPin(ctx context.Context, code, memberKey, path, note string
 func (s *Service) SetPinHidden(ctx context.Context, code, hostKey, pinID string, hidden bool) error {
 	return s.hostChange(ctx, code, hostKey, func(r Room) error {
 		_, err := s.store.UpdatePin(ctx, r.ID, pinID, func(p *Pin) error { p.Hidden = hidden; return nil })
-		return err
+		return notFoundAs(err, "pin", noPin)
 	})
 }
 

@@ -59,7 +59,7 @@ func (s *server) refuseAction(c echo.Context, err error) error {
 		return err
 	}
 	msg := he.Msg
-	if f := errorField(he.Err); f != "" && !strings.Contains(msg, f) && f != "code" && f != "round" {
+	if f := errorField(he.Err); f != "" && !strings.Contains(msg, f) && f != "code" && f != "round" && f != "seq" {
 		msg = f + ": " + msg
 	}
 	return c.HTML(http.StatusUnprocessableEntity, html.EscapeString(pages.SayCap(msg))+".")

@@ -59,7 +59,7 @@ func roomError(err error) error {
 	msg := ""
 	switch {
 	case errors.Is(err, rooms.ErrNotFound):
-		status, msg = http.StatusNotFound, "no room with this code (or no such round)"
+		status, msg = http.StatusNotFound, "no room with this code"
 	case errors.Is(err, rooms.ErrTaken):
 		status, msg = http.StatusConflict, "this name is taken in the room"
 	case errors.Is(err, rooms.ErrRoomLocked):
@@ -95,9 +95,6 @@ func errorField(err error) string {
 	var le *rooms.LimitError
 	if errors.As(err, &le) {
 		return le.Field
-	}
-	if errors.Is(err, rooms.ErrNotFound) {
-		return "code"
 	}
 	return ""
 }
@@ -150,11 +147,11 @@ func (s *server) handleRoomJoin() echo.HandlerFunc {
 	}
 }
 
-// handleRoomKick handles "DELETE /api/rooms/:code/members/:id" (host): the member's key stops
+// handleRoomKick handles "DELETE /api/rooms/:code/members/:member" (host): the member's key stops
 // working at once.
 func (s *server) handleRoomKick() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if err := s.rooms.Kick(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), c.Param("id")); err != nil {
+		if err := s.rooms.Kick(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), c.Param("member")); err != nil {
 			return roomError(err)
 		}
 		return c.NoContent(http.StatusNoContent)
@@ -261,11 +258,12 @@ func (s *server) handleRoundOpen() echo.HandlerFunc {
 	}
 }
 
-// roundSeq reads the round number from the path; a number that is no round's is a 404.
+// roundSeq reads the round number from the path; a number that is no round's is a 404 naming
+// the path's "seq".
 func roundSeq(c echo.Context) (int, error) {
 	n, err := strconv.Atoi(c.Param("seq"))
 	if err != nil || n < 1 {
-		return 0, &httpError{Status: http.StatusNotFound, Msg: "rounds are numbered from 1"}
+		return 0, roomError(&rooms.FieldError{Field: "seq", Message: "rounds are numbered from 1", Err: rooms.ErrNotFound})
 	}
 	return n, nil
 }
@@ -337,7 +335,7 @@ func (s *server) handleRoundReveal() echo.HandlerFunc {
 				return c.JSON(http.StatusOK, resultJSONOf(rd.Result))
 			}
 		}
-		return roomError(rooms.ErrNotFound)
+		return roomError(&rooms.FieldError{Field: "seq", Message: "the room has no round with this number", Err: rooms.ErrNotFound})
 	}
 }
 
@@ -460,26 +458,43 @@ func parseMeasured(q rooms.Question) (*experiments.Experiment, any, error) {
 	return e, p, nil
 }
 
-// chargeMisses charges a join code that finds no room to the client's join allowance, on every
-// route that takes a code: a code is short enough to guess, and a hit tells its title, so trying
-// codes costs the same whichever route is used. A code that finds its room costs nothing here.
-func (s *server) chargeMisses(next echo.HandlerFunc) echo.HandlerFunc {
+// codeGate stands before every route that takes a join code: the code is looked up by
+// lookUpCode, so that an address over its allowance is refused before anyone knows whether its
+// code is right, and a code that finds no room is answered here.
+func (s *server) codeGate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		err := next(c)
-		var fe *rooms.FieldError
-		miss := errors.Is(err, rooms.ErrNotFound) || (errors.As(err, &fe) && fe.Field == "code" && errors.Is(err, rooms.ErrInvalid))
-		if miss {
-			if lerr := s.admitRoom(c.Request().Context(), s.roomJoins, "Too many join codes tried from your network address in the last minute."); lerr != nil {
-				return lerr
-			}
+		if _, err := s.lookUpCode(c.Request().Context(), c.Param("code")); err != nil {
+			return roomError(err)
 		}
-		return err
+		return next(c)
 	}
 }
 
-// admitRoom charges one room creation or join to the client of ctx; a refusal is a 429 that says
-// when to try again. A join is charged before its code is looked up, so guessing codes costs the
-// same allowance as joining.
+// lookUpCode finds the room of a join code as typed, charged to the client's join allowance. The
+// charge is taken before the look-up and given back when the code finds its room: a code is short
+// enough to guess and a hit tells its title, so an address over its allowance must get the same
+// 429 for a right code as for a wrong one (an answer that differed would let it go on testing
+// codes at server speed), and concurrent guesses must each find a token to take.
+func (s *server) lookUpCode(ctx context.Context, code string) (rooms.Room, error) {
+	if err := s.admitRoom(ctx, s.roomJoins, "Too many join codes tried from your network address in the last minute."); err != nil {
+		return rooms.Room{}, err
+	}
+	r, err := s.rooms.RoomByCode(ctx, code)
+	if !codeMissed(err) {
+		s.roomJoins.refund(clientOf(ctx), 1)
+	}
+	return r, err
+}
+
+// codeMissed tells a join code that finds no room (or is no code at all) from every other answer.
+func codeMissed(err error) bool {
+	var fe *rooms.FieldError
+	return errors.As(err, &fe) && fe.Field == "code" && (errors.Is(err, rooms.ErrNotFound) || errors.Is(err, rooms.ErrInvalid))
+}
+
+// admitRoom charges one room creation, join or code look-up to the client of ctx; a refusal is a
+// 429 that says when to try again. A join is charged before its code is looked up, and never given
+// back, so guessing codes costs the same allowance as joining.
 func (s *server) admitRoom(ctx context.Context, l *rateLimiter, msg string) error {
 	ok, wait := l.allow(clientOf(ctx))
 	if ok {

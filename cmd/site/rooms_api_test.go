@@ -321,3 +321,58 @@ func TestRoomRateLimits(t *testing.T) {
 		t.Errorf("another address was refused too: status %d", rec.Code)
 	}
 }
+
+// TestJoinCodeLimitIsNoOracle: once an address has spent its allowance on wrong codes, a right
+// code answers 429 as well, on every route that takes a code (the API, the join link, the
+// export), so the answer says nothing about the code; before that, a right code costs nothing.
+func TestJoinCodeLimitIsNoOracle(t *testing.T) {
+	cfg := testConfig()
+	cfg.RoomJoinsPerMinute = 3
+	s := newTestServer(t, cfg)
+	room := createRoom(t, s, "Hidden")
+	for i := range 10 {
+		if r := call(t, s, "GET", "/api/rooms/"+room.Code, "", ""); r.status != http.StatusOK {
+			t.Fatalf("look-up %d of a right code: status %d, want 200 (a hit costs nothing)", i+1, r.status)
+		}
+	}
+	for _, code := range []string{"ZZZZZZ", "YYYYYY", "XXXXXX"} {
+		if r := call(t, s, "GET", "/api/rooms/"+code, "", ""); r.status != http.StatusNotFound {
+			t.Fatalf("wrong code %s: status %d, want 404", code, r.status)
+		}
+	}
+	for _, target := range []string{"/api/rooms/" + room.Code, "/api/rooms/WWWWWW", "/j/" + room.Code,
+		"/api/rooms/" + room.Code + "/export", "/join?code=" + room.Code} {
+		r := call(t, s, "GET", target, room.HostKey, "")
+		if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" {
+			t.Errorf("GET %s over the allowance: status %d, Retry-After %q; want 429 whether the code is right or not",
+				target, r.status, r.header.Get("Retry-After"))
+		}
+	}
+}
+
+// TestUnknownRoundIsNotAWrongCode: a round number that is no round's is a 404 naming "seq", and
+// it costs nothing from the join allowance, which is for guessing join codes.
+func TestUnknownRoundIsNotAWrongCode(t *testing.T) {
+	cfg := testConfig()
+	cfg.RoomJoinsPerMinute = 2
+	s := newTestServer(t, cfg)
+	room := createRoom(t, s, "Rounds")
+	ada := join(t, s, room.Code, "Ada")
+	path := "/api/rooms/" + room.Code
+	must(t, call(t, s, "POST", path+"/rounds", room.HostKey, `{"question":"q1"}`), http.StatusCreated, nil)
+	for _, c := range []struct{ method, target, key, body string }{
+		{"PUT", path + "/rounds/9/guess", ada, `{"value":5}`},
+		{"PUT", path + "/rounds/0/guess", ada, `{"value":5}`},
+		{"POST", path + "/rounds/9/lock", room.HostKey, ""},
+		{"POST", path + "/rounds/9/reveal", room.HostKey, ""},
+		{"PUT", path + "/rounds/9/guess", ada, `{"value":5}`},
+	} {
+		r := call(t, s, c.method, c.target, c.key, c.body)
+		var got apiErrors
+		if err := json.Unmarshal([]byte(r.body), &got); err != nil || r.status != http.StatusNotFound ||
+			len(got.Errors) != 1 || got.Errors[0].Field != "seq" {
+			t.Errorf("%s %s: %d %s; want 404 naming the field seq", c.method, c.target, r.status, r.body)
+		}
+	}
+	join(t, s, room.Code, "Bob") // the allowance of 2 is whole: one join so far
+}

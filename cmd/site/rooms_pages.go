@@ -85,13 +85,13 @@ func (s *server) handleJoinForm() echo.HandlerFunc {
 		}
 		status := http.StatusOK
 		if v.Code != "" {
-			// Only a code that finds nothing costs from the join allowance here (the join itself
-			// costs one), so a class opening the QR link together can all join in one minute.
-			r, err := s.rooms.RoomByCode(ctx, v.Code)
-			if err != nil {
-				if err := s.admitRoom(ctx, s.roomJoins, "Too many join attempts from your network address in the last minute."); err != nil {
-					return err
-				}
+			// A look-up is charged before the answer is known and given back when the code finds
+			// its room (the join itself costs one), so a class opening the QR link together can
+			// all join in one minute, and an address over its allowance learns nothing.
+			r, err := s.lookUpCode(ctx, v.Code)
+			var he *httpError
+			if errors.As(err, &he) && he.Status == http.StatusTooManyRequests {
+				return err
 			}
 			switch {
 			case err == nil && s.seatKey(c, r.ID) != "":
