@@ -414,3 +414,27 @@ func TestPinHeadlineFromTheAPI(t *testing.T) {
 		t.Errorf("no headline on the API's pin: %q", page[max(0, i):min(len(page), max(0, i)+200)])
 	}
 }
+
+// TestRoundFormErrorsInFormOrder: when several fields of the round form are wrong, the refusal is
+// always about the one nearest the top of the form (the text, then the unit, then From, then To),
+// never whichever a map happened to yield first.
+func TestRoundFormErrorsInFormOrder(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	host := newBrowser(t, s)
+	roomPath, _ := startRoom(t, host, "Order")
+	for _, c := range []struct {
+		form url.Values
+		want string
+	}{
+		{url.Values{"question": {"custom"}, "text": {"How many?"}, "min": {"lots"}, "max": {"more"}}, "Min:"},
+		{url.Values{"question": {"custom"}, "text": {""}, "min": {"lots"}, "max": {"more"}}, "The question is 1 to"},
+		{url.Values{"question": {"custom"}, "text": {"How many?"}, "min": {"0"}, "max": {"0,5"}}, "Max:"},
+	} {
+		for i := range 20 {
+			r := host.send("POST", roomPath+"/rounds", c.form, true)
+			if r.status != http.StatusUnprocessableEntity || !strings.HasPrefix(r.body, c.want) {
+				t.Fatalf("try %d of %v: %d %q, want 422 starting %q", i+1, c.form, r.status, r.body, c.want)
+			}
+		}
+	}
+}
