@@ -252,6 +252,13 @@ func (s *MemStore) AddRound(ctx context.Context, r Round) (Round, error) {
 	if err != nil {
 		return Round{}, err
 	}
+	if r.State == RoundOpen {
+		for i := range m.rounds {
+			if m.rounds[i].State == RoundOpen {
+				m.rounds[i].State = RoundLocked
+			}
+		}
+	}
 	r.Seq = len(m.rounds) + 1
 	m.rounds = append(m.rounds, r)
 	return r, nil

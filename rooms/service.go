@@ -402,20 +402,10 @@ func (s *Service) OpenRound(ctx context.Context, code, hostKey string, q Questio
 		return Round{}, err
 	}
 	var rd Round
-	err = s.hostChange(ctx, code, hostKey, func(r Room) error {
-		// One round takes answers at a time: an earlier one still open is locked, so it never
-		// keeps taking guesses out of sight (the host can still reveal it from the earlier rounds).
-		rounds, err := s.store.Rounds(ctx, r.ID)
-		if err != nil {
-			return err
-		}
-		for _, old := range rounds {
-			if old.State == RoundOpen {
-				if _, err := s.store.UpdateRound(ctx, r.ID, old.Seq, lockRound); err != nil {
-					return err
-				}
-			}
-		}
+	err = s.hostChange(ctx, code, hostKey, func(r Room) (err error) {
+		// One round takes answers at a time: the store locks an earlier one still open in the
+		// same step, so it never keeps taking guesses out of sight (the host can still reveal it
+		// from the earlier rounds), even when two opens race.
 		rd, err = s.store.AddRound(ctx, Round{RoomID: r.ID, Question: q, State: RoundOpen, OpenedAt: s.cfg.Now()})
 		return err
 	})

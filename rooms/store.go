@@ -51,6 +51,9 @@ type Store interface {
 	UpdateMember(ctx context.Context, roomID, memberID string, fn func(*Member) error) (Member, error)
 
 	// AddRound stores a round, giving it the room's next Seq (1 for the first), and answers it.
+	// When r is open, every other round of the room still open is locked in the same step: one
+	// round takes answers at a time however many are added at once (a double submit, a host on
+	// two devices), and a guess that raced the lock lands wholly before it or is refused.
 	AddRound(ctx context.Context, r Round) (Round, error)
 	// Rounds lists a room's rounds by Seq.
 	Rounds(ctx context.Context, roomID string) ([]Round, error)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -375,4 +376,36 @@ func TestUnknownRoundIsNotAWrongCode(t *testing.T) {
 		}
 	}
 	join(t, s, room.Code, "Bob") // the allowance of 2 is whole: one join so far
+}
+
+// TestConcurrentOpensLeaveOneRoundOpen: a host who opens rounds twice at once (a double submit
+// without script, or two devices) ends with one open round, and a guess on the other is refused.
+func TestConcurrentOpensLeaveOneRoundOpen(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	room := createRoom(t, s, "Double submit")
+	ada := join(t, s, room.Code, "Ada")
+	path := "/api/rooms/" + room.Code
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if r := call(t, s, "POST", path+"/rounds", room.HostKey, `{"question":"q1"}`); r.status != http.StatusCreated {
+				t.Errorf("open: %d %s", r.status, r.body)
+			}
+		})
+	}
+	wg.Wait()
+	var st roomJSON
+	must(t, call(t, s, "GET", path, room.HostKey, ""), http.StatusOK, &st)
+	open := 0
+	for _, rd := range st.Rounds {
+		if rd.State == "open" {
+			open++
+		}
+	}
+	if len(st.Rounds) != 8 || open != 1 || st.Rounds[7].State != "open" {
+		t.Fatalf("%d rounds, %d open, last %q; want 8 with only the last open", len(st.Rounds), open, st.Rounds[len(st.Rounds)-1].State)
+	}
+	if r := call(t, s, "PUT", path+"/rounds/1/guess", ada, `{"value":5}`); r.status != http.StatusConflict {
+		t.Errorf("guess on an earlier round: %d %s, want 409", r.status, r.body)
+	}
 }

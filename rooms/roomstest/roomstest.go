@@ -41,6 +41,7 @@ var cases = []struct {
 	{"locked and closed rooms seat nobody", testJoinRefused},
 	{"members limit holds under a rush", testMemberRush},
 	{"rounds", testRounds},
+	{"one round open however many are added at once", testRoundRush},
 	{"guesses", testGuesses},
 	{"guess refused once locked or kicked", testGuessRefused},
 	{"concurrent guesses", testConcurrentGuesses},
@@ -348,15 +349,60 @@ func testRounds(t *testing.T, s rooms.Store) {
 	}
 	r2 := rs[1]
 	if r2.State != rooms.RoundRevealed || r2.Measured != 195.5 || !r2.NamesVisible || r2.Question != q ||
-		!r2.RevealedAt.Equal(t0.Add(time.Minute)) || rs[0].State != rooms.RoundOpen {
+		!r2.RevealedAt.Equal(t0.Add(time.Minute)) {
 		t.Fatalf("round 2 stored as %+v", r2)
 	}
+	// Each round added open locked the one open before it; a revealed round stays revealed.
+	if rs[0].State != rooms.RoundLocked || rs[2].State != rooms.RoundOpen {
+		t.Fatalf("states after three rounds were added: %s, %s, %s; want locked, revealed, open", rs[0].State, rs[1].State, rs[2].State)
+	}
 	boom := errors.New("boom")
-	_, err = s.UpdateRound(ctx, "r1", 1, func(r *rooms.Round) error { r.State = rooms.RoundLocked; return boom })
+	_, err = s.UpdateRound(ctx, "r1", 3, func(r *rooms.Round) error { r.State = rooms.RoundLocked; return boom })
 	wantErr(t, err, boom)
-	if rs, _ := s.Rounds(ctx, "r1"); rs[0].State != rooms.RoundOpen {
+	if rs, _ := s.Rounds(ctx, "r1"); rs[2].State != rooms.RoundOpen {
 		t.Fatal("a failed round update was kept")
 	}
+}
+
+// testRoundRush adds rounds to one room at once, as a double submit or a host on two devices
+// does: every one gets its own number, exactly one is left open (the last added), and a guess on
+// any other is refused.
+func testRoundRush(t *testing.T, s rooms.Store) {
+	ctx := context.Background()
+	r, ms := seed(t, s, 1)
+	const n = 20
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			_, errs[i] = s.AddRound(ctx, rooms.Round{RoomID: r.ID, State: rooms.RoundOpen, OpenedAt: t0,
+				Question: rooms.Question{Kind: rooms.KindCustom, Text: fmt.Sprint("Q", i), Max: 10}})
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		must(t, err)
+	}
+	rs, err := s.Rounds(ctx, r.ID)
+	must(t, err)
+	// seed's round is the first; the n come after it.
+	var open []int
+	for i, rd := range rs {
+		if rd.Seq != i+1 {
+			t.Fatalf("round %d has seq %d", i+1, rd.Seq)
+		}
+		if rd.State == rooms.RoundOpen {
+			open = append(open, rd.Seq)
+		}
+	}
+	if len(rs) != n+1 || len(open) != 1 || open[0] != n+1 {
+		t.Fatalf("%d rounds, open: %v; want %d rounds and only the last open", len(rs), open, n+1)
+	}
+	for _, rd := range rs[:n] {
+		err := s.PutGuess(ctx, rooms.Guess{RoomID: r.ID, Seq: rd.Seq, MemberID: ms[0].ID, Value: 1, At: t0})
+		wantErr(t, err, rooms.ErrRoundState)
+	}
+	must(t, s.PutGuess(ctx, rooms.Guess{RoomID: r.ID, Seq: n + 1, MemberID: ms[0].ID, Value: 1, At: t0}))
 }
 
 func testGuesses(t *testing.T, s rooms.Store) {
