@@ -409,3 +409,22 @@ func TestConcurrentOpensLeaveOneRoundOpen(t *testing.T) {
 		t.Errorf("guess on an earlier round: %d %s, want 409", r.status, r.body)
 	}
 }
+
+// TestLookAlikeNamesAreNotSeated: through the API, every look-alike of a seated "Ada" is refused
+// (400 for an invisible character, 409 for a name that reads the same), and a title with a
+// zero-width space is refused naming the title.
+func TestLookAlikeNamesAreNotSeated(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	room := createRoom(t, s, "Look-alikes")
+	join(t, s, room.Code, "Ada")
+	for _, name := range []string{"A\u034Fda", "Ada\uFE0F", "\u3164Ada", "Ada\u2800", "\u0410da"} {
+		r := call(t, s, "POST", "/api/rooms/"+room.Code+"/members", "", `{"name":`+quote(name)+`}`)
+		if r.status != http.StatusConflict && r.status != http.StatusBadRequest || !strings.Contains(r.body, `"field":"name"`) {
+			t.Errorf("%q: %d %s; want a refusal naming the name", name, r.status, r.body)
+		}
+	}
+	r := call(t, s, "POST", "/api/rooms", "", `{"title":"Tuesday\u200bgroup"}`)
+	if r.status != http.StatusBadRequest || !strings.Contains(r.body, `"field":"title"`) {
+		t.Errorf("title with U+200B: %d %s", r.status, r.body)
+	}
+}
