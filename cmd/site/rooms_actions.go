@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"html"
 	"net/http"
 	"slices"
@@ -32,7 +33,10 @@ func (s *server) roomAction(do roomDo) echo.HandlerFunc {
 		ctx := c.Request().Context()
 		r, err := s.rooms.RoomByID(ctx, c.Param("id"))
 		if err == nil {
-			err = do(ctx, c, r, s.roomKey(c, r.ID))
+			key := s.roomKey(c, r.ID)
+			if err = s.admitChange(ctx, key); err == nil {
+				err = do(ctx, c, r, key)
+			}
 		}
 		if err != nil {
 			return s.refuseAction(c, err)
@@ -63,7 +67,11 @@ func (s *server) refuseAction(c echo.Context, err error) error {
 	if f := errorField(he.Err); f != "" && !strings.Contains(msg, f) && f != "code" && f != "round" && f != "seq" {
 		msg = f + ": " + msg
 	}
-	return c.HTML(http.StatusUnprocessableEntity, html.EscapeString(pages.SayCap(msg))+".")
+	if he.RetryAfter > 0 { // a limit: say when the action will be taken again
+		c.Response().Header().Set("Retry-After", strconv.Itoa(retrySeconds(he.RetryAfter)))
+		msg = fmt.Sprintf("%s Try again in %d s", strings.TrimSuffix(msg, "."), retrySeconds(he.RetryAfter))
+	}
+	return c.HTML(http.StatusUnprocessableEntity, html.EscapeString(pages.SayCap(strings.TrimSuffix(msg, ".")))+".")
 }
 
 // formNumber reads a number a person typed, with thousands separators as the notebook's own

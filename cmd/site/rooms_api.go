@@ -10,8 +10,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 
@@ -495,11 +497,43 @@ func codeMissed(err error) bool {
 // admitRoom charges one room creation, join or code look-up to the client of ctx; a refusal is a
 // 429 that says when to try again. A join is charged before its code is looked up, and never given
 // back, so guessing codes costs the same allowance as joining.
-func (s *server) admitRoom(ctx context.Context, l *rateLimiter, msg string) error {
+func (s *server) admitRoom(ctx context.Context, l *rateLimiter[netip.Addr], msg string) error {
 	ok, wait := l.allow(clientOf(ctx))
 	if ok {
 		return nil
 	}
 	s.metrics.rejected.WithLabelValues("rooms_rate_limited").Inc()
 	return &httpError{Status: http.StatusTooManyRequests, RetryAfter: wait, Msg: msg}
+}
+
+// roomChangeBurst is how many changes one key may make at once: a sixth of a minute's allowance
+// (10 of the default 60), enough for a host's run of clicks or a member's second thoughts on a
+// guess, while a script hammering one key is held to the rate.
+func roomChangeBurst(perMinute int) int { return max(1, perMinute/6) }
+
+// admitChange charges one change to the room key that makes it, before anything is looked up:
+// every change redraws every stream of the room, so one key sending hundreds a second would slow
+// the whole instance. A request without a key changes nothing (the rules refuse it) and is not
+// charged here.
+func (s *server) admitChange(ctx context.Context, key string) error {
+	if key == "" {
+		return nil
+	}
+	ok, wait := s.roomChanges.allow(rooms.HashKey(key))
+	if ok {
+		return nil
+	}
+	s.metrics.rejected.WithLabelValues("room_changes_limited").Inc()
+	return &httpError{Status: http.StatusTooManyRequests, RetryAfter: wait,
+		Msg: fmt.Sprintf("Too many changes with this room key in a short time (at most %d a minute).", s.cfg.RoomChangesPerMinute)}
+}
+
+// chargeChange charges the change an API route makes to the caller's bearer key (admitChange).
+func (s *server) chargeChange(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if err := s.admitChange(c.Request().Context(), bearerKey(c.Request())); err != nil {
+			return err
+		}
+		return next(c)
+	}
 }

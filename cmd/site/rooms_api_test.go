@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -426,5 +427,57 @@ func TestLookAlikeNamesAreNotSeated(t *testing.T) {
 	r := call(t, s, "POST", "/api/rooms", "", `{"title":"Tuesday\u200bgroup"}`)
 	if r.status != http.StatusBadRequest || !strings.Contains(r.body, `"field":"title"`) {
 		t.Errorf("title with U+200B: %d %s", r.status, r.body)
+	}
+}
+
+// TestChangesAreLimitedPerKey: one member's key may make a burst of changes, then 429 with
+// Retry-After, guesses included, through the API and the room's page alike; another member and the
+// host keep their own allowance.
+func TestChangesAreLimitedPerKey(t *testing.T) {
+	cfg := testConfig()
+	cfg.RoomChangesPerMinute = 60 // a burst of 10
+	s := newTestServer(t, cfg)
+	room := createRoom(t, s, "Busy")
+	ada, bob := join(t, s, room.Code, "Ada"), join(t, s, room.Code, "Bob")
+	path := "/api/rooms/" + room.Code
+	must(t, call(t, s, "POST", path+"/rounds", room.HostKey, `{"question":"q1"}`), http.StatusCreated, nil)
+	accepted := 0
+	var last response
+	for range 50 {
+		last = call(t, s, "PUT", path+"/rounds/1/guess", ada, `{"value":5}`)
+		if last.status == http.StatusNoContent {
+			accepted++
+		}
+	}
+	if accepted != roomChangeBurst(60) || last.status != http.StatusTooManyRequests || last.header.Get("Retry-After") == "" {
+		t.Errorf("50 guesses at once with one key: %d accepted, last %d (Retry-After %q); want %d, then 429",
+			accepted, last.status, last.header.Get("Retry-After"), roomChangeBurst(60))
+	}
+	if r := call(t, s, "POST", path+"/pins", ada, `{"path":"/blocks/1"}`); r.status != http.StatusTooManyRequests {
+		t.Errorf("a pin after the burst: %d, want 429", r.status)
+	}
+	must(t, call(t, s, "PUT", path+"/rounds/1/guess", bob, `{"value":6}`), http.StatusNoContent, nil)
+	must(t, call(t, s, "POST", path+"/rounds/1/lock", room.HostKey, ""), http.StatusOK, nil)
+
+	// The room's pages charge the same key: a browser seated with a key of its own.
+	b := newBrowser(t, s)
+	joinAs(t, b, room.Code, "Cy")
+	roomPath := ""
+	for name := range b.cookies {
+		if strings.HasPrefix(name, seatCookie) {
+			roomPath = "/rooms/" + strings.TrimPrefix(name, seatCookie)
+		}
+	}
+	accepted, last = 0, response{}
+	for range 20 {
+		last = b.send("POST", roomPath+"/pins", url.Values{"path": {"/blocks/2"}}, true)
+		if last.status == http.StatusNoContent {
+			accepted++
+		}
+	}
+	// htmx shows a refusal beside the form, so the page's answer is a 422 that says to wait.
+	if accepted != roomChangeBurst(60) || last.status != http.StatusUnprocessableEntity || last.header.Get("Retry-After") == "" ||
+		!strings.HasPrefix(last.body, "Too many changes") || !strings.Contains(last.body, "Try again in") {
+		t.Errorf("20 pins at once from a page: %d accepted, last %d %q; want %d, then a 422 saying to wait", accepted, last.status, last.body, roomChangeBurst(60))
 	}
 }

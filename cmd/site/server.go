@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -74,9 +75,11 @@ type server struct {
 	lab *labRunner
 	// spreads runs the pages' spreads over seeds in the background and keeps their summaries.
 	spreads *spreads
-	limiter *rateLimiter
-	// roomCreates and roomJoins limit the study rooms' creations and joins per client address.
-	roomCreates, roomJoins *rateLimiter
+	limiter *rateLimiter[netip.Addr]
+	// roomCreates and roomJoins limit the study rooms' creations and joins per client address,
+	// roomChanges the changes made with one room key (a host's or a member's), guesses included.
+	roomCreates, roomJoins *rateLimiter[netip.Addr]
+	roomChanges            *rateLimiter[rooms.Hash]
 	metrics                *metrics
 	rooms                  *rooms.Service
 	// hub wakes the rooms' event streams; stopping closes at shutdown, ending every stream, since
@@ -107,7 +110,8 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *
 		hub: hub, stopping: make(chan struct{}), heartbeat: heartbeat, headlines: newMemo[string](1000), qrs: newMemo[pages.QR](256),
 		limiter:     newRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
 		roomCreates: newRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
-		roomJoins:   newRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients)}
+		roomJoins:   newRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients),
+		roomChanges: newKeyedLimiter[rooms.Hash](float64(cfg.RoomChangesPerMinute)/60, roomChangeBurst(cfg.RoomChangesPerMinute), cfg.RateClients)}
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "site_result_cache_bytes", Help: "Estimated size of the cached experiment results.",
 	}, func() float64 { return float64(s.runner.cache.bytes()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -443,6 +447,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	s.limiter.close()
 	s.roomCreates.close()
 	s.roomJoins.close()
+	s.roomChanges.close()
 	close(s.stopping) // ends every room stream, which graceful shutdown would otherwise wait for
 	shut, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
