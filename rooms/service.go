@@ -16,6 +16,9 @@ type Config struct {
 	MaxOpenRooms int           // rooms open at once on the instance (200)
 	MaxPins      int           // pins a member may make (20)
 	IdleClose    time.Duration // a room closes after this long without activity (24 h)
+	// UnjoinedClose closes a room nobody has joined after this long without activity (1 h): a
+	// flood of rooms that nobody uses must not hold the open-rooms limit for a day.
+	UnjoinedClose time.Duration
 	DeleteAfter  time.Duration // a closed room is deleted this long after its last activity (30 days)
 	Now          func() time.Time
 	Rand         io.Reader // source of codes, keys and ids; crypto/rand unless a test fixes it
@@ -36,6 +39,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.IdleClose <= 0 {
 		c.IdleClose = 24 * time.Hour
+	}
+	if c.UnjoinedClose <= 0 {
+		c.UnjoinedClose = time.Hour
 	}
 	if c.DeleteAfter <= 0 {
 		c.DeleteAfter = 30 * 24 * time.Hour
@@ -93,7 +99,7 @@ func (s *Service) CreateRoom(ctx context.Context, title string) (Created, error)
 		return Created{}, fieldErr("title", ErrInvalid, "a title is 1 to %d characters of plain text", maxTitle)
 	}
 	now := s.cfg.Now()
-	if _, err := s.store.CloseIdleRooms(ctx, now.Add(-s.cfg.IdleClose)); err != nil {
+	if _, err := s.store.CloseIdleRooms(ctx, now.Add(-s.cfg.IdleClose), now.Add(-s.cfg.UnjoinedClose)); err != nil {
 		return Created{}, err
 	}
 	key, err := NewKey(s.cfg.Rand)
@@ -555,11 +561,11 @@ func (s *Service) SetPinHidden(ctx context.Context, code, hostKey, pinID string,
 	})
 }
 
-// Sweep closes rooms idle past IdleClose and deletes closed rooms idle past DeleteAfter. The
+// Sweep closes rooms idle past IdleClose (or past UnjoinedClose with nobody joined) and deletes closed rooms idle past DeleteAfter. The
 // server runs it on a timer; reads close idle rooms lazily in between.
 func (s *Service) Sweep(ctx context.Context) (closed, deleted int, err error) {
 	now := s.cfg.Now()
-	if closed, err = s.store.CloseIdleRooms(ctx, now.Add(-s.cfg.IdleClose)); err != nil {
+	if closed, err = s.store.CloseIdleRooms(ctx, now.Add(-s.cfg.IdleClose), now.Add(-s.cfg.UnjoinedClose)); err != nil {
 		return 0, 0, err
 	}
 	deleted, err = s.store.DeleteIdleRooms(ctx, now.Add(-s.cfg.DeleteAfter))

@@ -26,9 +26,10 @@ type Store interface {
 	// UpdateRoom changes a room atomically; a new Code that is taken answers a FieldError "code"
 	// wrapping ErrTaken. fn may not change the ID.
 	UpdateRoom(ctx context.Context, id string, fn func(*Room) error) (Room, error)
-	// CloseIdleRooms closes every open room whose LastActivity is before the cutoff, answering
-	// how many it closed.
-	CloseIdleRooms(ctx context.Context, before time.Time) (int, error)
+	// CloseIdleRooms closes every open room whose LastActivity is before the cutoff, and every
+	// open room nobody has joined (no member, kicked or not) whose LastActivity is before
+	// unjoinedBefore, answering how many it closed.
+	CloseIdleRooms(ctx context.Context, before, unjoinedBefore time.Time) (int, error)
 	// DeleteIdleRooms removes every closed room whose LastActivity is before the cutoff, with its
 	// members, rounds, guesses and pins, answering how many rooms it removed.
 	DeleteIdleRooms(ctx context.Context, before time.Time) (int, error)

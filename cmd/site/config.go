@@ -124,6 +124,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.IntVar(&c.Rooms.MaxOpenRooms, "open-rooms", envInt("OPEN_ROOMS", 200), "study rooms open at once on this instance (env OPEN_ROOMS)")
 	fs.IntVar(&c.Rooms.MaxPins, "room-pins", envInt("ROOM_PINS", 20), "pins one member may put on a room's board (env ROOM_PINS)")
 	fs.DurationVar(&c.Rooms.IdleClose, "room-idle-close", envDuration("ROOM_IDLE_CLOSE", 24*time.Hour), "a study room closes after this long without activity (env ROOM_IDLE_CLOSE)")
+	fs.DurationVar(&c.Rooms.UnjoinedClose, "room-unjoined-close", envDuration("ROOM_UNJOINED_CLOSE", time.Hour), "a study room nobody has joined closes after this long without activity (env ROOM_UNJOINED_CLOSE)")
 	fs.DurationVar(&c.Rooms.DeleteAfter, "room-delete-after", envDuration("ROOM_DELETE_AFTER", 30*24*time.Hour), "a closed study room is deleted this long after its last activity (env ROOM_DELETE_AFTER)")
 	labOn := fs.String("lab", env("LAB", "on"), "the live lab at /lab: on or off (env LAB)")
 	fs.IntVar(&c.LabMaxJobs, "lab-max-jobs", envInt("LAB_MAX_JOBS", lab.MaxJobs), fmt.Sprintf("jobs one lab run may ask for, at most %d (env LAB_MAX_JOBS)", lab.MaxJobs))
@@ -157,8 +158,9 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 		// Said without the URL itself, which carries a password.
 		return config{}, fmt.Errorf("database-url: want a postgres:// or postgresql:// URL")
 	}
-	if c.Rooms.MaxMembers < 1 || c.Rooms.MaxOpenRooms < 1 || c.Rooms.MaxPins < 1 || c.Rooms.IdleClose < time.Minute || c.Rooms.DeleteAfter < c.Rooms.IdleClose {
-		return config{}, fmt.Errorf("room-members, open-rooms and room-pins must be positive, room-idle-close at least 1m, and room-delete-after at least room-idle-close")
+	if c.Rooms.MaxMembers < 1 || c.Rooms.MaxOpenRooms < 1 || c.Rooms.MaxPins < 1 || c.Rooms.IdleClose < time.Minute || c.Rooms.DeleteAfter < c.Rooms.IdleClose ||
+		c.Rooms.UnjoinedClose < time.Minute || c.Rooms.UnjoinedClose > c.Rooms.IdleClose {
+		return config{}, fmt.Errorf("room-members, open-rooms and room-pins must be positive, room-idle-close at least 1m, room-unjoined-close from 1m to room-idle-close, and room-delete-after at least room-idle-close")
 	}
 	if c.PublicOrigin != "" {
 		u, err := url.Parse(c.PublicOrigin)

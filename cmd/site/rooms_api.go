@@ -16,6 +16,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -116,7 +117,7 @@ func (s *server) handleRoomCreate() echo.HandlerFunc {
 		}
 		cr, err := s.rooms.CreateRoom(c.Request().Context(), in.Title)
 		if err != nil {
-			return roomError(err)
+			return s.createRefusal(err)
 		}
 		base := s.cfg.BasePath
 		c.Response().Header().Set("Cache-Control", "no-store") // the answer holds the host key
@@ -126,6 +127,32 @@ func (s *server) handleRoomCreate() echo.HandlerFunc {
 			"host_url": s.hostLink(c.Request(), cr.Room.ID, cr.HostKey),
 			"host_key": cr.HostKey,
 		})
+	}
+}
+
+// createRefusal is roomError for opening a room: when the instance already has its most open
+// rooms, the host is not at fault and a place comes free soon (a room nobody joins closes after
+// UnjoinedClose), so the answer is a 503 that says when to try again and why.
+func (s *server) createRefusal(err error) error {
+	var le *rooms.LimitError
+	if !errors.As(err, &le) || le.Field != "rooms" {
+		return roomError(err)
+	}
+	rc := s.rooms.Config()
+	return &httpError{Status: http.StatusServiceUnavailable, RetryAfter: time.Minute, Err: err,
+		Msg: fmt.Sprintf("This instance has %s study rooms open, the most it allows. A room nobody joins closes %s after it was last used, so a place comes free soon; if none does, ask whoever runs the instance to raise OPEN_ROOMS.",
+			experiments.Thousands(int64(le.Max)), durationWords(rc.UnjoinedClose))}
+}
+
+// durationWords writes a lifetime for a sentence: "an hour", "90 minutes", "2 hours".
+func durationWords(d time.Duration) string {
+	switch {
+	case d == time.Hour:
+		return "an hour"
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%d hours", d/time.Hour)
+	default:
+		return fmt.Sprintf("%d minutes", max(1, d/time.Minute))
 	}
 }
 

@@ -43,7 +43,14 @@ func (s *server) handleRoomStart() echo.HandlerFunc {
 			if errors.As(err, &fe) && fe.Field == "title" {
 				return render(c, http.StatusUnprocessableEntity, pages.Layout(site, "Start a study room", pages.StartRoom(site, title, fe.Message)))
 			}
-			return roomError(err)
+			// A full instance: the form again with the title kept, saying why and when to retry.
+			err = s.createRefusal(err)
+			var he *httpError
+			if errors.As(err, &he) && he.Status == http.StatusServiceUnavailable {
+				c.Response().Header().Set("Retry-After", strconv.Itoa(retrySeconds(he.RetryAfter)))
+				return render(c, he.Status, pages.Layout(site, "Start a study room", pages.StartRoom(site, title, he.Msg)))
+			}
+			return err
 		}
 		s.setRoomCookies(c, cr.Room.ID, hostCookie, cr.HostKey)
 		c.Response().Header().Set("Cache-Control", "no-store") // the host link is on this page

@@ -34,6 +34,7 @@ var cases = []struct {
 	{"open rooms limit", testOpenLimit},
 	{"update room", testUpdateRoom},
 	{"idle rooms close then go", testIdle},
+	{"rooms nobody joined close sooner", testUnjoined},
 	{"members", testMembers},
 	{"member names are unique ignoring case", testNameUnique},
 	{"members limit", testMemberLimit},
@@ -193,7 +194,12 @@ func testIdle(t *testing.T, s rooms.Store) {
 	if n != 0 {
 		t.Fatalf("deleted %d open rooms", n)
 	}
-	n, err = s.CloseIdleRooms(ctx, t0.Add(time.Hour))
+	// An hour for rooms nobody joined closes no room here: "new" was active after it, and "old"
+	// has a member.
+	if n, err := s.CloseIdleRooms(ctx, t0, t0.Add(time.Hour)); err != nil || n != 0 {
+		t.Fatalf("closed %d rooms (%v) by the rule for unjoined rooms, want 0", n, err)
+	}
+	n, err = s.CloseIdleRooms(ctx, t0.Add(time.Hour), t0.Add(time.Hour))
 	must(t, err)
 	if n != 1 {
 		t.Fatalf("closed %d rooms, want 1", n)
@@ -616,4 +622,30 @@ func testTouchMember(t *testing.T, s rooms.Store) {
 	}
 	wantErr(t, s.TouchMember(ctx, r.ID, "nobody", seen), rooms.ErrNotFound)
 	wantErr(t, s.TouchMember(ctx, "no-room", ms[0].ID, seen), rooms.ErrNotFound)
+}
+
+// testUnjoined: a room nobody has joined closes at the earlier cutoff, one with a member (even a
+// kicked one) only at the idle one, and a closed room frees its place under the open-rooms limit.
+func testUnjoined(t *testing.T, s rooms.Store) {
+	ctx := context.Background()
+	empty, joined, kicked := room("empty", "BBBBB1"), room("joined", "BBBBB2"), room("kicked", "BBBBB3")
+	for _, r := range []rooms.Room{empty, joined, kicked} {
+		must(t, s.CreateRoom(ctx, r, 3))
+	}
+	must(t, s.AddMember(ctx, member("joined", "m1", "Ada"), 10))
+	must(t, s.AddMember(ctx, member("kicked", "m2", "Bob"), 10))
+	_, err := s.UpdateMember(ctx, "kicked", "m2", func(m *rooms.Member) error { m.Kicked = true; return nil })
+	must(t, err)
+	wantField(t, s.CreateRoom(ctx, room("fourth", "BBBBB4"), 3), "rooms")
+	n, err := s.CloseIdleRooms(ctx, t0.Add(-time.Hour), t0.Add(time.Minute))
+	must(t, err)
+	if n != 1 {
+		t.Fatalf("closed %d rooms, want the one nobody joined", n)
+	}
+	for id, closed := range map[string]bool{"empty": true, "joined": false, "kicked": false} {
+		if r, err := s.RoomByID(ctx, id); err != nil || r.Closed != closed {
+			t.Fatalf("room %s: closed %v (%v), want %v", id, r.Closed, err, closed)
+		}
+	}
+	must(t, s.CreateRoom(ctx, room("fourth", "BBBBB4"), 3))
 }

@@ -171,9 +171,10 @@ func (s *Store) UpdateRoom(ctx context.Context, id string, fn func(*rooms.Room) 
 }
 
 // CloseIdleRooms implements rooms.Store.
-func (s *Store) CloseIdleRooms(ctx context.Context, before time.Time) (int, error) {
-	res, err := s.write.ExecContext(ctx, `UPDATE rooms SET closed = $1 WHERE NOT closed AND last_activity < $2`,
-		true, micros(before))
+func (s *Store) CloseIdleRooms(ctx context.Context, before, unjoinedBefore time.Time) (int, error) {
+	res, err := s.write.ExecContext(ctx, `UPDATE rooms SET closed = $1 WHERE NOT closed AND (last_activity < $2
+		OR last_activity < $3 AND NOT EXISTS (SELECT 1 FROM members WHERE members.room_id = rooms.id))`,
+		true, micros(before), micros(unjoinedBefore))
 	return affected(res, err)
 }
 
