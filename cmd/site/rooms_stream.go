@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -67,6 +68,11 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 		}
 		return roomError(err)
 	}
+	claim, err := s.claimStream(r, key)
+	if err != nil {
+		return err
+	}
+	defer claim.release()
 	bar := c.QueryParam("view") == "bar"
 	parts := pages.RoomParts
 	if bar {
@@ -147,6 +153,14 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 			return nil
 		case <-s.stopping:
 			return nil
+		case <-claim.ended:
+			// A newer tab with the same key took this stream's place. "gone" keeps this tab from
+			// reconnecting and taking the place back, which would end the newer one in turn.
+			msg := fmt.Sprintf(`<p class="banner closed" role="status">This tab stopped following the room live: your seat has it open in more than %d tabs. Reload the page to follow it here again.</p>`, s.cfg.RoomStreamsPerKey)
+			if err := writeEvent(w, rc, pages.PartStatus, msg); err != nil {
+				return nil
+			}
+			return quiet(writeEvent(w, rc, "gone", ""))
 		case _, open := <-changes:
 			if !open {
 				return nil

@@ -88,6 +88,9 @@ type server struct {
 	stopping  chan struct{}
 	heartbeat time.Duration
 	streams   atomic.Int64 // open room streams, for /metrics
+	// conns is the connection limiter of the listener the server serves, which also bounds its
+	// event streams; nil until httpServer has made it.
+	conns *connLimiter
 	// asked are the five questions as a host picks them; headlines and qrs are worked out once
 	// for each pinned permalink and each join link.
 	asked     []pages.Asked
@@ -318,6 +321,7 @@ func (s *server) httpServer(ln net.Listener) (*http.Server, *connLimiter) {
 	conns.registerGauge(s.metrics.reg)
 	hs := newHTTPServer(s.cfg, s.echo)
 	hs.ConnState = conns.connState
+	s.conns = conns
 	hs.ErrorLog = slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)
 	return hs, conns
 }

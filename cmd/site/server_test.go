@@ -31,7 +31,7 @@ func testConfig() config {
 	return config{Addr: "127.0.0.1:0", ClientIP: "direct", LogFormat: "text", CacheBytes: 16 << 20,
 		MaxRuns: 2, QueueWait: 2 * time.Second, RunTimeout: 10 * time.Second, RatePerSec: 1000, RateBurst: 1000,
 		RateClients: 1000, MaxConns: 1000, MaxConnsPerClient: 256, RoomCreatesPerHour: 1000, RoomJoinsPerMinute: 1000,
-		RoomChangesPerMinute: 100_000}
+		RoomChangesPerMinute: 100_000, RoomStreamsPerKey: 4}
 }
 
 // newTestServer builds the real server (real content, real assets, warm defaults) with cfg. Its
