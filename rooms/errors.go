@@ -27,6 +27,9 @@ var (
 	ErrRoomClosed = errors.New("room is closed")
 	// ErrRoundState means the round is not in a state that allows the action (a guess after lock).
 	ErrRoundState = errors.New("round state does not allow this")
+	// ErrUnavailable means the store cannot be reached just now (its database is restarting, or
+	// out of reach); nothing is wrong with the request, which may be made again shortly.
+	ErrUnavailable = errors.New("the rooms' database cannot be reached")
 )
 
 // FieldError is a refusal that names the field it concerns, so that an API can answer

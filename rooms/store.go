@@ -11,7 +11,9 @@ import (
 // a check in the Service and a write here.
 //
 // Errors: ErrNotFound for a missing room, member, round or pin; the FieldError and LimitError
-// values documented on each method otherwise. The update methods run fn on a copy of the current
+// values documented on each method otherwise; and an error wrapping ErrUnavailable whenever the
+// database cannot be reached, after the store has retried once what a single dropped connection
+// made fail. The update methods run fn on a copy of the current
 // record and store the copy only if fn returns nil; fn must not call the Store (a store may hold a
 // lock or a transaction while it runs), and its error is returned unchanged.
 // roomstest.Run checks all of this for any implementation.

@@ -61,6 +61,10 @@ func roomError(err error) error {
 	status := 0
 	msg := ""
 	switch {
+	case errors.Is(err, rooms.ErrUnavailable):
+		// Logged once by handleError, as every 5xx; the reader is told to come back shortly.
+		return &httpError{Status: http.StatusServiceUnavailable, RetryAfter: 5 * time.Second, Err: err,
+			Msg: "The study rooms' database cannot be reached just now (it may be restarting)."}
 	case errors.Is(err, rooms.ErrNotFound):
 		status, msg = http.StatusNotFound, "no room with this code"
 	case errors.Is(err, rooms.ErrTaken):

@@ -97,8 +97,8 @@ func (s *server) handleJoinForm() echo.HandlerFunc {
 			// all join in one minute, and an address over its allowance learns nothing.
 			r, err := s.lookUpCode(ctx, v.Code)
 			var he *httpError
-			if errors.As(err, &he) && he.Status == http.StatusTooManyRequests {
-				return err
+			if errors.As(err, &he) && he.Status == http.StatusTooManyRequests || errors.Is(err, rooms.ErrUnavailable) {
+				return roomError(err)
 			}
 			switch {
 			case err == nil && s.seatKey(c, r.ID) != "":

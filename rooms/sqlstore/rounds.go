@@ -57,7 +57,7 @@ func (s *Store) AddRound(ctx context.Context, r rooms.Round) (rooms.Round, error
 
 // Rounds implements rooms.Store.
 func (s *Store) Rounds(ctx context.Context, roomID string) ([]rooms.Round, error) {
-	return list(ctx, s.read, roomID, scanRound, `SELECT `+roundCols+` FROM rounds WHERE room_id = $1 ORDER BY seq`, roomID)
+	return list(ctx, s, roomID, scanRound, `SELECT `+roundCols+` FROM rounds WHERE room_id = $1 ORDER BY seq`, roomID)
 }
 
 // UpdateRound implements rooms.Store. The round's row stays claimed while fn decides, which is
