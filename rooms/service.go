@@ -19,9 +19,9 @@ type Config struct {
 	// UnjoinedClose closes a room nobody has joined after this long without activity (1 h): a
 	// flood of rooms that nobody uses must not hold the open-rooms limit for a day.
 	UnjoinedClose time.Duration
-	DeleteAfter  time.Duration // a closed room is deleted this long after its last activity (30 days)
-	Now          func() time.Time
-	Rand         io.Reader // source of codes, keys and ids; crypto/rand unless a test fixes it
+	DeleteAfter   time.Duration // a closed room is deleted this long after its last activity (30 days)
+	Now           func() time.Time
+	Rand          io.Reader // source of codes, keys and ids; crypto/rand unless a test fixes it
 	// Notify hears of every change to a room after it is stored, so that live views can redraw;
 	// the server hands it to its hub. It must not block. nil means nobody listens.
 	Notify func(ctx context.Context, roomID string)
