@@ -17,6 +17,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"effectivelyonce/internal/pgtest"
+	"effectivelyonce/pages"
 )
 
 // terminateOthers ends every other backend of the cluster, as pg_terminate_backend (or a restart)
@@ -98,5 +99,56 @@ func TestRoomsWhenTheDatabaseFails(t *testing.T) {
 			t.Fatalf("guess after the database came back: %d %s", r.status, r.body)
 		}
 		time.Sleep(20 * time.Millisecond) // the pool reconnects on the next try
+	}
+}
+
+// TestStreamsResynchroniseAfterAnOutage: two replicas share a database that stops and starts
+// again. A member's stream on replica B stays open through the outage (its re-reads fail and are
+// tried again, they do not end it), and a guess made through replica A once the database is back
+// reaches it.
+func TestStreamsResynchroniseAfterAnOutage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Postgres cluster")
+	}
+	pg := pgtest.NewCluster(t)
+	cfg := testConfig()
+	cfg.DatabaseURL = pg.URL
+	a, b := newTestServer(t, cfg), newTestServer(t, cfg)
+	b.heartbeat = 20 * time.Millisecond // so that B re-reads the room during the outage
+	baseB := serveLoopback(t, b)
+	room := createRoom(t, a, "Outage")
+	ada, bob := join(t, a, room.Code, "Ada"), join(t, a, room.Code, "Bob")
+	path := "/api/rooms/" + room.Code
+	must(t, call(t, a, "POST", path+"/rounds", room.HostKey, `{"question":"q1"}`), http.StatusCreated, nil)
+	status, st, err := openStream(t.Context(), streamClient(), baseB+path+"/events", ada)
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("Ada's stream on B: %d %v", status, err)
+	}
+	defer st.close()
+	if _, err := st.snapshot(streamWait, pages.RoomParts); err != nil {
+		t.Fatal(err)
+	}
+
+	pg.Stop()
+	for metricValue(do(t, b, "GET", "/metrics", nil).body, "site_room_stream_rereads_failed_total") < 3 {
+		select {
+		case <-st.done:
+			t.Fatalf("Ada's stream on B ended during the outage: %v", st.err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	pg.Start()
+	ctx, cancel := context.WithTimeout(t.Context(), streamWait)
+	defer cancel()
+	for call(t, a, "PUT", path+"/rounds/1/guess", bob, `{"value":40}`).status != http.StatusNoContent {
+		if ctx.Err() != nil {
+			t.Fatal("replica A took no guess after the database came back")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, _, err := st.until(streamWait, func(ev sseEvent) bool {
+		return ev.Name == pages.PartCount && text(ev.Data) == "1 of 2 answered"
+	}); err != nil {
+		t.Fatalf("Bob's guess through A did not reach Ada's stream on B after the outage: %v", err)
 	}
 }

@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"effectivelyonce/content"
-	"effectivelyonce/rooms/live"
 	"effectivelyonce/rooms/sqlstore"
 	"effectivelyonce/static"
 )
@@ -35,7 +34,8 @@ func testConfig() config {
 }
 
 // newTestServer builds the real server (real content, real assets, warm defaults) with cfg. Its
-// study rooms live in a SQLite file under cfg.DataDir, a fresh temporary directory unless the test
+// study rooms live in cfg.DatabaseURL's Postgres when one is set, else in a SQLite file under
+// cfg.DataDir, a fresh temporary directory unless the test
 // names one (to reopen the same rooms in a second server); the store closes when the test ends.
 func newTestServer(t testing.TB, cfg config) *server {
 	t.Helper()
@@ -56,7 +56,11 @@ func newTestServer(t testing.TB, cfg config) *server {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	hub := live.NewLocal()
+	// The hub serve would use: in-process with SQLite, LISTEN/NOTIFY with a DATABASE_URL.
+	hub, err := newHub(context.Background(), cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { hub.Close() })
 	s, err := newServer(cfg, log, book, a, newRooms(store, cfg, hub, log), hub)
 	if err != nil {
