@@ -39,6 +39,8 @@ type connLimiter struct {
 	// streams oldest first (see streams.go).
 	streamsOpen  int
 	streamGroups map[string]*list.List
+	streams      int // the bound on streams in all (maxStreams); 0 until the server sets it
+
 }
 
 // connClient is what the limiter knows of one address.

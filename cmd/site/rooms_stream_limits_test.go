@@ -116,3 +116,22 @@ func TestStreamsLeaveConnectionsForOthers(t *testing.T) {
 	}
 	st.close()
 }
+
+// TestMaxStreamsFitsMemory: streams never take the reserved quarter of the connections, and under
+// a memory limit they take at most an eighth of it at streamCost each.
+func TestMaxStreamsFitsMemory(t *testing.T) {
+	for _, c := range []struct {
+		conns int
+		mem   int64
+		want  int
+	}{
+		{3000, 0, 2250},
+		{3072, 768 << 20, 768}, // a 1 GiB container: GOMEMLIMIT is 3/4 of it
+		{18000, 18 << 30, 13500},
+		{1, 0, 1},
+	} {
+		if got := maxStreams(c.conns, c.mem); got != c.want {
+			t.Errorf("maxStreams(%d, %d MB) = %d, want %d", c.conns, c.mem>>20, got, c.want)
+		}
+	}
+}

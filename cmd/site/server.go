@@ -318,6 +318,7 @@ func (s *server) httpServer(ln net.Listener) (*http.Server, *connLimiter) {
 		total = maxConnsDefault(files, s.cfg.MemLimit)
 	}
 	conns := newConnLimiter(ln, total, s.cfg.MaxConnsPerClient, s.metrics)
+	conns.streams = maxStreams(total, s.cfg.MemLimit)
 	conns.registerGauge(s.metrics.reg)
 	hs := newHTTPServer(s.cfg, s.echo)
 	hs.ConnState = conns.connState
@@ -435,7 +436,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(conns) }()
 	log.Info("serving", "addr", "http://"+ln.Addr().String()+cfg.BasePath+"/", "max_runs", cfg.MaxRuns,
-		"max_conns", cfg.MaxConns, "max_conns_per_client", cfg.MaxConnsPerClient, "open_files", files,
+		"max_conns", cfg.MaxConns, "max_streams", maxStreams(cfg.MaxConns, cfg.MemLimit), "max_conns_per_client", cfg.MaxConnsPerClient, "open_files", files,
 		"mem_limit_mb", cfg.MemLimit>>20, "mem_limit_from", cfg.MemLimitSource, "run_budget_mb", s.runner.budget>>20, "rooms_db", store.Dialect())
 	select {
 	case err := <-errc:

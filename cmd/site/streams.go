@@ -47,8 +47,29 @@ type errStreamsFull struct{ group string }
 
 func (e errStreamsFull) Error() string { return "stream bound reached: " + e.group }
 
+// streamCost is what one open room stream holds in memory, rounded up from the measure of
+// TestAttackStreamFlood (1,000 streams of members in rooms of 100: 122 KB of RSS and 88 KB of heap
+// each): its goroutine's stack, its buffers, and the last HTML of every part it has sent.
+const streamCost = 128 << 10
+
+// maxStreams bounds the streams in all: never more than the connection bound less its reserved
+// quarter, and, under a memory limit, never more than an eighth of it at streamCost each, the share
+// maxConnsDefault gives connections (in a 1 GiB container, 768 streams of the 3,072 connections).
+func maxStreams(totalConns int, memLimit int64) int {
+	n := totalConns - totalConns/streamReserve
+	if memLimit > 0 {
+		n = int(min(int64(n), memLimit/8/streamCost))
+	}
+	return max(1, n)
+}
+
 // streamCap is the number of streams the limiter admits in all.
-func (l *connLimiter) streamCap() int { return max(1, l.total-l.total/streamReserve) }
+func (l *connLimiter) streamCap() int {
+	if l.streams > 0 {
+		return l.streams
+	}
+	return maxStreams(l.total, 0)
+}
 
 // claimStream admits one stream within every bound of groups and in all, ending the oldest stream
 // of an evicting group when it is full. A refusal is an errStreamsFull.
