@@ -144,8 +144,16 @@ func (s *server) createRefusal(err error) error {
 	}
 	rc := s.rooms.Config()
 	return &httpError{Status: http.StatusServiceUnavailable, RetryAfter: time.Minute, Err: err,
-		Msg: fmt.Sprintf("This instance has %s study rooms open, the most it allows. A room nobody joins closes %s after it was last used, so a place comes free soon; if none does, ask whoever runs the instance to raise OPEN_ROOMS.",
-			experiments.Thousands(int64(le.Max)), durationWords(rc.UnjoinedClose))}
+		Msg: fmt.Sprintf("This instance already has %s open, the most it allows, so yours cannot start just now. A room nobody joins closes %s after it was last used, so a place comes free soon: try again in a minute. If none does, ask whoever runs the instance to raise OPEN_ROOMS.",
+			roomsWord(le.Max), durationWords(rc.UnjoinedClose))}
+}
+
+// roomsWord writes a number of study rooms: "1 study room", "1,200 study rooms".
+func roomsWord(n int) string {
+	if n == 1 {
+		return "1 study room"
+	}
+	return experiments.Thousands(int64(n)) + " study rooms"
 }
 
 // durationWords writes a lifetime for a sentence: "an hour", "90 minutes", "2 hours".

@@ -458,7 +458,7 @@ func TestOpenRoomsLimitFreesUnjoinedRooms(t *testing.T) {
 	createRoom(t, s, "Nobody came")
 	r := call(t, s, "POST", "/api/rooms", "", `{"title":"Third"}`)
 	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" ||
-		!strings.Contains(r.body, "2 study rooms open") || !strings.Contains(r.body, "an hour after it was last used") {
+		!strings.Contains(r.body, "already has 2 study rooms open") || !strings.Contains(r.body, "an hour after it was last used") {
 		t.Fatalf("third room at the limit: %d %q %s", r.status, r.header.Get("Retry-After"), r.body)
 	}
 	host := newBrowser(t, s)
