@@ -77,7 +77,7 @@ type labRunner struct {
 	// command line's process is its run's watcher.
 	unwatched time.Duration
 	// starts limits the runs a client address starts in an hour (perHour of them); nil, no limit.
-	starts  *rateLimiter
+	starts  *rateLimiter[netip.Addr]
 	perHour int
 	// begin, when set, is told of each design as it starts (the command line says so on stderr).
 	begin func(lab.Config)
