@@ -1,13 +1,15 @@
 # Effectively Once: one image, no network needed at run time.
-# Stage 1 fetches the pinned front-end libraries with npm; stage 2 generates templates, tests and
-# builds a static binary; the final stage is distroless and runs as a non-root user.
+# Stage 1 fetches the pinned front-end libraries with npm and bundles the editor; stage 2 generates
+# templates, tests and builds a static binary; the final stage is distroless and runs as a non-root
+# user.
 
 FROM node:20-bookworm-slim AS assets
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --omit=dev --loglevel=error
 COPY scripts/assets.sh scripts/assets.sh
-RUN mkdir -p static && sh scripts/assets.sh
+COPY static/editor static/editor
+RUN sh scripts/assets.sh
 
 FROM golang:1.26-bookworm AS build
 WORKDIR /src

@@ -232,6 +232,9 @@
     initCharts(root);
     initCopy(root);
     initPredictions(root);
+    // The workbench's editor (lib/editor.min.js, on the pages that load it) takes over new
+    // textareas and reads a swapped-in errors list again.
+    if (window.eoEditor) window.eoEditor.mount(root);
   }
 
   // On a phone the contents start folded so the page itself is the first thing on screen; the

@@ -1,5 +1,6 @@
 // Package static holds the stylesheet, the page script and the front-end libraries (static/lib,
-// copied from npm by scripts/assets.sh), embedded so the binary serves everything itself.
+// copied from npm by scripts/assets.sh, which also bundles the editor in static/editor into
+// lib/editor.min.js), embedded so the binary serves everything itself.
 package static
 
 import "embed"

@@ -55,7 +55,7 @@ func loadAssets(fsys fs.FS) (*assets, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, need := range []string{"app.css", "app.js", "favicon.svg", "lib/echarts.min.js", "lib/htmx.min.js"} {
+	for _, need := range []string{"app.css", "app.js", "favicon.svg", "lib/echarts.min.js", "lib/htmx.min.js", "lib/editor.min.js"} {
 		if a.files[need] == nil {
 			return nil, fmt.Errorf("static asset %s is missing; run scripts/assets.sh (make assets)", need)
 		}

@@ -76,11 +76,16 @@ func findChromium(t *testing.T) string {
 func startBrowserSuite(t *testing.T) *browserSuite {
 	t.Helper()
 	execPath := findChromium(t)
-
 	s := newTestServer(t, testConfig())
 	ts := httptest.NewServer(s.echo)
 	t.Cleanup(ts.Close)
+	return &browserSuite{ctx: startChromium(t, execPath), base: ts.URL}
+}
 
+// startChromium starts the headless chromium at execPath that a suite's tabs share, and stops it
+// when the test ends.
+func startChromium(t *testing.T, execPath string) context.Context {
+	t.Helper()
 	// No UserDataDir option: the allocator makes a fresh temporary profile and removes it after.
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(execPath),
@@ -101,7 +106,7 @@ func startBrowserSuite(t *testing.T) *browserSuite {
 	if err := chromedp.Do(ctx); err != nil { // starts the browser, with no deadline
 		t.Fatalf("start chromium: %v", err)
 	}
-	return &browserSuite{ctx: ctx, base: ts.URL}
+	return ctx
 }
 
 // browserTab is one tab with everything it has reported: console errors, uncaught exceptions and
