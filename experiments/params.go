@@ -497,6 +497,12 @@ func FormatFloat(x float64) string {
 	return strconv.FormatFloat(x, 'g', -1, 64)
 }
 
+// Readable writes a number in a message for people, as the range of every field is written:
+// whole numbers with thousands separators (1,000,000,000, never 1e+09), others in their shortest
+// plain form (0.5). Other packages' messages (the study rooms' limits and ranges) use it too, so a
+// number reads the same in every refusal.
+func Readable(x float64) string { return rangeFloat(x) }
+
 // rangeFloat writes a range bound for people: whole numbers with thousands separators.
 func rangeFloat(x float64) string {
 	if x == math.Trunc(x) && math.Abs(x) < 1e18 {

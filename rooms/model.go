@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"effectivelyonce/experiments"
 )
 
 // Room is one study session. ID never changes; Code does when the host rotates it, which is why
@@ -114,7 +116,7 @@ func (q Question) Normalize() (Question, error) {
 			return q, fieldErr("measure", ErrInvalid, "a measure name is needed")
 		}
 		if len(q.Params) > maxParams {
-			return q, fieldErr("params", ErrInvalid, "the parameters are longer than %d bytes", maxParams)
+			return q, fieldErr("params", ErrInvalid, "the parameters are longer than %s bytes", experiments.Thousands(maxParams))
 		}
 		v, err := url.ParseQuery(q.Params)
 		if err != nil {
@@ -153,7 +155,8 @@ func (q Question) Accepts(v float64) error {
 		return fieldErr("value", ErrInvalid, "a guess is a finite number")
 	}
 	if v < q.Min || v > q.Max {
-		return fieldErr("value", ErrInvalid, "a guess lies between %g and %g", q.Min, q.Max)
+		return fieldErr("value", ErrInvalid, "a guess lies between %s and %s",
+			experiments.Readable(q.Min), experiments.Readable(q.Max))
 	}
 	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -167,7 +166,7 @@ func (s *server) handleJoin() echo.HandlerFunc {
 			}
 			v.CodeError, status = he.Msg, he.Status
 		case errors.Is(err, rooms.ErrLimit):
-			v.CodeError, status = "The room is full: it seats "+strconv.Itoa(s.rooms.Config().MaxMembers)+" members.", http.StatusConflict
+			v.CodeError, status = "The room is full: it seats "+experiments.Thousands(int64(s.rooms.Config().MaxMembers))+" members.", http.StatusConflict
 		default:
 			return roomError(err)
 		}
