@@ -189,6 +189,7 @@ func (s *server) handleRoomPage() echo.HandlerFunc {
 			return c.Redirect(http.StatusSeeOther, s.cfg.BasePath+"/join")
 		}
 		site := s.site("")
+		site.InRoom = true
 		v, err := s.roomView(ctx, site, r, key, false, "")
 		if errors.Is(err, rooms.ErrKicked) || errors.Is(err, rooms.ErrForbidden) {
 			s.clearRoomCookies(c, r.ID)
