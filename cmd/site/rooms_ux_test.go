@@ -47,3 +47,23 @@ func TestTopBarInsideARoom(t *testing.T) {
 		t.Errorf("after hiding the bar the top bar does not offer %q", offer)
 	}
 }
+
+// TestBackButtonKeepsTheRoomBar checks what htmx's history restore gets: it asks for a page it has
+// no copy of with HX-Request and HX-History-Restore-Request, and swaps the whole body with the
+// answer, so the answer must be the whole page, the room bar included; and every answer that
+// depends on HX-Request says so in Vary, so no cache hands a fragment to a plain visit.
+func TestBackButtonKeepsTheRoomBar(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	host, ada := newBrowser(t, s), newBrowser(t, s)
+	roomPath, _ := startRoom(t, host, "Back and forth")
+	joinAs(t, ada, codeOf(t, host, roomPath), "Ada")
+	restore := ada.send("GET", "/blocks/4?max_delay=5000", nil, true, "HX-History-Restore-Request", "true", "HX-Current-URL", "http://example.com/blocks/4")
+	if restore.status != http.StatusOK || !strings.Contains(restore.body, `class="roombar"`) || !strings.Contains(restore.body, "<html") {
+		t.Errorf("history restore: %d, full page %v, room bar %v", restore.status, strings.Contains(restore.body, "<html"), strings.Contains(restore.body, `class="roombar"`))
+	}
+	for _, r := range []response{restore, ada.get("/blocks/4"), ada.send("GET", "/blocks/4", nil, true, "HX-Target", "exp-window")} {
+		if !strings.Contains(strings.Join(r.header.Values("Vary"), ","), "HX-Request") {
+			t.Errorf("Vary %q, want it to name HX-Request", r.header.Values("Vary"))
+		}
+	}
+}

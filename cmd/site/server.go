@@ -145,6 +145,7 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *
 			return &panicError{err: err, stack: stack}
 		}}))
 	e.Use(securityHeaders)
+	e.Use(varyHTMX)
 	e.Use(identify)
 	cop, err := crossOrigin(cfg.PublicOrigin)
 	if err != nil {
