@@ -80,6 +80,7 @@ func startBrowserSuite(t *testing.T) *browserSuite {
 	s := newTestServer(t, testConfig())
 	ts := httptest.NewServer(s.echo)
 	t.Cleanup(ts.Close)
+	s.origins.listening(ts.Listener.Addr()) // the links a room hands out name the test server
 
 	// No UserDataDir option: the allocator makes a fresh temporary profile and removes it after.
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],

@@ -54,6 +54,10 @@ type config struct {
 	// behind a proxy: join links and QR codes are built on it, cookies are marked Secure when it
 	// is https, and cross-origin protection trusts it. Empty means "what each request says".
 	PublicOrigin string
+	// Hosts are further hosts (host or host:port, lower case) readers reach the site at, for the
+	// links it builds: without PublicOrigin, a request's Host is used only when it is the listen
+	// address or one of these (see origins).
+	Hosts []string
 	// Rooms holds the study rooms' limits and lifetimes; zero fields take rooms' defaults.
 	Rooms rooms.Config
 	// LabOff turns the live lab off (LAB=off): a public instance may not want readers forking
@@ -113,6 +117,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&c.DataDir, "data-dir", env("DATA_DIR", "./data"), "directory of the study rooms' SQLite file (env DATA_DIR)")
 	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "postgres:// URL for the study rooms instead of SQLite (env DATABASE_URL)")
 	fs.StringVar(&c.PublicOrigin, "public-origin", env("PUBLIC_ORIGIN", ""), "scheme and host readers reach the site at behind a proxy, e.g. https://eo.example.org (env PUBLIC_ORIGIN)")
+	hosts := fs.String("hosts", env("HOSTS", ""), "other hosts readers reach the site at (host or host:port, comma-separated); join links use a request's host only when it is one of these or the listen address (env HOSTS)")
 	fs.IntVar(&c.Rooms.MaxMembers, "room-members", envInt(getenv, "ROOM_MEMBERS", 100), "members one study room seats (env ROOM_MEMBERS)")
 	fs.IntVar(&c.Rooms.MaxOpenRooms, "open-rooms", envInt(getenv, "OPEN_ROOMS", 200), "study rooms open at once on this instance (env OPEN_ROOMS)")
 	fs.IntVar(&c.Rooms.MaxPins, "room-pins", envInt(getenv, "ROOM_PINS", 20), "pins one member may put on a room's board (env ROOM_PINS)")
@@ -156,6 +161,15 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 			return config{}, fmt.Errorf("public-origin %q: want a scheme and host only, like https://eo.example.org", c.PublicOrigin)
 		}
 		c.PublicOrigin = u.Scheme + "://" + u.Host
+	}
+	for _, h := range strings.Split(*hosts, ",") {
+		if h = strings.TrimSpace(h); h == "" && strings.TrimSpace(*hosts) == "" {
+			continue
+		}
+		if !validHost(h) {
+			return config{}, fmt.Errorf("hosts %q: want host names or host:port pairs, comma-separated, like eo.example.org,10.0.0.5:8080", h)
+		}
+		c.Hosts = append(c.Hosts, hostPort(h))
 	}
 	switch *labOn {
 	case "on":

@@ -266,17 +266,16 @@ func (s *server) hostLink(r *http.Request, id, key string) string {
 	return s.origin(r) + s.cfg.BasePath + "/rooms/" + id + "/host?key=" + url.QueryEscape(key)
 }
 
-// origin is the site's public origin: PUBLIC_ORIGIN when set (behind a proxy), else what the
-// request itself says.
+// origin is the scheme and host of the links an answer to r hands out (see origins).
 func (s *server) origin(r *http.Request) string {
-	if s.cfg.PublicOrigin != "" {
-		return s.cfg.PublicOrigin
+	o, known := s.origins.of(r)
+	if !known {
+		s.origins.warned.Do(func() {
+			s.log.Warn("links name another host than the request's: set PUBLIC_ORIGIN or HOSTS to the host readers use",
+				"request_host", experiments.Clip(r.Host, 100), "links_on", o)
+		})
 	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
+	return o
 }
 
 // addJoinQR gives the host's room page the join link's QR code, for the page and the stream alike:

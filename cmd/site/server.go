@@ -87,7 +87,9 @@ type server struct {
 	streams   atomic.Int64 // open room streams, for /metrics
 	// asked are the five questions as a host picks them; headlines and qrs are worked out once
 	// for each pinned permalink and each join link.
-	asked     []pages.Asked
+	asked []pages.Asked
+	// origins are the hosts absolute links may name (see origin.go).
+	origins   *origins
 	headlines *memo[string]
 	qrs       *memo[pages.QR]
 	echo      *echo.Echo
@@ -104,7 +106,7 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *
 	m := newMetrics()
 	run := newRunner(cfg, m)
 	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: run, lab: newLabRunner(cfg), spreads: newSpreads(run.cache),
-		hub: hub, stopping: make(chan struct{}), heartbeat: heartbeat, headlines: newMemo[string](1000), qrs: newMemo[pages.QR](256),
+		hub: hub, stopping: make(chan struct{}), heartbeat: heartbeat, origins: newOrigins(cfg), headlines: newMemo[string](1000), qrs: newMemo[pages.QR](256),
 		limiter:     newRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
 		roomCreates: newRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
 		roomJoins:   newRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients)}
@@ -311,6 +313,7 @@ func (s *server) httpServer(ln net.Listener) (*http.Server, *connLimiter) {
 		files, _ := raiseFileLimit()
 		total = maxConnsDefault(files, s.cfg.MemLimit)
 	}
+	s.origins.listening(ln.Addr())
 	conns := newConnLimiter(ln, total, s.cfg.MaxConnsPerClient, s.metrics)
 	conns.registerGauge(s.metrics.reg)
 	hs := newHTTPServer(s.cfg, s.echo)
