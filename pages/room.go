@@ -163,3 +163,15 @@ func Distance(d float64) string {
 	}
 	return Num(-d) + " too low"
 }
+
+// The questions a host is asked before an action that cannot be undone: app.js asks them on the
+// room's page, and the server's own confirmation page (for a browser without script) asks the same.
+const (
+	CloseQuestion   = "Close the room for good? Nobody can answer or pin after this; you can still download the session."
+	HostKeyQuestion = "Replace the host key? Every other browser that is the host of this room stops being host, and an unused host link stops working."
+)
+
+// KickQuestion asks whether to remove the member called name.
+func KickQuestion(name string) string {
+	return "Remove " + name + " from the room? Their seat stops working at once, and their name stays taken."
+}

@@ -23,6 +23,7 @@ type Room struct {
 	CreatedAt    time.Time
 	LastActivity time.Time
 	Presenting   string // the notebook path (with query) the host is showing, "" when none
+	HostLink     HostLink
 }
 
 // Member is a seat in a room. The seat's key is given to the member once; only its hash stays.

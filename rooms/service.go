@@ -79,10 +79,12 @@ const touchEvery = time.Minute
 // maxTitle bounds a room's title, shown in every member's header.
 const maxTitle = 80
 
-// Created is what a host receives once when opening a room: the key is never shown again.
+// Created is what a host receives once when opening a room: the key is never shown again, and the
+// token of the room's first host link (see HostLink) carries it to a second device.
 type Created struct {
-	Room    Room
-	HostKey string
+	Room      Room
+	HostKey   string
+	LinkToken string
 }
 
 // CreateRoom opens a room with a fresh join code and host key. Idle rooms are closed first, so
@@ -104,7 +106,11 @@ func (s *Service) CreateRoom(ctx context.Context, title string) (Created, error)
 	if err != nil {
 		return Created{}, err
 	}
-	r := Room{ID: id, Title: title, HostKeyHash: HashKey(key), CreatedAt: now, LastActivity: now}
+	link, token, err := newHostLink(s.cfg.Rand, key, now)
+	if err != nil {
+		return Created{}, err
+	}
+	r := Room{ID: id, Title: title, HostKeyHash: HashKey(key), CreatedAt: now, LastActivity: now, HostLink: link}
 	// A clash among 2^30 codes is rare while rooms number in hundreds; a few tries make it vanish.
 	for range 8 {
 		if r.Code, err = NewCode(s.cfg.Rand); err != nil {
@@ -118,7 +124,7 @@ func (s *Service) CreateRoom(ctx context.Context, title string) (Created, error)
 	if err != nil {
 		return Created{}, err
 	}
-	return Created{Room: r, HostKey: key}, nil
+	return Created{Room: r, HostKey: key, LinkToken: token}, nil
 }
 
 // room finds a room by a code as typed and closes it on the spot if it has been idle too long,
@@ -309,14 +315,14 @@ func (s *Service) SuggestName(ctx context.Context, code string) (string, error) 
 	}
 }
 
-// RotateHostKey replaces the host key, for a host whose link leaked; the old key stops working
-// as soon as this returns.
+// RotateHostKey replaces the host key, for a host whose key leaked; the old key stops working as
+// soon as this returns, and so does an unused host link, which carries the old key.
 func (s *Service) RotateHostKey(ctx context.Context, code, hostKey string) (string, error) {
 	key, err := NewKey(s.cfg.Rand)
 	if err != nil {
 		return "", err
 	}
-	_, err = s.updateRoom(ctx, code, hostKey, func(r *Room) error { r.HostKeyHash = HashKey(key); return nil })
+	_, err = s.updateRoom(ctx, code, hostKey, func(r *Room) error { r.HostKeyHash, r.HostLink = HashKey(key), HostLink{}; return nil })
 	if err != nil {
 		return "", err
 	}

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -103,7 +104,8 @@ func errorField(err error) string {
 }
 
 // handleRoomCreate handles "POST /api/rooms": 201 with the join code and the host key. The key is
-// in this body only, never in a URL, since URLs end up in logs and browser history.
+// in this body only, never in a URL, since URLs end up in logs and browser history: host_url
+// carries a single-use token for a browser instead (see rooms_hostlink.go).
 func (s *server) handleRoomCreate() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in struct {
@@ -124,7 +126,7 @@ func (s *server) handleRoomCreate() echo.HandlerFunc {
 		return c.JSON(http.StatusCreated, map[string]string{
 			"code":     cr.Room.Code,
 			"join_url": s.origin(c.Request()) + base + "/j/" + cr.Room.Code,
-			"host_url": s.hostLink(c.Request(), cr.Room.ID, cr.HostKey),
+			"host_url": s.hostLink(c.Request(), cr.Room.ID, cr.LinkToken),
 			"host_key": cr.HostKey,
 		})
 	}
@@ -387,6 +389,25 @@ func (s *server) handlePresent() echo.HandlerFunc {
 			return roomError(err)
 		}
 		return c.NoContent(http.StatusNoContent)
+	}
+}
+
+// handleAPIHostLink handles "POST /api/rooms/:code/host-link" (host): 201 with a new host link for a
+// browser, which works once within rooms.HostLinkTTL and replaces an unused earlier one.
+func (s *server) handleAPIHostLink() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		token, expires, err := s.rooms.NewHostLink(ctx, c.Param("code"), bearerKey(c.Request()))
+		if err != nil {
+			return roomError(err)
+		}
+		r, err := s.rooms.RoomByCode(ctx, c.Param("code"))
+		if err != nil {
+			return roomError(err)
+		}
+		c.Response().Header().Set("Cache-Control", "no-store") // the answer holds a host link
+		return c.JSON(http.StatusCreated, map[string]string{"host_url": s.hostLink(c.Request(), r.ID, token),
+			"expires": expires.UTC().Format(time.RFC3339)})
 	}
 }
 

@@ -78,7 +78,7 @@ func TestRoomSession(t *testing.T) {
 	s := newTestServer(t, testConfig())
 	room := createRoom(t, s, "Tuesday group")
 	if len(room.Code) != 6 || room.HostKey == "" || !strings.HasSuffix(room.JoinURL, "/j/"+room.Code) ||
-		!strings.Contains(room.HostURL, "/rooms/") || !strings.HasSuffix(room.HostURL, "/host?key="+room.HostKey) {
+		!strings.Contains(room.HostURL, "/rooms/") || !strings.Contains(room.HostURL, "/host?token=") || strings.Contains(room.HostURL, room.HostKey) {
 		t.Fatalf("created %+v", room)
 	}
 	base := "/api/rooms/" + room.Code

@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -27,8 +26,9 @@ func (s *server) handleRoomNew() echo.HandlerFunc {
 	}
 }
 
-// handleRoomStart handles "POST /rooms": it opens a room, makes this browser its host and shows
-// the host link once.
+// handleRoomStart handles "POST /rooms": it opens a room, makes this browser its host, and
+// redirects (post, redirect, get) to the page that shows the room's first host link, so that a
+// reload shows that page again instead of opening a second room.
 func (s *server) handleRoomStart() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		title := c.FormValue("title")
@@ -45,30 +45,7 @@ func (s *server) handleRoomStart() echo.HandlerFunc {
 			return roomError(err)
 		}
 		s.setRoomCookies(c, cr.Room.ID, hostCookie, cr.HostKey)
-		c.Response().Header().Set("Cache-Control", "no-store") // the host link is on this page
-		roomURL := site.URL("/rooms/" + cr.Room.ID)
-		return render(c, http.StatusOK, pages.Layout(site, cr.Room.Title,
-			pages.HostLink(site, cr.Room.Title, roomURL, s.hostLink(c.Request(), cr.Room.ID, cr.HostKey), false)))
-	}
-}
-
-// handleHostLink handles "GET /rooms/:id/host?key=...": the link a host keeps. The key moves into
-// an HttpOnly cookie and a 303 takes it out of the address bar and the history. The request log
-// records the path only, never the query, so the key is not written there either.
-func (s *server) handleHostLink() echo.HandlerFunc {
-	return func(c echo.Context) error {
-		ctx := c.Request().Context()
-		r, err := s.rooms.RoomByID(ctx, c.Param("id"))
-		if err != nil {
-			return roomError(err)
-		}
-		key := c.QueryParam("key")
-		if _, caller, err := s.rooms.Identify(ctx, r.Code, key); err != nil || caller.Role != rooms.AsHost {
-			return &httpError{Status: http.StatusForbidden, Msg: "this host link is not (or no longer) valid for the room; a replaced link stops working"}
-		}
-		s.setRoomCookies(c, r.ID, hostCookie, key)
-		c.Response().Header().Set("Cache-Control", "no-store")
-		return c.Redirect(http.StatusSeeOther, s.cfg.BasePath+"/rooms/"+r.ID)
+		return s.showHostLink(c, cr.Room.ID, cr.LinkToken, cr.Room.HostLink.Expires, "opened")
 	}
 }
 
@@ -259,11 +236,6 @@ func (s *server) roomBar(c echo.Context, site pages.Site) *pages.RoomView {
 		return nil
 	}
 	return &v
-}
-
-// hostLink is the host's link in full, for copying to another device.
-func (s *server) hostLink(r *http.Request, id, key string) string {
-	return s.origin(r) + s.cfg.BasePath + "/rooms/" + id + "/host?key=" + url.QueryEscape(key)
 }
 
 // origin is the scheme and host of the links an answer to r hands out (see origins).

@@ -107,13 +107,14 @@ func testRooms(t *testing.T, s rooms.Store) {
 	ctx := context.Background()
 	r := room("r1", "ABC123")
 	r.Presenting = "/blocks/4?max_delay=5000"
+	r.HostLink = rooms.HostLink{TokenHash: hash("link"), Sealed: "c2VhbGVk", Expires: t0.Add(30 * time.Minute)}
 	must(t, s.CreateRoom(ctx, r, 10))
 	got, err := s.RoomByCode(ctx, "ABC123")
 	must(t, err)
-	if !got.CreatedAt.Equal(r.CreatedAt) || !got.LastActivity.Equal(r.LastActivity) {
+	if !got.CreatedAt.Equal(r.CreatedAt) || !got.LastActivity.Equal(r.LastActivity) || !got.HostLink.Expires.Equal(r.HostLink.Expires) {
 		t.Fatalf("times changed: %v", got)
 	}
-	got.CreatedAt, got.LastActivity = r.CreatedAt, r.LastActivity
+	got.CreatedAt, got.LastActivity, got.HostLink.Expires = r.CreatedAt, r.LastActivity, r.HostLink.Expires
 	if got != r {
 		t.Fatalf("RoomByCode = %+v, want %+v", got, r)
 	}
@@ -171,6 +172,18 @@ func testUpdateRoom(t *testing.T, s rooms.Store) {
 	}
 	_, err = s.RoomByCode(ctx, "ABC123")
 	wantErr(t, err, rooms.ErrNotFound)
+	// A host link is set, and used (cleared), by an update like any field.
+	link := rooms.HostLink{TokenHash: hash("link"), Sealed: "c2VhbGVk", Expires: t1}
+	_, err = s.UpdateRoom(ctx, "r1", func(r *rooms.Room) error { r.HostLink = link; return nil })
+	must(t, err)
+	if r, _ := s.RoomByID(ctx, "r1"); r.HostLink.TokenHash != link.TokenHash || r.HostLink.Sealed != link.Sealed || !r.HostLink.Expires.Equal(t1) {
+		t.Fatalf("stored host link %+v, want %+v", r.HostLink, link)
+	}
+	_, err = s.UpdateRoom(ctx, "r1", func(r *rooms.Room) error { r.HostLink = rooms.HostLink{}; return nil })
+	must(t, err)
+	if r, _ := s.RoomByID(ctx, "r1"); !r.HostLink.IsZero() {
+		t.Fatalf("a cleared host link is still stored: %+v", r.HostLink)
+	}
 	boom := errors.New("boom")
 	_, err = s.UpdateRoom(ctx, "r1", func(r *rooms.Room) error { r.Title = "changed"; return boom })
 	wantErr(t, err, boom)
