@@ -2,7 +2,6 @@ package pages
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 
 	"effectivelyonce/rooms"
@@ -50,6 +49,9 @@ type RoomView struct {
 	// Headlines are the first sentence of each pinned run's reading, by path, worked out on the
 	// server when the pin was made.
 	Headlines map[string]string
+	// Titles name the presented page and each pinned one, by path: the page and the parameters
+	// its path moves from their defaults, in words (see the server's pathTitle).
+	Titles map[string]string
 	Here      string // the path (with query) the caller is looking at, for "pin" and "present"
 	Bar       bool   // rendered as the bar on a notebook page
 	// JoinQR is the join link and its QR code, for the host's room page (zero elsewhere).
@@ -132,22 +134,16 @@ func (v RoomView) Ask(q rooms.Question) string {
 	return q.Text
 }
 
-// PresentingTitle names the page the host is showing: the contents' title for a notebook page,
-// with its parameters, else the path itself.
-func (v RoomView) PresentingTitle() string {
-	p := v.Room.Presenting
-	path, query, _ := strings.Cut(p, "?")
-	for _, l := range v.Site.Contents {
-		if l.URL == v.Site.URL(path) || l.URL == path {
-			if query != "" {
-				if q, err := url.ParseQuery(query); err == nil {
-					return l.Title + " (" + strings.ReplaceAll(q.Encode(), "&", ", ") + ")"
-				}
-			}
-			return l.Title
-		}
+// PresentingTitle names the page the host is showing.
+func (v RoomView) PresentingTitle() string { return v.Title(v.Room.Presenting) }
+
+// Title names a notebook path of the room (the presented page, a pin) as Titles has it, else the
+// path itself.
+func (v RoomView) Title(path string) string {
+	if t, ok := v.Titles[path]; ok {
+		return t
 	}
-	return p
+	return path
 }
 
 // Num writes a guess or a measured value as a person would type it, with separators.

@@ -213,7 +213,7 @@ func (s *server) roomActions() map[string]roomDo {
 			return s.rooms.SetPinHidden(ctx, r.Code, key, c.Param("pin"), c.FormValue("hidden") == "true")
 		},
 		"/present": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			return s.rooms.Present(ctx, r.Code, key, strings.TrimPrefix(c.FormValue("path"), s.cfg.BasePath))
+			return s.present(ctx, r.Code, key, strings.TrimPrefix(c.FormValue("path"), s.cfg.BasePath))
 		},
 		// Removing a member cannot be undone (their name stays taken), so the host is asked first.
 		"/members/:member/kick": s.confirmFirst(s.hostQuestion(func(c echo.Context, st rooms.View) (string, error) {

@@ -385,7 +385,7 @@ func (s *server) handlePresent() echo.HandlerFunc {
 		if err := readJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
-		if err := s.rooms.Present(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), in.Path); err != nil {
+		if err := s.present(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), in.Path); err != nil {
 			return roomError(err)
 		}
 		return c.NoContent(http.StatusNoContent)

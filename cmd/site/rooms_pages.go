@@ -199,11 +199,15 @@ func (s *server) roomView(ctx context.Context, site pages.Site, r rooms.Room, ke
 	}
 	base := site.URL("/rooms/" + r.ID)
 	v := pages.RoomView{Site: site, Room: st, URL: base, Actions: base, Stream: base + "/events", Bar: bar, Here: here,
-		Questions: s.asked, Headlines: map[string]string{}}
+		Questions: s.asked, Headlines: map[string]string{}, Titles: map[string]string{}}
+	if st.Presenting != "" {
+		v.Titles[st.Presenting] = s.pathTitle(st.Presenting)
+	}
 	if bar {
 		v.Stream += "?view=bar"
 	}
 	for _, p := range st.Pins {
+		v.Titles[p.Path] = s.pathTitle(p.Path)
 		// Worked out here if not yet known on this instance (a pin made through the API, on
 		// another replica, or before a restart); runs are cached, so this is rare and cheap.
 		s.headline(ctx, p.Path)

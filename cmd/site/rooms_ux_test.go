@@ -67,3 +67,76 @@ func TestBackButtonKeepsTheRoomBar(t *testing.T) {
 		}
 	}
 }
+
+// TestPresentRefusesWhatFollowersCannotOpen checks that the host can present only a page of the
+// notebook with parameters it takes, and is told why otherwise, from the page and from the API;
+// followers are never sent to an error.
+func TestPresentRefusesWhatFollowersCannotOpen(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	host := newBrowser(t, s)
+	roomPath, hostKey := startRoom(t, host, "Presenting")
+	code := codeOf(t, host, roomPath)
+	for path, want := range map[string]string{
+		"/nope":                             "/nope is not a page of the notebook",
+		"/blocks/4?max_delay=abc":           "max_delay",
+		"/blocks/4?window-grid.windows=0":   "window-grid.windows",
+		"/rooms/" + roomPath[7:]:            "is not a page of the notebook",
+		"/jobs/window?outcome=escaped":      "is not a page of the notebook",
+		"/blocks/4?max_delay=5000&jobs=%zz": "URL-encoded",
+		"https://evil.example/blocks/4":     "path of this site",
+	} {
+		r := host.send("POST", roomPath+"/present", url.Values{"path": {path}}, true)
+		if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, want) {
+			t.Errorf("presenting %s: %d %q, want 422 saying %q", path, r.status, r.body, want)
+		}
+		api := call(t, s, "POST", "/api/rooms/"+code+"/present", hostKey, `{"path":`+quote(path)+`}`)
+		if api.status != http.StatusBadRequest || !strings.Contains(api.body, `"field":"path"`) {
+			t.Errorf("presenting %s through the API: %d %s, want 400 naming path", path, api.status, api.body)
+		}
+	}
+	var st roomJSON
+	must(t, call(t, s, "GET", "/api/rooms/"+code, hostKey, ""), http.StatusOK, &st)
+	if st.Presenting != "" {
+		t.Errorf("a refused path is presented: %q", st.Presenting)
+	}
+	for _, path := range []string{"/blocks/4?max_delay=5,000", "/", "/lab", "/blocks/6?timeouts=5,30"} {
+		if r := host.send("POST", roomPath+"/present", url.Values{"path": {path}}, true); r.status != http.StatusNoContent {
+			t.Errorf("presenting %s: %d %s", path, r.status, r.body)
+		}
+	}
+}
+
+// TestPresentingLineNamesThePage checks the line followers read: the page's name and only the
+// parameters that differ from its defaults, in words and decoded, however long the permalink
+// the host presented (after a Run it carries every field of every form on the page).
+func TestPresentingLineNamesThePage(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	host, ada := newBrowser(t, s), newBrowser(t, s)
+	roomPath, _ := startRoom(t, host, "Lines")
+	joinAs(t, ada, codeOf(t, host, roomPath), "Ada")
+	long := "/blocks/4?jobs=20000&crash_rate=0.02&seed=13&delay_seed=17&max_delay=5000&windows=100%2C500%2C1000%2C1500%2C2000%2C5000" +
+		"&window-grid.max_delays=200%2C1000%2C5000%2C20000&window-grid.windows=500%2C2000%2C10000"
+	if r := host.send("POST", roomPath+"/present", url.Values{"path": {long}}, true); r.status != http.StatusNoContent {
+		t.Fatalf("present: %d %s", r.status, r.body)
+	}
+	const want = "4 · The bounded dedup window (max redelivery delay 5,000 jobs)"
+	for who, page := range map[string]string{"the member's bar": ada.get("/blocks/2").body, "the member's room page": ada.get(roomPath).body,
+		"the host's room page": host.get(roomPath).body} {
+		i := strings.Index(page, `<div class="presenting"`)
+		if i < 0 {
+			t.Fatalf("%s: no presenting line", who)
+		}
+		line := text(page[i : i+strings.Index(page[i:], "</p>")])
+		if !strings.Contains(line, want) || strings.Contains(line, "%2C") || strings.Contains(line, "crash_rate") {
+			t.Errorf("%s says %q, want %q", who, line, want)
+		}
+	}
+	if r := host.send("POST", roomPath+"/present", url.Values{"path": {"/blocks/4?windows=100,500&window-grid.windows=700"}}, true); r.status != http.StatusNoContent {
+		t.Fatal(r.status)
+	}
+	page := ada.get("/blocks/2").body
+	if !strings.Contains(page, "(dedup windows 100, 500 ids; dedup windows 700 ids)") {
+		i := strings.Index(page, `<div class="presenting"`)
+		t.Errorf("both forms' moved values: %q", text(page[max(i, 0):max(i, 0)+600]))
+	}
+}
