@@ -39,30 +39,45 @@ type RoomView struct {
 	Stream    string // the event stream for this view
 	Actions   string // the prefix every form of the room posts under
 	Questions []Asked
-	// Experiments are the names a measure round may ask about, for the host's form.
-	Experiments []string
-	// MeasureExperiment, MeasureParams and Measures offer the host the numbers of the page being
-	// presented, at its parameters, as questions (see the server's measureChoices).
-	MeasureExperiment string
-	MeasureParams     string
-	Measures          []MeasureChoice
+	// Numbers are what the host may open a round on, by experiment: the numbers of the page being
+	// presented (when its runs are at hand), or of the experiment the host asked to list.
+	Numbers []NumberGroup
+	// Experiments are the experiments whose numbers the host may list, by title.
+	Experiments []ExperimentChoice
+	// ListExperiment and ListParams are what the host asked to list (kept in the form), and
+	// ListError why it could not be.
+	ListExperiment, ListParams, ListError string
 	// Headlines are the first sentence of each pinned run's reading, by path, worked out on the
 	// server when the pin was made.
 	Headlines map[string]string
 	// Titles name the presented page and each pinned one, by path: the page and the parameters
 	// its path moves from their defaults, in words (see the server's pathTitle).
 	Titles map[string]string
-	Here      string // the path (with query) the caller is looking at, for "pin" and "present"
-	Bar       bool   // rendered as the bar on a notebook page
+	Here   string // the path (with query) the caller is looking at, for "pin" and "present"
+	Bar    bool   // rendered as the bar on a notebook page
 	// JoinQR is the join link and its QR code, for the host's room page (zero elsewhere).
 	JoinQR QR
 }
 
-// MeasureChoice is one number an experiment reports, as a host picks it for a round: its CSV
-// column and its heading for people.
-type MeasureChoice struct {
-	Key   string
-	Label string
+// NumberGroup is the numbers one experiment reports at some parameters, as a host picks one for a
+// round: Title names the experiment and its parameters.
+type NumberGroup struct {
+	Title   string
+	Numbers []NumberChoice
+}
+
+// NumberChoice is one number in a host's list: Words say it with its row ("escaped duplicates at
+// window 1,000"), Value is what the round form posts (the experiment, its parameters, the count
+// and its row, as a query string).
+type NumberChoice struct {
+	Value string
+	Words string
+}
+
+// ExperimentChoice is an experiment a host may list the numbers of.
+type ExperimentChoice struct {
+	Name  string
+	Title string
 }
 
 // Asked is a question a host may open a round with: one of the five predictions, in the words
@@ -125,6 +140,10 @@ func (v RoomView) Ask(q rooms.Question) string {
 		}
 		return "Question " + strings.TrimPrefix(q.Prediction, "q")
 	case rooms.KindMeasure:
+		if q.Text != "" {
+			return q.Text
+		}
+		// A round opened before questions were worded when opened.
 		s := fmt.Sprintf("What will %s report as %s", q.Experiment, q.Measure)
 		if q.Params != "" {
 			s += " at " + strings.ReplaceAll(q.Params, "&", ", ")

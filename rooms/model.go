@@ -85,7 +85,8 @@ type Question struct {
 	Experiment string       `json:"experiment,omitempty"` // experiment name, for KindMeasure
 	Params     string       `json:"params,omitempty"`     // parameters as a URL query string, for KindMeasure
 	Measure    string       `json:"measure,omitempty"`    // which reported measure, for KindMeasure
-	Text       string       `json:"text,omitempty"`       // the question in words, for KindCustom
+	Point      string       `json:"point,omitempty"`      // the row it is reported at, for KindMeasure
+	Text       string       `json:"text,omitempty"`       // the question in words, for KindCustom and KindMeasure
 	Unit       string       `json:"unit,omitempty"`
 	Min        float64      `json:"min"`
 	Max        float64      `json:"max"`
@@ -94,7 +95,8 @@ type Question struct {
 // Limits on what a question may carry; generous for a person, small for a database row.
 const (
 	maxQuestionText = 200
-	maxUnit         = 40
+	maxMeasureText  = 500 // a measure's question names the experiment, its row and its parameters
+	maxUnit         = 80
 	maxParams       = 1000
 	defaultMax      = 1e9
 )
@@ -116,6 +118,12 @@ func (q Question) Normalize() (Question, error) {
 		if q.Measure == "" || !plain(q.Measure, 64) {
 			return q, fieldErr("measure", ErrInvalid, "a measure name is needed")
 		}
+		if !plain(q.Point, 64) {
+			return q, fieldErr("point", ErrInvalid, "a row is at most 64 characters of plain text")
+		}
+		if q.Text = strings.TrimSpace(q.Text); !plain(q.Text, maxMeasureText) {
+			return q, fieldErr("text", ErrInvalid, "the question is at most %d characters of plain text", maxMeasureText)
+		}
 		if len(q.Params) > maxParams {
 			return q, fieldErr("params", ErrInvalid, "the parameters are longer than %s bytes", experiments.Thousands(maxParams))
 		}
@@ -123,8 +131,8 @@ func (q Question) Normalize() (Question, error) {
 		if err != nil {
 			return q, fieldErr("params", ErrInvalid, "the parameters are not a query string")
 		}
-		q = Question{Kind: KindMeasure, Experiment: q.Experiment, Params: v.Encode(), Measure: q.Measure,
-			Unit: q.Unit, Min: q.Min, Max: q.Max}
+		q = Question{Kind: KindMeasure, Experiment: q.Experiment, Params: v.Encode(), Measure: q.Measure, Point: q.Point,
+			Text: q.Text, Unit: q.Unit, Min: q.Min, Max: q.Max}
 	case KindCustom:
 		q.Text = strings.TrimSpace(q.Text)
 		if q.Text == "" || !plain(q.Text, maxQuestionText) {

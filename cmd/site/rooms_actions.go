@@ -11,6 +11,7 @@ import (
 	"html"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -140,7 +141,15 @@ func (s *server) roomActions() map[string]roomDo {
 	return map[string]roomDo{
 		"/rounds": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
 			in := roundIn{Experiment: c.FormValue("experiment"), Params: c.FormValue("params"), Measure: c.FormValue("measure"),
-				Text: c.FormValue("text"), Unit: c.FormValue("unit")}
+				Point: c.FormValue("point"), Text: c.FormValue("text"), Unit: c.FormValue("unit")}
+			if number := c.FormValue("number"); number != "" {
+				// One choice of the host's list: the experiment, its parameters, the count, its row.
+				v, err := url.ParseQuery(number)
+				if err != nil {
+					return &rooms.FieldError{Field: "number", Err: rooms.ErrInvalid, Message: "pick a number from the list"}
+				}
+				in = roundIn{Experiment: v.Get("experiment"), Params: v.Get("params"), Measure: v.Get("measure"), Point: v.Get("point")}
+			}
 			if q := c.FormValue("question"); q != "custom" {
 				in.Question = q
 			}
@@ -203,10 +212,7 @@ func (s *server) roomActions() map[string]roomDo {
 			return s.rooms.SetNamesVisible(ctx, r.Code, key, seq, c.FormValue("visible") == "true")
 		},
 		"/pins": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			p, err := s.rooms.AddPin(ctx, r.Code, key, strings.TrimPrefix(c.FormValue("path"), s.cfg.BasePath), c.FormValue("note"))
-			if err == nil {
-				s.headline(ctx, p.Path)
-			}
+			_, err := s.rooms.AddPin(ctx, r.Code, key, strings.TrimPrefix(c.FormValue("path"), s.cfg.BasePath), c.FormValue("note"))
 			return err
 		},
 		"/pins/:pin/hidden": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
@@ -269,30 +275,5 @@ func (s *server) roomActions() map[string]roomDo {
 			}
 			return nil
 		},
-	}
-}
-
-// headline works out, once per permalink, the first sentence of what the pinned run shows: the
-// reading of the page's first experiment at the pin's parameters. A pin of a page without an
-// experiment is remembered as having none, so the board's redraws do not look again; one whose
-// run cannot be made now is tried again at the next redraw.
-func (s *server) headline(ctx context.Context, path string) {
-	if _, ok := s.headlines.get(path); ok {
-		return
-	}
-	run, _, known := s.permalinkRun(ctx, path)
-	if !known {
-		s.headlines.put(path, "")
-		return
-	}
-	if run.Result == nil {
-		return
-	}
-	pr, err := pages.PresenterOf(run.Experiment)
-	if err != nil {
-		return
-	}
-	if lines, err := pr.Reading(run.Params, run.Result); err == nil && len(lines) > 0 {
-		s.headlines.put(path, lines[0])
 	}
 }

@@ -192,14 +192,15 @@ func (s *server) handleRoomState() echo.HandlerFunc {
 }
 
 // roundIn is what opens a round, from the API's JSON or a room page's form. It names one of
-// the five questions ({"question":"q1"}), an experiment's measure ({"experiment","params",
-// "measure"}, params as a permalink's query string), or a custom question ({"text","unit","min",
-// "max"}).
+// the five questions ({"question":"q1"}), a number an experiment reports ({"experiment","params",
+// "measure","point"}: params as a permalink's query string, measure a count's name and point its
+// row, see pages.Reported), or a custom question ({"text","unit","min","max"}).
 type roundIn struct {
 	Question   string   `json:"question"`
 	Experiment string   `json:"experiment"`
 	Params     string   `json:"params"`
 	Measure    string   `json:"measure"`
+	Point      string   `json:"point"`
 	Text       string   `json:"text"`
 	Unit       string   `json:"unit"`
 	Min        *float64 `json:"min"`
@@ -220,7 +221,7 @@ func questionOf(in roundIn) (rooms.Question, error) {
 	case in.Question != "":
 		q.Kind, q.Prediction = rooms.KindPrediction, in.Question
 	case in.Experiment != "":
-		q.Kind, q.Experiment, q.Params, q.Measure = rooms.KindMeasure, in.Experiment, in.Params, in.Measure
+		q.Kind, q.Experiment, q.Params, q.Measure, q.Point = rooms.KindMeasure, in.Experiment, in.Params, in.Measure, in.Point
 		if _, _, err := parseMeasured(q); err != nil {
 			return q, err
 		}
@@ -230,16 +231,30 @@ func questionOf(in roundIn) (rooms.Question, error) {
 	return q, nil
 }
 
-// checkedQuestion reads a round's question and, for an experiment's number, measures it now: a
-// measure the experiment does not report would otherwise surface only at the reveal, with the
-// round locked and the room waiting. The run is cached, so the reveal costs nothing more.
+// checkedQuestion reads a round's question and, for an experiment's number, finds it now: a
+// number the experiment does not report (or a row left unnamed) would otherwise surface only at
+// the reveal, with the round locked and the room waiting. The question is worded here, once, with
+// the number, its row, the experiment and its parameters, so members read what they guess. The
+// run is cached, so the reveal costs nothing more.
 func (s *server) checkedQuestion(ctx context.Context, in roundIn) (rooms.Question, error) {
 	q, err := questionOf(in)
 	if err != nil || q.Kind != rooms.KindMeasure {
 		return q, err
 	}
-	if _, err := s.measure(ctx, q); err != nil {
+	e, p, err := parseMeasured(q)
+	if err != nil {
+		return q, err
+	}
+	if err := s.admitRun(ctx, e, p); err != nil {
+		return q, err
+	}
+	r, err := s.reported(ctx, e, p, q.Measure, q.Point)
+	if err != nil {
 		return q, roomError(err)
+	}
+	q.Point, q.Text = r.Point, r.Question(e, p)
+	if q.Unit == "" {
+		q.Unit = r.Unit
 	}
 	return q, nil
 }

@@ -179,9 +179,14 @@ func (s *server) handleRoomPage() echo.HandlerFunc {
 		if v.IsHost() {
 			// Only the page has the round form; the stream's redraws never need these.
 			for _, e := range experiments.All() {
-				v.Experiments = append(v.Experiments, e.Name)
+				v.Experiments = append(v.Experiments, pages.ExperimentChoice{Name: e.Name, Title: e.Title})
 			}
-			v.MeasureExperiment, v.MeasureParams, v.Measures = s.measureChoices(ctx, v.Room.Presenting)
+			if v.ListExperiment = c.QueryParam("experiment"); v.ListExperiment != "" {
+				v.ListParams = c.QueryParam("params")
+				v.Numbers, v.ListError = s.listedNumbers(ctx, v.ListExperiment, v.ListParams)
+			} else {
+				v.Numbers = s.presentedNumbers(v.Room.Presenting)
+			}
 		}
 		if err := s.addJoinQR(c.Request(), &v); err != nil {
 			return err
@@ -208,10 +213,8 @@ func (s *server) roomView(ctx context.Context, site pages.Site, r rooms.Room, ke
 	}
 	for _, p := range st.Pins {
 		v.Titles[p.Path] = s.pathTitle(p.Path)
-		// Worked out here if not yet known on this instance (a pin made through the API, on
-		// another replica, or before a restart); runs are cached, so this is rare and cheap.
-		s.headline(ctx, p.Path)
-		if h, ok := s.headlines.get(p.Path); ok {
+		// Known, or asked for in the background: the board shows it once it is ready.
+		if h, ok := s.headline(ctx, p.Path, r.ID); ok && h != "" {
 			v.Headlines[p.Path] = h
 		}
 	}

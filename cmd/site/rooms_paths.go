@@ -12,6 +12,7 @@ import (
 
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
+	"effectivelyonce/pages"
 	"effectivelyonce/rooms"
 )
 
@@ -139,20 +140,12 @@ func (s *server) pathTitle(path string) string {
 	return t
 }
 
-// movedParams says in words each parameter that differs from its experiment's default.
+// movedParams says in words each parameter that differs from its experiment's default, over the
+// experiments of a page, each one's own fields only.
 func movedParams(runs []pagePath) string {
 	var words []string
 	for _, r := range runs {
-		got, def := r.experiment.Format(r.params), r.experiment.Format(r.experiment.Defaults())
-		said := r.experiment.Say(r.params)
-		for _, f := range r.own {
-			if got[f.Name] == def[f.Name] {
-				continue
-			}
-			w := strings.ToLower(f.Label[:1]) + f.Label[1:] + " " + said[f.Name]
-			if f.Unit != "" {
-				w += " " + f.Unit
-			}
+		if w := pages.MovedParams(r.experiment, r.params, r.own); w != "" {
 			words = append(words, w)
 		}
 	}

@@ -5,10 +5,16 @@ package main
 // member, the numbers a round can ask about.
 
 import (
+	"html"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"effectivelyonce/pages"
 )
 
 // TestTopBarInsideARoom checks that a visitor inside a room (on the room's page, or on a notebook
@@ -138,5 +144,140 @@ func TestPresentingLineNamesThePage(t *testing.T) {
 	if !strings.Contains(page, "(dedup windows 100, 500 ids; dedup windows 700 ids)") {
 		i := strings.Index(page, `<div class="presenting"`)
 		t.Errorf("both forms' moved values: %q", text(page[max(i, 0):max(i, 0)+600]))
+	}
+}
+
+// optionFor finds, in a page, the value of the option of the host's number list whose words are
+// words, or "" when there is none.
+func optionFor(page, words string) string {
+	m := regexp.MustCompile(`<option value="([^"]*)">` + regexp.QuoteMeta(words) + `</option>`).FindStringSubmatch(page)
+	if m == nil {
+		return ""
+	}
+	return html.UnescapeString(m[1])
+}
+
+// TestRoundOnANumberInWords checks a round on an experiment's number: the host picks it from a list
+// in words with its row (the presented page's numbers, once its runs are made; or any
+// experiment's, listed by title at parameters the host types), never a CSV column; members read
+// the question naming it; the reveal measures that very number from the run's typed counts; and
+// the API refuses a number reported at several rows unless the row is named.
+func TestRoundOnANumberInWords(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	host, ada := newBrowser(t, s), newBrowser(t, s)
+	roomPath, hostKey := startRoom(t, host, "Numbers")
+	code := codeOf(t, host, roomPath)
+	joinAs(t, ada, code, "Ada")
+	if page := host.get(roomPath).body; strings.Contains(page, `id="round-number"`) {
+		t.Fatal("numbers offered while nothing is presented")
+	}
+	if r := host.send("POST", roomPath+"/present", url.Values{"path": {"/blocks/4?max_delay=5000"}}, true); r.status != http.StatusNoContent {
+		t.Fatalf("present: %d %s", r.status, r.body)
+	}
+	host.get("/blocks/4?max_delay=5000") // the host looks at the page presented, which runs it
+	page := host.get(roomPath).body
+	const words = "escaped duplicates at window 1,000"
+	number := optionFor(page, words)
+	if number == "" || !strings.Contains(page, `label="Escape rate versus dedup window, with max redelivery delay 5,000 jobs"`) {
+		t.Fatalf("the presented page's numbers are not offered in words at its parameters")
+	}
+	if strings.Contains(page, "escaped_duplicates") || !strings.Contains(page, ">Double executions versus visibility timeout</option>") {
+		t.Errorf("the round form shows a CSV column, or lists experiments by id")
+	}
+	if r := host.send("POST", roomPath+"/rounds", url.Values{"number": {number}}, true); r.status != http.StatusNoContent {
+		t.Fatalf("open a round on %q: %d %s", number, r.status, r.body)
+	}
+	const question = "How many escaped duplicates at window 1,000? (Escape rate versus dedup window, with max redelivery delay 5,000 jobs)"
+	if !strings.Contains(ada.get(roomPath).body, question) || !strings.Contains(ada.get("/blocks/1").body, question) {
+		t.Errorf("the member's page and bar do not ask %q", question)
+	}
+	r := call(t, s, "POST", "/api/rooms/"+code+"/rounds/1/reveal", hostKey, "")
+	var res resultJSON
+	must(t, r, http.StatusOK, &res)
+	if res.Measured != 317 {
+		t.Errorf("measured %v, want 317: the escaped duplicates at window 1,000 with max delay 5,000", res.Measured)
+	}
+
+	// Any experiment, listed by title at parameters the host types; a refusal says why in the form.
+	page = host.get(roomPath + "?experiment=lease&params=" + url.QueryEscape("timeouts=5,30")).body
+	if optionFor(page, "jobs run twice without renewal at timeout 30 s") == "" || !strings.Contains(page, `<details class="room-new-round" id="new-round" open`) {
+		t.Errorf("the lease's numbers at timeouts 5 and 30 are not listed")
+	}
+	if bad := host.get(roomPath + "?experiment=lease&params=" + url.QueryEscape("timeouts=abc")); bad.status != http.StatusOK ||
+		!strings.Contains(bad.body, `id="list-params-error"`) || !strings.Contains(bad.body, `value="timeouts=abc"`) {
+		t.Errorf("listing at parameters the experiment refuses: %d, no error beside the field, or the value lost", bad.status)
+	}
+
+	// The API: a count at several rows needs its row; named, it is found.
+	base := "/api/rooms/" + code + "/rounds"
+	if r := call(t, s, "POST", base, hostKey, `{"experiment":"window","params":"max_delay=5000","measure":"escaped"}`); r.status != http.StatusBadRequest || !strings.Contains(r.body, `"field":"point"`) {
+		t.Errorf("a count at several rows without its row: %d %s", r.status, r.body)
+	}
+	must(t, call(t, s, "POST", base, hostKey, `{"experiment":"window","params":"max_delay=5000","measure":"escaped","point":"1000"}`), http.StatusCreated, nil)
+	var st roomJSON
+	must(t, call(t, s, "GET", "/api/rooms/"+code, hostKey, ""), http.StatusOK, &st)
+	if q := st.Rounds[len(st.Rounds)-1].Question; q.Point != "1000" || q.Text != question || q.Unit != "escaped duplicates" {
+		t.Errorf("the API's round asks %+v", q)
+	}
+}
+
+// TestPinHeadlineInTheBackground checks that no render waits for a pin's run: with every run
+// slot held, a pin still reaches the board at once (without its headline), the room page answers,
+// and once a slot frees the headline arrives on the open stream by itself, with nobody acting.
+func TestPinHeadlineInTheBackground(t *testing.T) {
+	cfg := testConfig()
+	cfg.QueueWait = time.Minute // a run waits for a slot for as long as the test holds them all
+	s := newTestServer(t, cfg)
+	base := serveLoopback(t, s)
+	api := memberClient()
+	var room created
+	mustAPI(t, api, "POST", base+"/api/rooms", "", `{"title":"Headlines"}`, http.StatusCreated, &room)
+	var ada struct {
+		Key string `json:"member_key"`
+	}
+	mustAPI(t, api, "POST", base+"/api/rooms/"+room.Code+"/members", "", `{"name":"Ada"}`, http.StatusCreated, &ada)
+	status, stream, err := openStream(t.Context(), streamClient(), base+"/api/rooms/"+room.Code+"/events", room.HostKey)
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("host stream: %d %v", status, err)
+	}
+	defer stream.close()
+	if _, err := stream.snapshot(streamWait, pages.RoomParts); err != nil {
+		t.Fatal(err)
+	}
+
+	held := map[chan struct{}]int{}
+	for _, slots := range []chan struct{}{s.runner.light, s.runner.heavy} {
+		for len(slots) < cap(slots) {
+			slots <- struct{}{}
+			held[slots]++
+		}
+	}
+	// Exactly the slots the test took go back: a run that gets one meanwhile keeps it.
+	release := sync.OnceFunc(func() {
+		for slots, n := range held {
+			for range n {
+				<-slots
+			}
+		}
+	})
+	defer release()
+
+	mustAPI(t, api, "POST", base+"/api/rooms/"+room.Code+"/pins", ada.Key, `{"path":"/blocks/2?seed=99","note":"while busy"}`, http.StatusCreated, nil)
+	board, _, err := stream.until(streamWait, named(pages.PartBoard, "while busy"))
+	if err != nil {
+		t.Fatalf("the pin did not reach the board while every run slot was held: %v", err)
+	}
+	if strings.Contains(board.Data, "pin-headline") {
+		t.Fatalf("a headline was shown while no run could be made: %s", board.Data)
+	}
+	id := roomIDOf(t, map[string]string{"board": board.Data})
+	code, page, err := apiCall(api, "GET", base+"/rooms/"+id, room.HostKey, "")
+	if err != nil || code != http.StatusOK || !strings.Contains(page, "while busy") {
+		t.Fatalf("the room page while every slot was held: %d %v", code, err)
+	}
+
+	release()
+	if _, _, err := stream.until(streamWait, named(pages.PartBoard, "while busy", `class="pin-headline"`)); err != nil {
+		t.Errorf("the headline never arrived on the stream once a slot was free: %v", err)
 	}
 }

@@ -92,7 +92,7 @@ type server struct {
 	origins *origins
 	// titles are notebook paths in words, as rooms show them (see rooms_paths.go).
 	titles    *memo[string]
-	headlines *memo[string]
+	headlines *headlines
 	qrs       *memo[pages.QR]
 	echo      *echo.Echo
 }
@@ -108,7 +108,7 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *
 	m := newMetrics()
 	run := newRunner(cfg, m)
 	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: run, lab: newLabRunner(cfg), spreads: newSpreads(run.cache),
-		hub: hub, stopping: make(chan struct{}), heartbeat: heartbeat, origins: newOrigins(cfg), titles: newMemo[string](1000), headlines: newMemo[string](1000), qrs: newMemo[pages.QR](256),
+		hub: hub, stopping: make(chan struct{}), heartbeat: heartbeat, origins: newOrigins(cfg), titles: newMemo[string](1000), headlines: newHeadlines(), qrs: newMemo[pages.QR](256),
 		limiter:     newRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
 		roomCreates: newRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
 		roomJoins:   newRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients)}
