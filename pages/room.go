@@ -22,12 +22,13 @@ const (
 	PartRoster     = "roster"     // who is here
 	PartHistory    = "history"    // earlier rounds
 	PartBoard      = "board"      // the pins
+	PartTools      = "tools"      // what the caller may do besides answering: pin a page, present one
 )
 
 // RoomParts are the parts a room page shows; BarParts those the bar on notebook pages shows.
 var (
-	RoomParts = []string{PartStatus, PartPresenting, PartRound, PartCount, PartRoster, PartHistory, PartBoard}
-	BarParts  = []string{PartStatus, PartPresenting, PartRound, PartCount}
+	RoomParts = []string{PartStatus, PartPresenting, PartRound, PartCount, PartRoster, PartHistory, PartBoard, PartTools}
+	BarParts  = []string{PartStatus, PartPresenting, PartRound, PartCount, PartTools}
 )
 
 // RoomView is everything a room's page, bar and stream render from: the room as its caller may

@@ -139,7 +139,7 @@ func TestBrowserRooms(t *testing.T) {
 	// The host presents a page from the room bar on that page; both members follow it there.
 	host.open("/blocks/1")
 	streamOpen(host)
-	host.do(chromedp.Click(chromedp.CSS(`.roombar > form[action$="/present"] button`)))
+	host.do(chromedp.Click(chromedp.CSS(`.roombar .room-tools form[action$="/present"] button`)))
 	for _, m := range []*browserTab{alice, bob} {
 		within(m, "a follower on the presented page", `location.pathname === "/blocks/1" && !!document.querySelector(".roombar [data-present-path]")`)
 		streamOpen(m)

@@ -107,7 +107,16 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 		if errors.Is(err, rooms.ErrKicked) || errors.Is(err, rooms.ErrForbidden) {
 			msg := `<p class="banner closed" role="status">You are no longer in this room: the host removed your seat.</p>`
 			if errors.Is(err, rooms.ErrForbidden) {
-				msg = `<p class="banner closed" role="status">This browser's key no longer works in this room: the host link was replaced. Open the new host link to carry on.</p>`
+				msg = `<p class="banner closed" role="status">This browser's key no longer works in this room: the host key was replaced. Open a new host link to carry on.</p>`
+			}
+			// Every other part empties first: a removed member is offered nothing any more (no
+			// following, no guess, no pin), and sees nothing new of the room.
+			for _, name := range parts {
+				if name != pages.PartStatus {
+					if err := writeEvent(w, rc, name, ""); err != nil {
+						return false, err
+					}
+				}
 			}
 			if err := writeEvent(w, rc, pages.PartStatus, msg); err != nil {
 				return false, err

@@ -281,3 +281,86 @@ func TestPinHeadlineInTheBackground(t *testing.T) {
 		t.Errorf("the headline never arrived on the stream once a slot was free: %v", err)
 	}
 }
+
+// TestRemovingAMember checks that removing a member asks first (the button says what it asks
+// with script; without script the server asks on a page of its own, and only its yes removes), and
+// that the removed member's bar offers nothing any more: no "Stop following", no pin form.
+func TestRemovingAMember(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	host := newBrowser(t, s)
+	roomPath, hostKey := startRoom(t, host, "Removals")
+	code := codeOf(t, host, roomPath)
+	ada := newBrowser(t, s)
+	joinAs(t, ada, code, "Ada")
+	id := memberID(t, s, code, hostKey)
+	kick := roomPath + "/members/" + id + "/kick"
+
+	page := host.get(roomPath).body
+	if !strings.Contains(page, `action="`+kick+`"`) || !strings.Contains(page, `data-confirm="`+html.EscapeString(pages.KickQuestion("Ada"))+`"`) {
+		t.Errorf("the remove button does not ask before it removes")
+	}
+	ask := host.post(kick, url.Values{})
+	if ask.status != http.StatusOK || !strings.Contains(ask.body, html.EscapeString(pages.KickQuestion("Ada"))) ||
+		!strings.Contains(ask.body, `name="confirmed" value="yes"`) {
+		t.Fatalf("removing without script: %d, want a page that asks", ask.status)
+	}
+	if r := ada.get(roomPath); r.status != http.StatusOK {
+		t.Fatalf("a member was removed before the host confirmed: %d", r.status)
+	}
+	if r := ada.post(kick, url.Values{}); r.status != http.StatusForbidden {
+		t.Errorf("a member asking to remove another: %d, want 403 before any question", r.status)
+	}
+
+	// Ada follows the host on a notebook page; then the host confirms.
+	if r := host.send("POST", roomPath+"/present", url.Values{"path": {"/blocks/4"}}, true); r.status != http.StatusNoContent {
+		t.Fatal(r.status)
+	}
+	base := serveLoopback(t, s)
+	var seat struct {
+		Key string `json:"member_key"`
+	}
+	mustAPI(t, memberClient(), "POST", base+"/api/rooms/"+code+"/members", "", `{"name":"Bea"}`, http.StatusCreated, &seat)
+	status, bar, err := openStream(t.Context(), streamClient(), base+"/api/rooms/"+code+"/events?view=bar", seat.Key)
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("Bea's bar stream: %d %v", status, err)
+	}
+	defer bar.close()
+	snap, err := bar.snapshot(streamWait, pages.BarParts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(snap[pages.PartPresenting], "data-follow-stop") || !strings.Contains(snap[pages.PartTools], "pin-form") {
+		t.Fatalf("Bea's bar before the removal offers no following or no pin form")
+	}
+	bea := memberIDNamed(t, s, code, hostKey, "Bea")
+	if r := host.post(roomPath+"/members/"+bea+"/kick", url.Values{"confirmed": {"yes"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("confirmed removal: %d", r.status)
+	}
+	_, before, err := bar.until(streamWait, named(pages.PartStatus, "the host removed your seat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	emptied := map[string]bool{}
+	for _, ev := range before {
+		emptied[ev.Name] = strings.TrimSpace(ev.Data) == ""
+	}
+	for _, part := range []string{pages.PartPresenting, pages.PartTools, pages.PartRound} {
+		if !emptied[part] {
+			t.Errorf("after the removal Bea's bar still holds its %s part (Stop following, the pin form or the guess)", part)
+		}
+	}
+}
+
+// memberIDNamed is the id of the seated member called name, from the host's view.
+func memberIDNamed(t *testing.T, s *server, code, hostKey, name string) string {
+	t.Helper()
+	var st roomJSON
+	must(t, call(t, s, "GET", "/api/rooms/"+code, hostKey, ""), http.StatusOK, &st)
+	for _, m := range st.Roster {
+		if m.Name == name {
+			return m.ID
+		}
+	}
+	t.Fatalf("no member called %s", name)
+	return ""
+}
