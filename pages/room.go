@@ -1,7 +1,10 @@
 package pages
 
 import (
+	"encoding/binary"
 	"fmt"
+	"hash/maphash"
+	"math"
 	"strings"
 
 	"effectivelyonce/rooms"
@@ -190,4 +193,85 @@ const (
 // KickQuestion asks whether to remove the member called name.
 func KickQuestion(name string) string {
 	return "Remove " + name + " from the room? Their seat stops working at once, and their name stays taken."
+}
+
+// partSeed keys every PartKey: keys are compared only within this process.
+var partSeed = maphash.MakeSeed()
+
+// PartKey is a fingerprint of everything the part called name is drawn from, for the parts worth
+// not drawing again when nothing of theirs changed: the board (every pin, its title and headline)
+// and the earlier rounds. A stream that has sent a part with this key may skip drawing it; ok is
+// false for the parts that are cheap to draw and are compared by their HTML instead. The key reads
+// exactly what boardPart and historyPart read (TestPartKeysCoverEveryField holds it to every
+// field of a pin and a round), and costs a fraction of drawing them.
+func (v RoomView) PartKey(name string) (key uint64, ok bool) {
+	var h maphash.Hash
+	h.SetSeed(partSeed)
+	k := keyWriter{&h}
+	k.int(int64(v.Room.Role))
+	k.bool(v.Room.Closed)
+	k.str(v.Actions)
+	k.str(v.Site.Base)
+	switch name {
+	case PartBoard:
+		k.int(int64(len(v.Room.Pins)))
+		for _, p := range v.Room.Pins {
+			k.str(p.ID)
+			k.str(p.Name)
+			k.str(p.Path)
+			k.str(p.Note)
+			k.bool(p.Hidden)
+			k.str(p.At)
+			k.str(v.Title(p.Path))
+			k.str(v.Headlines[p.Path])
+		}
+	case PartHistory:
+		// The history draws each earlier round's number, question, answers, state and result
+		// figures; not the count of seats, nor whether members see names.
+		for i := len(v.Room.Rounds) - 2; i >= 0; i-- {
+			rd := &v.Room.Rounds[i]
+			k.int(int64(rd.Seq))
+			k.str(v.Ask(rd.Question))
+			k.str(string(rd.Question.Kind))
+			k.str(string(rd.State))
+			k.int(int64(rd.Answered))
+			k.bool(rd.YourGuess != nil)
+			if rd.YourGuess != nil {
+				k.num(*rd.YourGuess)
+			}
+			k.bool(rd.Result != nil)
+			if rd.Result != nil {
+				k.num(rd.Result.Measured)
+				k.num(rd.Result.Median)
+				k.int(int64(len(rd.Result.Guesses)))
+			}
+		}
+	default:
+		return 0, false
+	}
+	return h.Sum64(), true
+}
+
+// keyWriter writes values into a PartKey, each delimited, so that ("ab","c") and ("a","bc") differ.
+type keyWriter struct{ h *maphash.Hash }
+
+func (k keyWriter) str(s string) {
+	k.h.WriteString(s)
+	k.h.WriteByte(0)
+}
+
+func (k keyWriter) int(n int64) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(n))
+	k.h.Write(b[:])
+}
+
+func (k keyWriter) num(f float64) { k.int(int64(math.Float64bits(f))) }
+
+func (k keyWriter) bool(b bool) {
+	if b {
+		k.h.WriteByte(1)
+	} else {
+		k.h.WriteByte(0)
+	}
 }

@@ -15,6 +15,8 @@ type Config struct {
 	MaxMembers   int           // members a room seats (100)
 	MaxOpenRooms int           // rooms open at once on the instance (200)
 	MaxPins      int           // pins a member may make (20)
+	MaxBoard     int           // pins a room's board holds, from every member (200)
+	MaxRounds    int           // rounds a room may ask (100)
 	IdleClose    time.Duration // a room closes after this long without activity (24 h)
 	DeleteAfter  time.Duration // a closed room is deleted this long after its last activity (30 days)
 	Now          func() time.Time
@@ -33,6 +35,14 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxPins <= 0 {
 		c.MaxPins = 20
+	}
+	// A board and a history are drawn on every member's screen: bounded, a room's page stays
+	// small however long the session (3,000 rounds once made a member's page of 985 KB).
+	if c.MaxBoard <= 0 {
+		c.MaxBoard = 200
+	}
+	if c.MaxRounds <= 0 {
+		c.MaxRounds = 100
 	}
 	if c.IdleClose <= 0 {
 		c.IdleClose = 24 * time.Hour
@@ -415,6 +425,9 @@ func (s *Service) OpenRound(ctx context.Context, code, hostKey string, q Questio
 		if err != nil {
 			return err
 		}
+		if len(rounds) >= s.cfg.MaxRounds { // before locking the open one: a refused round changes nothing
+			return &LimitError{Field: "rounds", Max: s.cfg.MaxRounds}
+		}
 		for _, old := range rounds {
 			if old.State == RoundOpen {
 				if _, err := s.store.UpdateRound(ctx, r.ID, old.Seq, lockRound); err != nil {
@@ -422,7 +435,7 @@ func (s *Service) OpenRound(ctx context.Context, code, hostKey string, q Questio
 				}
 			}
 		}
-		rd, err = s.store.AddRound(ctx, Round{RoomID: r.ID, Question: q, State: RoundOpen, OpenedAt: s.cfg.Now()})
+		rd, err = s.store.AddRound(ctx, Round{RoomID: r.ID, Question: q, State: RoundOpen, OpenedAt: s.cfg.Now()}, s.cfg.MaxRounds)
 		return err
 	})
 	return rd, err
@@ -556,7 +569,7 @@ func (s *Service) AddPin(ctx context.Context, code, memberKey, path, note string
 		return Pin{}, err
 	}
 	p := Pin{ID: id, RoomID: r.ID, MemberID: m.ID, Path: path, Note: note, At: s.cfg.Now()}
-	if err := s.store.AddPin(ctx, p, s.cfg.MaxPins); err != nil {
+	if err := s.store.AddPin(ctx, p, s.cfg.MaxPins, s.cfg.MaxBoard); err != nil {
 		return Pin{}, err
 	}
 	s.changed(ctx, r.ID)

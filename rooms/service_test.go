@@ -529,3 +529,29 @@ func TestMessagesWriteNumbersAsTheSiteDoes(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundAndBoardLimits checks the bounds on a room's rounds and board: a refused round leaves
+// the open one open, and the board's bound counts every member's pins.
+func TestRoundAndBoardLimits(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Config{MaxRounds: 2, MaxBoard: 3})
+	ada, bea := f.join(t, "Ada"), f.join(t, "Bea")
+	f.round(t, custom)
+	seq := f.round(t, custom)
+	if _, err := f.svc.OpenRound(ctx, f.code, f.host, custom); !errors.Is(err, ErrLimit) {
+		t.Fatalf("a third round of 2: %v", err)
+	}
+	if err := f.svc.Guess(ctx, f.code, ada, seq, 5); err != nil {
+		t.Fatalf("the open round after a refused one: %v", err)
+	}
+	for i, key := range []string{ada, bea, ada} {
+		if _, err := f.svc.AddPin(ctx, f.code, key, "/blocks/"+string(rune('1'+i)), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := f.svc.AddPin(ctx, f.code, bea, "/blocks/6", "")
+	var le *LimitError
+	if !errors.As(err, &le) || le.Field != "board" || le.Max != 3 {
+		t.Fatalf("a fourth pin on a board of 3: %v", err)
+	}
+}

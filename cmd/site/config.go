@@ -121,6 +121,8 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.IntVar(&c.Rooms.MaxMembers, "room-members", envInt(getenv, "ROOM_MEMBERS", 100), "members one study room seats (env ROOM_MEMBERS)")
 	fs.IntVar(&c.Rooms.MaxOpenRooms, "open-rooms", envInt(getenv, "OPEN_ROOMS", 200), "study rooms open at once on this instance (env OPEN_ROOMS)")
 	fs.IntVar(&c.Rooms.MaxPins, "room-pins", envInt(getenv, "ROOM_PINS", 20), "pins one member may put on a room's board (env ROOM_PINS)")
+	fs.IntVar(&c.Rooms.MaxBoard, "room-board", envInt(getenv, "ROOM_BOARD", 200), "pins a room's board holds from all its members (env ROOM_BOARD)")
+	fs.IntVar(&c.Rooms.MaxRounds, "room-rounds", envInt(getenv, "ROOM_ROUNDS", 100), "rounds one study room may ask (env ROOM_ROUNDS)")
 	fs.DurationVar(&c.Rooms.IdleClose, "room-idle-close", envDuration(getenv, "ROOM_IDLE_CLOSE", 24*time.Hour), "a study room closes after this long without activity (env ROOM_IDLE_CLOSE)")
 	fs.DurationVar(&c.Rooms.DeleteAfter, "room-delete-after", envDuration(getenv, "ROOM_DELETE_AFTER", 30*24*time.Hour), "a closed study room is deleted this long after its last activity (env ROOM_DELETE_AFTER)")
 	labOn := fs.String("lab", env("LAB", "on"), "the live lab at /lab: on or off (env LAB)")
@@ -154,6 +156,9 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	}
 	if c.Rooms.MaxMembers < 1 || c.Rooms.MaxOpenRooms < 1 || c.Rooms.MaxPins < 1 || c.Rooms.IdleClose < time.Minute || c.Rooms.DeleteAfter < c.Rooms.IdleClose {
 		return config{}, fmt.Errorf("room-members, open-rooms and room-pins must be positive, room-idle-close at least 1m, and room-delete-after at least room-idle-close")
+	}
+	if c.Rooms.MaxBoard < 1 || c.Rooms.MaxRounds < 1 {
+		return config{}, fmt.Errorf("room-board and room-rounds must be positive")
 	}
 	if c.PublicOrigin != "" {
 		u, err := url.Parse(c.PublicOrigin)

@@ -13,6 +13,9 @@ type metrics struct {
 	cache    *prometheus.CounterVec
 	rejected *prometheus.CounterVec
 	conns    *prometheus.CounterVec
+	// roomParts counts the room parts the event streams draw, by part: how much a room's changes
+	// cost in rendering, and that a part whose inputs did not change is not drawn again.
+	roomParts *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -34,8 +37,11 @@ func newMetrics() *metrics {
 		conns: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "site_connections_limited_total", Help: "Connections closed to keep within the connection bounds: evicted (idle, to make room) or refused (new, when nothing could go).",
 		}, []string{"outcome"}),
+		roomParts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "site_room_part_renders_total", Help: "Live parts of study rooms drawn for event streams, by part.",
+		}, []string{"part"}),
 	}
-	m.reg.MustRegister(m.requests, m.runs, m.cache, m.rejected, m.conns,
+	m.reg.MustRegister(m.requests, m.runs, m.cache, m.rejected, m.conns, m.roomParts,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

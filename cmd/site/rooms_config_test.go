@@ -26,7 +26,7 @@ func TestRoomsConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Rooms.MaxMembers != 100 || c.Rooms.MaxOpenRooms != 200 || c.Rooms.MaxPins != 20 ||
+	if c.Rooms.MaxMembers != 100 || c.Rooms.MaxOpenRooms != 200 || c.Rooms.MaxPins != 20 || c.Rooms.MaxBoard != 200 || c.Rooms.MaxRounds != 100 ||
 		c.Rooms.IdleClose != 24*time.Hour || c.Rooms.DeleteAfter != 30*24*time.Hour || c.PublicOrigin != "" {
 		t.Errorf("defaults: %+v, origin %q", c.Rooms, c.PublicOrigin)
 	}
@@ -41,6 +41,8 @@ func TestRoomsConfig(t *testing.T) {
 		{[]string{"-public-origin", "eo.example.org"}, "public-origin"},
 		{[]string{"-public-origin", "https://eo.example.org/notebook"}, "public-origin"},
 		{[]string{"-room-members", "0"}, "room-members"},
+		{[]string{"-room-rounds", "0"}, "room-rounds"},
+		{[]string{"-room-board", "-1"}, "room-board"},
 		{[]string{"-room-idle-close", "2h", "-room-delete-after", "1h"}, "room-delete-after"},
 	} {
 		if _, err := loadConfig(bad.args, env(), io.Discard); err == nil || !strings.Contains(err.Error(), bad.want) {

@@ -97,6 +97,7 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 
 	site := s.site("")
 	last := map[string]string{}
+	keys := map[string]uint64{} // the PartKey each keyed part was last drawn with
 	send := func() (bool, error) {
 		cur, err := s.rooms.RoomByID(ctx, r.ID) // the code may have been replaced since
 		if err != nil {
@@ -132,9 +133,19 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 			return false, err
 		}
 		for _, name := range parts {
+			// A part whose inputs did not change is not drawn again (a guess changes the count,
+			// not the board of 200 pins nor the history): its last HTML stands.
+			key, keyed := v.PartKey(name)
+			if _, sent := last[name]; keyed && sent && keys[name] == key {
+				continue
+			}
 			var buf bytes.Buffer
 			if err := pages.RoomPart(v, name).Render(ctx, &buf); err != nil {
 				return false, err
+			}
+			s.metrics.roomParts.WithLabelValues(name).Inc()
+			if keyed {
+				keys[name] = key
 			}
 			if html := buf.String(); last[name] != html || len(last) < len(parts) {
 				last[name] = html

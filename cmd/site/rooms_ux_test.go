@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -363,4 +364,95 @@ func memberIDNamed(t *testing.T, s *server, code, hostKey, name string) string {
 	}
 	t.Fatalf("no member called %s", name)
 	return ""
+}
+
+// partRenders reads how many times the streams drew each room part, from /metrics.
+func partRenders(t *testing.T, s *server) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	r := call(t, s, "GET", "/metrics", "", "")
+	for _, m := range regexp.MustCompile(`site_room_part_renders_total\{part="(\w+)"\} (\d+)`).FindAllStringSubmatch(r.body, -1) {
+		n, _ := strconv.Atoi(m[2])
+		out[m[1]] = n
+	}
+	return out
+}
+
+// TestRoomBoundsAndRedraws checks that a room's rounds and its board are bounded (a refusal that
+// names what is full), and that a stream does not draw the board or the earlier rounds again for
+// a change that touches neither: a guess redraws the count alone.
+func TestRoomBoundsAndRedraws(t *testing.T) {
+	cfg := testConfig()
+	cfg.Rooms.MaxRounds, cfg.Rooms.MaxBoard = 3, 4
+	s := newTestServer(t, cfg)
+	base := serveLoopback(t, s)
+	api := memberClient()
+	var room created
+	mustAPI(t, api, "POST", base+"/api/rooms", "", `{"title":"Bounded"}`, http.StatusCreated, &room)
+	rb := base + "/api/rooms/" + room.Code
+	keys := map[string]string{}
+	for _, name := range []string{"Ada", "Bea", "Cy"} {
+		var j struct {
+			Key string `json:"member_key"`
+		}
+		mustAPI(t, api, "POST", rb+"/members", "", `{"name":"`+name+`"}`, http.StatusCreated, &j)
+		keys[name] = j.Key
+	}
+	for i := range 3 {
+		mustAPI(t, api, "POST", rb+"/rounds", room.HostKey, `{"question":"q`+strconv.Itoa(i+1)+`"}`, http.StatusCreated, nil)
+	}
+	if code, body, _ := apiCall(api, "POST", rb+"/rounds", room.HostKey, `{"question":"q4"}`); code != http.StatusConflict ||
+		!strings.Contains(body, `"field":"rounds"`) || !strings.Contains(body, "at most 3") {
+		t.Errorf("a fourth round in a room of 3: %d %s", code, body)
+	}
+	for i := range 4 {
+		who := []string{"Ada", "Bea"}[i%2]
+		mustAPI(t, api, "POST", rb+"/pins", keys[who], `{"path":"/blocks/`+strconv.Itoa(i+1)+`","note":"pin `+strconv.Itoa(i)+`"}`, http.StatusCreated, nil)
+	}
+	if code, body, _ := apiCall(api, "POST", rb+"/pins", keys["Cy"], `{"path":"/blocks/6","note":"one too many"}`); code != http.StatusConflict ||
+		!strings.Contains(body, `"field":"board"`) {
+		t.Errorf("a fifth pin on a board of 4: %d %s", code, body)
+	}
+
+	status, stream, err := openStream(t.Context(), streamClient(), rb+"/events", keys["Ada"])
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("Ada's stream: %d %v", status, err)
+	}
+	defer stream.close()
+	snap, err := stream.snapshot(streamWait, pages.RoomParts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The board's headlines arrive in the background: wait until the board shows all four.
+	if strings.Count(snap[pages.PartBoard], `class="pin-headline"`) < 4 {
+		if _, _, err := stream.until(streamWait, func(ev sseEvent) bool {
+			return ev.Name == pages.PartBoard && strings.Count(ev.Data, `class="pin-headline"`) == 4
+		}); err != nil {
+			t.Fatalf("the board's headlines: %v", err)
+		}
+	}
+	before := partRenders(t, s)
+	mustAPI(t, api, "PUT", rb+"/rounds/3/guess", keys["Bea"], `{"value":12}`, http.StatusNoContent, nil)
+	if _, _, err := stream.until(streamWait, func(ev sseEvent) bool {
+		return ev.Name == pages.PartCount && text(ev.Data) == "1 of 3 answered"
+	}); err != nil {
+		t.Fatal(err)
+	}
+	after := partRenders(t, s)
+	if after[pages.PartCount] <= before[pages.PartCount] {
+		t.Fatalf("the count was not drawn for the guess: %v then %v", before, after)
+	}
+	for _, part := range []string{pages.PartBoard, pages.PartHistory} {
+		if after[part] != before[part] {
+			t.Errorf("a guess drew the %s again (%d times before, %d after)", part, before[part], after[part])
+		}
+	}
+	// A change of the board's own draws it again.
+	mustAPI(t, api, "POST", rb+"/rounds/3/lock", room.HostKey, "", http.StatusOK, nil)
+	if _, _, err := stream.until(streamWait, named(pages.PartRound, "answers locked")); err != nil {
+		t.Fatal(err)
+	}
+	if got := partRenders(t, s); got[pages.PartBoard] != after[pages.PartBoard] {
+		t.Errorf("locking the round drew the board again")
+	}
 }

@@ -46,6 +46,7 @@ var cases = []struct {
 	{"concurrent guesses", testConcurrentGuesses},
 	{"pins", testPins},
 	{"pins limit", testPinLimit},
+	{"rounds limit", testRoundLimit},
 	{"unknown ids", testUnknown},
 }
 
@@ -98,7 +99,7 @@ func seed(t *testing.T, s rooms.Store, n int) (rooms.Room, []rooms.Member) {
 		ms = append(ms, m)
 	}
 	_, err := s.AddRound(ctx, rooms.Round{RoomID: r.ID, State: rooms.RoundOpen, OpenedAt: t0,
-		Question: rooms.Question{Kind: rooms.KindCustom, Text: "How many?", Min: 0, Max: 100}})
+		Question: rooms.Question{Kind: rooms.KindCustom, Text: "How many?", Min: 0, Max: 100}}, 100)
 	must(t, err)
 	return r, ms
 }
@@ -343,7 +344,7 @@ func testRounds(t *testing.T, s rooms.Store) {
 	q := rooms.Question{Kind: rooms.KindMeasure, Experiment: "window", Params: "max_delay=5000",
 		Measure: "escaped", Unit: "duplicates", Min: 0, Max: 1e9}
 	for want := 1; want <= 3; want++ {
-		rd, err := s.AddRound(ctx, rooms.Round{RoomID: "r1", Question: q, State: rooms.RoundOpen, OpenedAt: t0})
+		rd, err := s.AddRound(ctx, rooms.Round{RoomID: "r1", Question: q, State: rooms.RoundOpen, OpenedAt: t0}, 100)
 		must(t, err)
 		if rd.Seq != want {
 			t.Fatalf("round %d got seq %d", want, rd.Seq)
@@ -436,7 +437,7 @@ func testConcurrentGuesses(t *testing.T, s rooms.Store) {
 
 	// Second round: guesses race a lock.
 	_, err = s.AddRound(ctx, rooms.Round{RoomID: r.ID, State: rooms.RoundOpen, OpenedAt: t0,
-		Question: rooms.Question{Kind: rooms.KindCustom, Text: "Again?", Max: 100}})
+		Question: rooms.Question{Kind: rooms.KindCustom, Text: "Again?", Max: 100}}, 100)
 	must(t, err)
 	accepted := make([]bool, n)
 	start := make(chan struct{})
@@ -500,7 +501,7 @@ func testPins(t *testing.T, s rooms.Store) {
 		{ID: "p3", MemberID: ms[0].ID, Path: "/assembly", Note: ""},
 	} {
 		p.RoomID, p.At = r.ID, t0.Add(time.Duration(i)*time.Second)
-		must(t, s.AddPin(ctx, p, 10))
+		must(t, s.AddPin(ctx, p, 10, 100))
 	}
 	got, err := s.UpdatePin(ctx, r.ID, "p2", func(p *rooms.Pin) error { p.Hidden = true; return nil })
 	must(t, err)
@@ -523,14 +524,32 @@ func testPinLimit(t *testing.T, s rooms.Store) {
 	pin := func(id string, m rooms.Member) rooms.Pin {
 		return rooms.Pin{ID: id, RoomID: r.ID, MemberID: m.ID, Path: "/", At: t0}
 	}
-	must(t, s.AddPin(ctx, pin("a", ms[0]), 2))
-	must(t, s.AddPin(ctx, pin("b", ms[0]), 2))
+	must(t, s.AddPin(ctx, pin("a", ms[0]), 2, 100))
+	must(t, s.AddPin(ctx, pin("b", ms[0]), 2, 100))
 	_, err := s.UpdatePin(ctx, r.ID, "a", func(p *rooms.Pin) error { p.Hidden = true; return nil })
 	must(t, err)
-	err = s.AddPin(ctx, pin("c", ms[0]), 2)
+	err = s.AddPin(ctx, pin("c", ms[0]), 2, 100)
 	wantErr(t, err, rooms.ErrLimit)
 	wantField(t, err, "pins")
-	must(t, s.AddPin(ctx, pin("d", ms[1]), 2)) // the limit is per member
+	must(t, s.AddPin(ctx, pin("d", ms[1]), 2, 100)) // the limit is per member
+	// The board's own bound counts every member's pins, hidden ones too.
+	err = s.AddPin(ctx, pin("e", ms[1]), 2, 3)
+	wantErr(t, err, rooms.ErrLimit)
+	wantField(t, err, "board")
+}
+
+func testRoundLimit(t *testing.T, s rooms.Store) {
+	ctx := context.Background()
+	r, _ := seed(t, s, 1) // one round already
+	q := rooms.Question{Kind: rooms.KindCustom, Text: "How many?", Min: 0, Max: 100}
+	_, err := s.AddRound(ctx, rooms.Round{RoomID: r.ID, Question: q, State: rooms.RoundOpen, OpenedAt: t0}, 2)
+	must(t, err)
+	_, err = s.AddRound(ctx, rooms.Round{RoomID: r.ID, Question: q, State: rooms.RoundOpen, OpenedAt: t0}, 2)
+	wantErr(t, err, rooms.ErrLimit)
+	wantField(t, err, "rounds")
+	if rs, _ := s.Rounds(ctx, r.ID); len(rs) != 2 {
+		t.Fatalf("%d rounds stored past a limit of 2", len(rs))
+	}
 }
 
 func testUnknown(t *testing.T, s rooms.Store) {
@@ -546,7 +565,7 @@ func testUnknown(t *testing.T, s rooms.Store) {
 			_, err := s.UpdateMember(ctx, r.ID, "nope", func(m *rooms.Member) error { return noop(m) })
 			return err
 		},
-		"AddRound": func() error { _, err := s.AddRound(ctx, rooms.Round{RoomID: "nope"}); return err },
+		"AddRound": func() error { _, err := s.AddRound(ctx, rooms.Round{RoomID: "nope"}, 100); return err },
 		"Rounds":   func() error { _, err := s.Rounds(ctx, "nope"); return err },
 		"UpdateRound": func() error {
 			_, err := s.UpdateRound(ctx, r.ID, 7, func(rd *rooms.Round) error { return noop(rd) })
@@ -554,7 +573,7 @@ func testUnknown(t *testing.T, s rooms.Store) {
 		},
 		"PutGuess": func() error { return s.PutGuess(ctx, rooms.Guess{RoomID: r.ID, Seq: 1, MemberID: "nope"}) },
 		"Guesses":  func() error { _, err := s.Guesses(ctx, "nope"); return err },
-		"AddPin":   func() error { return s.AddPin(ctx, rooms.Pin{ID: "p", RoomID: r.ID, MemberID: "nope"}, 10) },
+		"AddPin":   func() error { return s.AddPin(ctx, rooms.Pin{ID: "p", RoomID: r.ID, MemberID: "nope"}, 10, 100) },
 		"Pins":     func() error { _, err := s.Pins(ctx, "nope"); return err },
 		"UpdatePin": func() error {
 			_, err := s.UpdatePin(ctx, r.ID, "nope", func(p *rooms.Pin) error { return noop(p) })

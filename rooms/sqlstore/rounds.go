@@ -26,7 +26,7 @@ func scanRound(sc scanner) (rooms.Round, error) {
 
 // AddRound implements rooms.Store. The room's row is claimed so that two rounds added at once get
 // different numbers; the primary key (room_id, seq) would refuse a duplicate in any case.
-func (s *Store) AddRound(ctx context.Context, r rooms.Round) (rooms.Round, error) {
+func (s *Store) AddRound(ctx context.Context, r rooms.Round, max int) (rooms.Round, error) {
 	q, err := json.Marshal(r.Question)
 	if err != nil {
 		return rooms.Round{}, err
@@ -35,6 +35,13 @@ func (s *Store) AddRound(ctx context.Context, r rooms.Round) (rooms.Round, error
 		var id string
 		if err := tx.QueryRowContext(ctx, `SELECT id FROM rooms WHERE id = $1`+s.d.claim, r.RoomID).Scan(&id); err != nil {
 			return notFound(err)
+		}
+		n, err := count(ctx, tx, `SELECT count(*) FROM rounds WHERE room_id = $1`, r.RoomID)
+		if err != nil {
+			return err
+		}
+		if n >= max {
+			return &rooms.LimitError{Field: "rounds", Max: max}
 		}
 		return tx.QueryRowContext(ctx, `INSERT INTO rounds (`+roundCols+`)
 			VALUES ($1, (SELECT coalesce(max(seq), 0) + 1 FROM rounds WHERE room_id = $1), $2, $3, $4, $5, $6, $7)
