@@ -212,6 +212,9 @@ func (s *server) roomView(ctx context.Context, site pages.Site, r rooms.Room, ke
 		v.Stream += "?view=bar"
 	}
 	for _, p := range st.Pins {
+		if bar {
+			break // the bar draws no board
+		}
 		v.Titles[p.Path] = s.pathTitle(p.Path)
 		// Known, or asked for in the background: the board shows it once it is ready.
 		if h, ok := s.headline(ctx, p.Path, r.ID); ok && h != "" {
