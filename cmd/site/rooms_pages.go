@@ -211,10 +211,10 @@ func (s *server) roomView(ctx context.Context, site pages.Site, r rooms.Room, ke
 	if bar {
 		v.Stream += "?view=bar"
 	}
+	if bar {
+		return v, nil // the bar draws no board
+	}
 	for _, p := range st.Pins {
-		if bar {
-			break // the bar draws no board
-		}
 		v.Titles[p.Path] = s.pathTitle(p.Path)
 		// Known, or asked for in the background: the board shows it once it is ready.
 		if h, ok := s.headline(ctx, p.Path, r.ID); ok && h != "" {
