@@ -272,6 +272,25 @@ func (e *Experiment) fieldNames() string {
 	return strings.Join(names, ", ")
 }
 
+// ParseScalar reads one value of a KindInt or KindFloat field exactly as Parse reads a query's
+// (separators, bounds, the same messages), for a form that is not an experiment's, such as the
+// live lab's: an int64 or a float64, or nil and the message to show beside the field.
+func (f Field) ParseScalar(raw string) (any, string) {
+	var m reflect.Value
+	switch f.Kind {
+	case KindInt:
+		m = reflect.New(reflect.TypeFor[int64]()).Elem()
+	case KindFloat:
+		m = reflect.New(reflect.TypeFor[float64]()).Elem()
+	default:
+		return nil, "takes a list; it must be " + f.Range()
+	}
+	if msg := parseInto(f, raw, m); msg != "" {
+		return nil, msg
+	}
+	return m.Interface(), ""
+}
+
 // parseInto parses one raw value into m and returns an error message, or "".
 func parseInto(f Field, raw string, m reflect.Value) string {
 	bad := "must be " + f.Range()

@@ -22,7 +22,7 @@ func TestLabFireAndForgetAcks(t *testing.T) {
 	}
 	var w workers
 	cfg := Config{Design: AckAfterWork, Jobs: jobs, Workers: 3, CrashRate: 0.05, Seed: 13,
-		FireAndForgetAcks: true, Deadline: 2 * time.Minute, TempDir: t.TempDir(), Command: w.command}
+		FireAndForgetAcks: true, Deadline: 2 * time.Minute, ScratchDir: t.TempDir(), Command: w.command}
 	res, err := Run(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)

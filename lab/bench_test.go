@@ -16,7 +16,7 @@ func BenchmarkCrashDesigns(b *testing.B) {
 		for _, d := range Designs()[:4] { // the crash designs; the lease's run is its own test
 			var w workers
 			res, err := Run(context.Background(), Config{Design: d, Jobs: 2000, Workers: 4, CrashRate: 0.02, Seed: 13,
-				Deadline: time.Minute, TempDir: b.TempDir(), Command: w.command}, nil)
+				Deadline: time.Minute, ScratchDir: b.TempDir(), Command: w.command}, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -2,8 +2,6 @@ package lab
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -46,8 +44,9 @@ type broker struct {
 }
 
 // startBroker starts the embedded server (or connects to cfg.NATSURL) and makes the run's stream
-// and consumer. The stream's name is random so that runs never meet on a shared server.
-func startBroker(ctx context.Context, cfg Config, dir string) (*broker, error) {
+// and consumer. The stream is named by the run's scratch tag, random, so that runs never meet on
+// a shared server, and a sweep can find the stream of a run that died without deleting it.
+func startBroker(ctx context.Context, cfg Config, sc *scratch) (*broker, error) {
 	b := &broker{url: cfg.NATSURL}
 	if b.url == "" {
 		opts := &server.Options{
@@ -55,7 +54,7 @@ func startBroker(ctx context.Context, cfg Config, dir string) (*broker, error) {
 			Host:       "127.0.0.1",
 			Port:       server.RANDOM_PORT, // several runs (and tests) side by side never collide
 			JetStream:  true,
-			StoreDir:   filepath.Join(dir, "jetstream"),
+			StoreDir:   filepath.Join(sc.dir, "jetstream"),
 			NoLog:      true,
 			NoSigs:     true, // the site handles its own signals; the broker must not exit on them
 		}
@@ -80,10 +79,7 @@ func startBroker(ctx context.Context, cfg Config, dir string) (*broker, error) {
 		b.close()
 		return nil, fmt.Errorf("lab: broker: %w", err)
 	}
-	id := make([]byte, 6)
-	rand.Read(id)
-	tag := hex.EncodeToString(id)
-	b.stream, b.subject = "LAB_"+tag, "lab."+tag+".jobs"
+	b.stream, b.subject = streamName(sc.tag), "lab."+sc.tag+".jobs"
 	if _, err := b.js.CreateStream(ctx, jetstream.StreamConfig{
 		Name:     b.stream,
 		Subjects: []string{b.subject},

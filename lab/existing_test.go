@@ -2,6 +2,9 @@ package lab
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -48,7 +51,7 @@ func TestExistingNATS(t *testing.T) {
 	var w workers
 	var during []string
 	res, err := Run(context.Background(), Config{Design: DedupOutsideTx, Jobs: 150, Workers: 2, CrashRate: 0.05,
-		Seed: 13, NATSURL: srv.ClientURL(), TempDir: t.TempDir(), Deadline: time.Minute, Command: w.command},
+		Seed: 13, NATSURL: srv.ClientURL(), ScratchDir: t.TempDir(), Deadline: time.Minute, Command: w.command},
 		func(Progress) {
 			if during == nil {
 				during = streams()
@@ -66,5 +69,53 @@ func TestExistingNATS(t *testing.T) {
 	}
 	if left := streams(); len(left) != 0 {
 		t.Errorf("streams left on the server: %v", left)
+	}
+}
+
+// TestSweepDeletesADeadRunsStream is a run that died on a shared NATS server without deleting its
+// stream: the sweep that finds its directory dead deletes the stream there, and no other.
+func TestSweepDeletesADeadRunsStream(t *testing.T) {
+	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT,
+		JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Start()
+	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	if !srv.ReadyForConnections(10 * time.Second) {
+		t.Fatal("the test's NATS server did not start")
+	}
+	nc, err := nats.Connect(srv.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	live, err := newScratch(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.remove()
+	dead := "00000000dead"
+	if err := os.Mkdir(filepath.Join(root, scratchPrefix+dead), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, tag := range []string{dead, live.tag} {
+		if _, err := js.CreateStream(t.Context(), jetstream.StreamConfig{Name: streamName(tag), Subjects: []string{"lab." + tag + ".jobs"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := Sweep(t.Context(), root, srv.ClientURL(), ""); n != 1 || err != nil {
+		t.Fatalf("sweep: cleared %d, %v", n, err)
+	}
+	if _, err := js.Stream(t.Context(), streamName(dead)); !errors.Is(err, jetstream.ErrStreamNotFound) {
+		t.Errorf("the dead run's stream: %v, want it deleted", err)
+	}
+	if _, err := js.Stream(t.Context(), streamName(live.tag)); err != nil {
+		t.Errorf("the live run's stream: %v, want it kept", err)
 	}
 }

@@ -14,7 +14,10 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"strconv"
 	"time"
+
+	"effectivelyonce/experiments"
 )
 
 // Design names one place for the ack and the dedup key. The names are the command line's, so a
@@ -93,9 +96,11 @@ type Config struct {
 	// SinkURL, when set, is a postgres:// database to use as the sink instead of a SQLite file:
 	// the run makes a schema of its own there and drops it afterwards, cancelled or not.
 	SinkURL string
-	// TempDir is where the run's scratch directory (broker store, sink file) is made; "" means
-	// os.TempDir(). The scratch directory itself is always removed.
-	TempDir string
+	// ScratchDir is the one directory under which every run keeps its files (broker store, sink
+	// file), each run in a directory of its own beside a lock it holds while it lasts; "" means
+	// os.TempDir(). Run removes its own directory, and Sweep the directories of runs whose
+	// process has gone without removing them (killed by SIGKILL, say).
+	ScratchDir string
 	// Command makes the command for one worker process, which must end in a call to WorkerMain
 	// with the environment Run adds to it. Run sets its process group, its environment (on top
 	// of the command's own, or the parent's) and its stderr when nil.
@@ -129,25 +134,32 @@ func (c Config) validate(needCommand bool) error {
 	}
 	switch {
 	case !known:
-		return &FieldError{"design", fmt.Sprintf("%q is not one of ack-before-work, ack-after-work, dedup-outside-tx, dedup-in-tx, lease-no-renewal, lease-heartbeat", c.Design)}
+		return &FieldError{FieldDesign, fmt.Sprintf("%q is not a design of this lab; it must be one of %s", c.Design, designList())}
 	case c.Jobs < 1 || c.Jobs > MaxJobs:
-		return &FieldError{"jobs", fmt.Sprintf("%d is outside 1-%d", c.Jobs, MaxJobs)}
+		return outOfRange(FieldJobs, experiments.Thousands(c.Jobs))
 	case c.Workers < 1 || c.Workers > MaxWorkers:
-		return &FieldError{"workers", fmt.Sprintf("%d is outside 1-%d", c.Workers, MaxWorkers)}
+		return outOfRange(FieldWorkers, strconv.Itoa(c.Workers))
 	case !(c.CrashRate >= 0 && c.CrashRate <= 1): // also refuses NaN
-		return &FieldError{"crash_rate", fmt.Sprintf("%v is outside 0-1", c.CrashRate)}
+		return outOfRange(FieldCrashRate, experiments.FormatFloat(c.CrashRate))
+	case c.Seed < 0:
+		return outOfRange(FieldSeed, strconv.FormatInt(c.Seed, 10))
 	case c.AckWait < 0 || (c.AckWait > 0 && c.AckWait < 10*time.Millisecond) || c.AckWait > time.Minute:
 		return &FieldError{"ack_wait", fmt.Sprintf("%v is outside 10ms-1m", c.AckWait)}
 	case c.Design.IsLease() && c.AckWait != 0:
 		return &FieldError{"ack_wait", "the lease designs' ack wait is their lease_timeout, scaled; set that instead"}
 	case !(c.LeaseTimeout == 0 || c.LeaseTimeout >= MinLeaseTimeout && c.LeaseTimeout <= MaxLeaseTimeout):
-		return &FieldError{"lease_timeout", fmt.Sprintf("%v is outside %v-%v model seconds", c.LeaseTimeout, MinLeaseTimeout, MaxLeaseTimeout)}
+		return outOfRange(FieldLeaseTimeout, experiments.FormatFloat(c.LeaseTimeout))
 	case c.Deadline < 0:
 		return &FieldError{"deadline", fmt.Sprintf("%v is negative", c.Deadline)}
 	case needCommand && c.Command == nil:
 		return &FieldError{"command", "no way to start a worker process"}
 	}
 	return nil
+}
+
+// outOfRange is the refusal of a value outside its field's bounds, in the words a form uses.
+func outOfRange(name, shown string) *FieldError {
+	return &FieldError{name, shown + " is out of range; it must be " + field(name).Range()}
 }
 
 func (c Config) withDefaults() Config {
@@ -193,6 +205,11 @@ type Result struct {
 	Seconds         float64 `json:"seconds"`
 	ModelLost       int64   `json:"model_lost"`
 	ModelDuplicated int64   `json:"model_duplicated"`
+	// Workers, CrashRate and Seed are the run's own, so that a result states what made it; the
+	// lease designs ignore CrashRate and draw durations from Seed.
+	Workers   int     `json:"workers"`
+	CrashRate float64 `json:"crash_rate"`
+	Seed      int64   `json:"seed"`
 	// LeaseTimeout is the lease designs' visibility timeout in model seconds (0 for the others).
 	LeaseTimeout float64 `json:"lease_timeout_s,omitempty"`
 	// Tolerance is how far Duplicated may stray from ModelDuplicated and still match: 0 for the
@@ -230,9 +247,13 @@ func (r Result) ExtraDuplicates() int64 { return max(r.Duplicated-r.ModelDuplica
 
 // Event is one delivery of one job as its worker recorded it.
 type Event struct {
-	Job     int64         `json:"job"`
-	Worker  int           `json:"worker"`
-	Attempt int           `json:"attempt"` // the broker's delivery count
-	At      time.Duration `json:"at"`      // since the run began
-	What    string        `json:"what"`
+	Job    int64 `json:"job"`
+	Worker int   `json:"worker"`
+	// Replaces is the worker whose death started this one, or 0 for one of the run's first
+	// Workers: the supervisor numbers workers in the order it starts them, so with 2 workers a
+	// "worker 9" is the seventh replacement, and the log should say so.
+	Replaces int           `json:"replaces,omitempty"`
+	Attempt  int           `json:"attempt"` // the broker's delivery count
+	At       time.Duration `json:"at"`      // since the run began
+	What     string        `json:"what"`
 }

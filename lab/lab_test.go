@@ -67,7 +67,7 @@ func TestCrashDesignsMatchTheModel(t *testing.T) {
 		t.Run(string(d), func(t *testing.T) {
 			var w workers
 			cfg := Config{Design: d, Jobs: 400, Workers: 3, CrashRate: 0.05, Seed: 13,
-				Deadline: time.Minute, TempDir: t.TempDir(), Command: w.command}
+				Deadline: time.Minute, ScratchDir: t.TempDir(), Command: w.command}
 			var last Progress
 			res, err := Run(context.Background(), cfg, func(p Progress) { last = p })
 			if err != nil {
@@ -103,7 +103,16 @@ func TestCrashDesignsMatchTheModel(t *testing.T) {
 				t.Error("no event log for the crashed jobs")
 			}
 			for _, e := range res.Events {
-				t.Logf("job %d: worker %d, delivery %d, at %v: %s", e.Job, e.Worker, e.Attempt, e.At.Round(time.Millisecond), e.What)
+				t.Logf("job %d: worker %d (replaces %d), delivery %d, at %v: %s", e.Job, e.Worker, e.Replaces, e.Attempt, e.At.Round(time.Millisecond), e.What)
+				// The supervisor numbers workers as it starts them: past the first Workers, each
+				// is a replacement for an earlier one, and the log must say whose.
+				if replaced := e.Worker > cfg.Workers; replaced != (e.Replaces > 0) || e.Replaces >= e.Worker {
+					t.Errorf("job %d's worker %d of %d says it replaces worker %d", e.Job, e.Worker, cfg.Workers, e.Replaces)
+				}
+			}
+			if res.Workers != cfg.Workers || res.CrashRate != cfg.CrashRate || res.Seed != cfg.Seed {
+				t.Errorf("the result states workers %d, crash rate %v, seed %d; the run had %d, %v, %d",
+					res.Workers, res.CrashRate, res.Seed, cfg.Workers, cfg.CrashRate, cfg.Seed)
 			}
 			assertGone(t, w.pids())
 		})
@@ -114,7 +123,7 @@ func TestCancelLeavesNothing(t *testing.T) {
 	var w workers
 	tmp := t.TempDir()
 	cfg := Config{Design: AckAfterWork, Jobs: 2000, Workers: 3, CrashRate: 0.05, Seed: 7,
-		Deadline: time.Minute, TempDir: tmp, Command: w.command}
+		Deadline: time.Minute, ScratchDir: tmp, Command: w.command}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var once sync.Once

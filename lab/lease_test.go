@@ -16,7 +16,7 @@ func runLease(t *testing.T, d Design, jobs int64, nworkers int, seed int64, time
 	var w workers
 	// A crash rate is given on purpose: the lease designs must ignore it and crash nothing.
 	cfg := Config{Design: d, Jobs: jobs, Workers: nworkers, CrashRate: 0.05, Seed: seed, LeaseTimeout: timeout,
-		Deadline: time.Minute, TempDir: t.TempDir(), Command: w.command}
+		Deadline: time.Minute, ScratchDir: t.TempDir(), Command: w.command}
 	var last Progress
 	res, err := Run(context.Background(), cfg, func(p Progress) { last = p })
 	if err != nil {

@@ -3,6 +3,8 @@ package lab
 import (
 	"context"
 	"database/sql"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +23,7 @@ func TestPostgresSink(t *testing.T) {
 	for _, d := range []Design{AckBeforeWork, AckAfterWork, DedupOutsideTx, DedupInTx} {
 		var w workers
 		cfg := Config{Design: d, Jobs: 300, Workers: 3, CrashRate: 0.05, Seed: 13, SinkURL: url,
-			Deadline: time.Minute, TempDir: t.TempDir(), Command: w.command}
+			Deadline: time.Minute, ScratchDir: t.TempDir(), Command: w.command}
 		res, err := Run(context.Background(), cfg, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", d, err)
@@ -43,5 +45,45 @@ func TestPostgresSink(t *testing.T) {
 	}
 	if left != 0 {
 		t.Errorf("%d lab schemas left in the database", left)
+	}
+}
+
+// TestSweepDropsADeadRunsSchema is a run that died with its sink in Postgres: the sweep that
+// finds its directory dead drops the run's schema, and leaves a live run's alone.
+func TestSweepDropsADeadRunsSchema(t *testing.T) {
+	url := pgtest.URL(t, "the lab's Postgres sink")
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	root := t.TempDir()
+	live, err := newScratch(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.remove()
+	dead := "00000000beef"
+	if err := os.Mkdir(filepath.Join(root, scratchPrefix+dead), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, tag := range []string{dead, live.tag} {
+		if _, err := db.Exec(`CREATE SCHEMA ` + schemaName(tag)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { db.Exec(`DROP SCHEMA IF EXISTS ` + schemaName(live.tag) + ` CASCADE`) })
+	if n, err := Sweep(t.Context(), root, "", url); n != 1 || err != nil {
+		t.Fatalf("sweep: cleared %d, %v", n, err)
+	}
+	exists := func(tag string) bool {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM information_schema.schemata WHERE schema_name = $1`, schemaName(tag)).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n == 1
+	}
+	if exists(dead) || !exists(live.tag) {
+		t.Errorf("after the sweep: dead run's schema there %v, live run's %v; want false, true", exists(dead), exists(live.tag))
 	}
 }

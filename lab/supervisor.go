@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -48,7 +47,8 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	res := Result{Design: cfg.Design, Jobs: cfg.Jobs, FireAndForgetAcks: cfg.FireAndForgetAcks}
+	res := Result{Design: cfg.Design, Jobs: cfg.Jobs, Workers: cfg.Workers, CrashRate: cfg.CrashRate, Seed: cfg.Seed,
+		FireAndForgetAcks: cfg.FireAndForgetAcks}
 	var sample []int64 // the jobs whose stories the event log tells, the first sampleJobs of them
 	if cfg.Design.IsLease() {
 		work, err := experiments.LeaseDurations(ctx, leaseParams(cfg.Jobs, cfg.Seed))
@@ -71,19 +71,19 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 		res.ModelLost, res.ModelDuplicated = model(cfg.Design, crashed)
 	}
 
-	dir, err := os.MkdirTemp(cfg.TempDir, "lab-run-*")
+	sc, err := newScratch(cfg.ScratchDir)
 	if err != nil {
-		return Result{}, fmt.Errorf("lab: scratch directory: %w", err)
+		return Result{}, err
 	}
-	defer os.RemoveAll(dir) // last: after the workers and the broker are gone
-	b, err := startBroker(ctx, cfg, dir)
+	defer sc.remove() // last: after the workers and the broker are gone
+	b, err := startBroker(ctx, cfg, sc)
 	if err != nil {
 		return Result{}, err
 	}
 	defer b.close()
-	sinkPath := filepath.Join(dir, "sink.db")
+	sinkPath := filepath.Join(sc.dir, "sink.db")
 	if cfg.SinkURL != "" {
-		target, drop, err := postgresSink(ctx, cfg.SinkURL, "lab_"+strings.ReplaceAll(filepath.Base(dir), "-", "_"))
+		target, drop, err := postgresSink(ctx, cfg.SinkURL, schemaName(sc.tag))
 		if err != nil {
 			return Result{}, err
 		}
@@ -99,7 +99,7 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 		return Result{}, err
 	}
 
-	s := &supervisor{cfg: cfg, procs: map[int]*exec.Cmd{}, fatal: make(chan error, 1), env: []string{
+	s := &supervisor{cfg: cfg, procs: map[int]*exec.Cmd{}, ids: map[int]int{}, replaces: map[int]int{}, fatal: make(chan error, 1), env: []string{
 		envNATS + "=" + b.url,
 		envStream + "=" + b.stream,
 		envSink + "=" + sinkPath,
@@ -114,7 +114,7 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 	}
 	defer s.stop() // before the broker closes, so no worker sees its broker vanish first
 	for range cfg.Workers {
-		if err := s.start(ctx); err != nil {
+		if err := s.start(ctx, 0); err != nil {
 			return Result{}, err
 		}
 	}
@@ -195,6 +195,9 @@ wait:
 	if res.Events, err = sampleEvents(ctx, db, sample, sampleJobs, start); err != nil {
 		return Result{}, fmt.Errorf("lab: sink: %w", err)
 	}
+	for i := range res.Events {
+		res.Events[i].Replaces = s.replaced(res.Events[i].Worker)
+	}
 	res.Seconds = time.Since(start).Seconds()
 	progress(Progress{Design: cfg.Design, Jobs: cfg.Jobs, Done: cfg.Jobs, WorkersKilled: res.WorkersKilled,
 		Redeliveries: res.Redeliveries, Elapsed: time.Since(start)})
@@ -220,10 +223,13 @@ func model(d Design, crashed []bool) (lost, dup int64) {
 // supervisor keeps the worker processes running and knows every one it started, so that it can
 // kill them all.
 type supervisor struct {
-	cfg      Config
-	env      []string
-	mu       sync.Mutex
-	procs    map[int]*exec.Cmd // by pid, until waited for
+	cfg   Config
+	env   []string
+	mu    sync.Mutex
+	procs map[int]*exec.Cmd // by pid, until waited for
+	ids   map[int]int       // each live worker's id, by pid
+	// replaces is, for each replacement worker's id, the id of the killed worker it replaced.
+	replaces map[int]int
 	nextID   int
 	killed   int64
 	failures int
@@ -234,14 +240,18 @@ type supervisor struct {
 }
 
 // start starts one worker in a process group of its own, so that killing the group takes
-// anything the worker might have started along with it.
-func (s *supervisor) start(ctx context.Context) error {
+// anything the worker might have started along with it. replaces is the id of the worker whose
+// end it makes up for, 0 for one of the run's first workers.
+func (s *supervisor) start(ctx context.Context, replaces int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopping || ctx.Err() != nil {
 		return nil
 	}
 	s.nextID++
+	if replaces != 0 {
+		s.replaces[s.nextID] = replaces
+	}
 	cmd := s.cfg.Command(ctx)
 	if cmd == nil {
 		return errors.New("lab: Command returned no command")
@@ -266,6 +276,7 @@ func (s *supervisor) start(ctx context.Context) error {
 		return fmt.Errorf("lab: start worker %d: %w", s.nextID, err)
 	}
 	s.procs[cmd.Process.Pid] = cmd
+	s.ids[cmd.Process.Pid] = s.nextID
 	s.wg.Add(1)
 	go s.wait(ctx, cmd)
 	return nil
@@ -278,7 +289,9 @@ func (s *supervisor) wait(ctx context.Context, cmd *exec.Cmd) {
 	defer s.wg.Done()
 	err := cmd.Wait()
 	s.mu.Lock()
+	id := s.ids[cmd.Process.Pid]
 	delete(s.procs, cmd.Process.Pid)
+	delete(s.ids, cmd.Process.Pid)
 	if s.stopping || ctx.Err() != nil {
 		s.mu.Unlock()
 		return
@@ -288,7 +301,7 @@ func (s *supervisor) wait(ctx context.Context, cmd *exec.Cmd) {
 		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
 			s.killed++
 			s.mu.Unlock()
-			s.restart(ctx)
+			s.restart(ctx, id)
 			return
 		}
 	}
@@ -301,13 +314,20 @@ func (s *supervisor) wait(ctx context.Context, cmd *exec.Cmd) {
 		return
 	}
 	time.Sleep(100 * time.Millisecond) // a worker that cannot start must not spin
-	s.restart(ctx)
+	s.restart(ctx, id)
 }
 
-func (s *supervisor) restart(ctx context.Context) {
-	if err := s.start(ctx); err != nil {
+func (s *supervisor) restart(ctx context.Context, replaces int) {
+	if err := s.start(ctx, replaces); err != nil {
 		s.fail(err)
 	}
+}
+
+// replaced is the id of the worker that worker id was started to replace, or 0.
+func (s *supervisor) replaced(id int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.replaces[id]
 }
 
 func (s *supervisor) fail(err error) {

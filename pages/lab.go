@@ -2,8 +2,12 @@ package pages
 
 import (
 	"fmt"
+	"math"
+	"net/url"
+	"strconv"
 	"time"
 
+	"effectivelyonce/experiments"
 	"effectivelyonce/lab"
 )
 
@@ -19,13 +23,25 @@ type LabView struct {
 	// DesignError is the message for the designs' checkboxes.
 	DesignError string
 	Fields      []Field
+	// Refused lists every refused value, designs first, in the form's order: the summary above
+	// the form that an experiment's refused run shows too.
+	Refused []LabRefused
 	// FireAndForget is the fire-and-forget acks checkbox, as the reader left it.
 	FireAndForget bool
 	Status        *LabStatus
 }
 
+// LabRefused is one refused value as the summary lists it: the field's label, its message, and
+// the input that holds it.
+type LabRefused struct {
+	Label   string
+	Error   string
+	InputID string
+}
+
 // LabDesign is one design's checkbox.
 type LabDesign struct {
+	ID      string
 	Value   string
 	Label   string
 	Checked bool
@@ -34,9 +50,15 @@ type LabDesign struct {
 // LabStatus is a run as the progress box shows it: live while Running, with the results once it
 // has ended. ProgressURL is polled once a second while it runs, and not once it has ended.
 type LabStatus struct {
-	ID          string
-	Running     bool
-	Ended       string // how the run ended, as a sentence; "" while it runs
+	ID      string
+	Running bool
+	Ended   string // how the run ended, as a sentence; "" while it runs
+	// Yours says the viewer started the run, and so may cancel it; anyone else is told when they
+	// can start their own (in about Left seconds, while it runs).
+	Yours bool
+	Left  string
+	// Settings is every value the run was started with, as a sentence (LabSettings).
+	Settings    string
 	Design      string // the design running now
 	Index       int    // 1-based, of Count designs
 	Count       int
@@ -47,15 +69,19 @@ type LabStatus struct {
 	Elapsed     string
 	ProgressURL string
 	CancelURL   string
-	PageURL     string // the page itself, at the box: progress for a reader without script
+	PageURL     string // the page with the run's values, at the box: progress for a reader without script
+	FormURL     string // the page with the run's values, at the form: to run them again
 	Results     []LabResult
 }
 
 // LabResult is one design's table: the counts on the real system beside the model's.
 type LabResult struct {
-	ID          string
-	Design      string
-	Jobs        int64
+	ID     string
+	Design string
+	Jobs   int64
+	// Settings is what this design ran with: workers, and the crash rate and stream seed of a
+	// crash design, or the lease seed and timeout of a lease design.
+	Settings    string
 	Crashed     int64
 	Killed      int64
 	Redelivered int64
@@ -67,6 +93,12 @@ type LabResult struct {
 	// within a few milliseconds of the lease, which real-time jitter can move either way.
 	Lease     bool
 	Tolerance int64
+	// BlockURL is block 6 at this run's jobs, lease seed and timeout, whose count is the model's
+	// column here; "" for a crash design.
+	BlockURL string
+	// Workers is how many workers the run started with: in the log, a higher number is a
+	// replacement for a killed one.
+	Workers int
 	// FireAndForget marks a run with plain acks, whose duplicates may exceed the model's.
 	FireAndForget bool
 	Extra         int64 // duplicates beyond the model's (lab.Result.ExtraDuplicates)
@@ -102,13 +134,47 @@ func LabDesignLabel(d lab.Design) string {
 	return string(d)
 }
 
+// LabSettings says every value p runs with, as the progress box states them: the designs, the
+// stream, the crash designs' rate and seed, the lease designs' seed and timeout, and the acks.
+func LabSettings(p lab.Params) string {
+	names := make([]string, len(p.Designs))
+	for i, d := range p.Designs {
+		names[i] = LabDesignLabel(d)
+	}
+	s := fmt.Sprintf("%s, on %s jobs with %s", sayList(names), experiments.Thousands(p.Jobs), plural(int64(p.Workers), "worker process", "worker processes"))
+	if p.HasCrash() {
+		s += fmt.Sprintf("; crash rate %s, stream seed %d", experiments.FormatFloat(p.CrashRate), p.Seed)
+	}
+	if p.HasLease() {
+		s += "; " + labLease(p.LeaseSeed, p.LeaseTimeout)
+	}
+	if p.FireAndForget {
+		return s + "; fire-and-forget acks"
+	}
+	return s + "; confirmed acks"
+}
+
+// labLease states a lease run's seed and timeout, the timeout also in the lab's real time.
+func labLease(seed int64, timeout float64) string {
+	return fmt.Sprintf("lease seed %d, lease timeout %s model seconds (%s ms)", seed, experiments.FormatFloat(timeout),
+		count(time.Duration(timeout*float64(lab.ModelSecond)).Round(time.Millisecond).Milliseconds()))
+}
+
 // NewLabResult lays one design's result out for its table. Exactly once has no model count of
 // its own: it is what the model leaves of the jobs after the lost and the duplicated.
-func NewLabResult(r lab.Result) LabResult {
+func NewLabResult(r lab.Result, site Site) LabResult {
 	modelOnce := r.Jobs - r.ModelLost - r.ModelDuplicated
 	v := LabResult{ID: "lab-" + string(r.Design), Design: LabDesignLabel(r.Design), Jobs: r.Jobs, Crashed: r.Crashed,
 		Killed: r.WorkersKilled, Redelivered: r.Redeliveries, Seconds: fmt.Sprintf("%.1f", r.Seconds), Matches: r.MatchesModel(),
-		Lease: r.Design.IsLease(), Tolerance: r.Tolerance, FireAndForget: r.FireAndForgetAcks && !r.Design.IsLease()}
+		Lease: r.Design.IsLease(), Tolerance: r.Tolerance, FireAndForget: r.FireAndForgetAcks && !r.Design.IsLease(), Workers: r.Workers}
+	v.Settings = plural(int64(r.Workers), "worker", "workers")
+	if v.Lease {
+		v.Settings += ", " + labLease(r.Seed, r.LeaseTimeout)
+		v.BlockURL = site.URL("/blocks/6") + "?" + url.Values{"jobs": {strconv.FormatInt(r.Jobs, 10)}, "seed": {strconv.FormatInt(r.Seed, 10)},
+			"timeouts": {experiments.FormatFloat(r.LeaseTimeout)}}.Encode()
+	} else {
+		v.Settings += fmt.Sprintf(", crash rate %s, stream seed %d", experiments.FormatFloat(r.CrashRate), r.Seed)
+	}
 	if v.FireAndForget && r.MatchesModel() {
 		v.Extra = r.ExtraDuplicates()
 	}
@@ -132,9 +198,15 @@ func NewLabResult(r lab.Result) LabResult {
 	return v
 }
 
-// LabEventSentence tells one delivery in plain words, as the log under a table lists it.
+// LabEventSentence tells one delivery in plain words, as the log under a table lists it. A worker
+// the supervisor started in place of a killed one says so: with 2 workers, "worker 9" is not a
+// ninth worker at once but the seventh replacement.
 func LabEventSentence(e lab.Event) string {
-	return fmt.Sprintf("Job %d, delivery %d, to worker %d at %s: %s.", e.Job, e.Attempt, e.Worker, LabDuration(e.At), e.What)
+	who := fmt.Sprintf("worker %d", e.Worker)
+	if e.Replaces > 0 {
+		who += fmt.Sprintf(" (a replacement, started when worker %d was killed)", e.Replaces)
+	}
+	return fmt.Sprintf("Job %d, delivery %d, to %s at %s: %s.", e.Job, e.Attempt, who, LabDuration(e.At), e.What)
 }
 
 // LabDuration writes a time since the run began as the progress box does: to the tenth of a
@@ -148,3 +220,47 @@ func LabDuration(d time.Duration) string {
 
 // labDiff is the real count less the model's, signed, as a differing row shows it.
 func labDiff(real, model int64) string { return fmt.Sprintf("%+d", real-model) }
+
+// labRefusedIntro leads the list of refused values, as an experiment's summary does.
+func labRefusedIntro(n int) string {
+	if n == 1 {
+		return "One value needs fixing:"
+	}
+	return strconv.Itoa(n) + " values need fixing:"
+}
+
+// labWhose says whose the run is, as the box's first words.
+func labWhose(s LabStatus) string {
+	if s.Yours {
+		return "Your run"
+	}
+	return "Someone else's run"
+}
+
+// labWhoseAttr marks the box for scripts and tests: "yours" or "others".
+func labWhoseAttr(s LabStatus) string {
+	if s.Yours {
+		return "yours"
+	}
+	return "others"
+}
+
+// LabWait writes a wait as the lab's notices do: seconds under two minutes, then minutes.
+func LabWait(d time.Duration) string {
+	s := int(math.Ceil(d.Seconds()))
+	if s < 120 {
+		return strconv.Itoa(max(s, 1)) + " s"
+	}
+	return strconv.Itoa((s+59)/60) + " min"
+}
+
+// labWorkers names the first workers of a run: "worker 1", "workers 1 and 2", "workers 1 to 3".
+func labWorkers(n int) string {
+	switch n {
+	case 1:
+		return "with worker 1"
+	case 2:
+		return "with workers 1 and 2"
+	}
+	return fmt.Sprintf("with workers 1 to %d", n)
+}

@@ -29,6 +29,9 @@ var (
 	ErrRoomClosed = errors.New("room is closed")
 	// ErrRoundState means the round is not in a state that allows the action (a guess after lock).
 	ErrRoundState = errors.New("round state does not allow this")
+	// ErrUnavailable means the store cannot be reached just now (its database is restarting, or
+	// out of reach); nothing is wrong with the request, which may be made again shortly.
+	ErrUnavailable = errors.New("the rooms' database cannot be reached")
 )
 
 // FieldError is a refusal that names the field it concerns, so that an API can answer
@@ -63,3 +66,22 @@ func (e *LimitError) Error() string {
 
 // Unwrap makes every LimitError match ErrLimit.
 func (e *LimitError) Unwrap() error { return ErrLimit }
+
+// notFoundAs names the field by which a missing thing was asked for (the join code, the round's
+// "seq", a member or a pin), so that an answer points at the right input and a missing round is
+// never mistaken for a wrong join code. Other errors pass unchanged.
+func notFoundAs(err error, field, msg string) error {
+	var fe *FieldError
+	if errors.Is(err, ErrNotFound) && !errors.As(err, &fe) {
+		return &FieldError{Field: field, Message: msg, Err: err}
+	}
+	return err
+}
+
+// The messages of notFoundAs for the things a route names.
+const (
+	noRoom   = "no room has this code"
+	noRound  = "the room has no round with this number"
+	noMember = "the room has no member with this id"
+	noPin    = "the room has no pin with this id"
+)

@@ -116,12 +116,12 @@ func (s *MemStore) UpdateRoom(ctx context.Context, id string, fn func(*Room) err
 }
 
 // CloseIdleRooms implements Store.
-func (s *MemStore) CloseIdleRooms(ctx context.Context, before time.Time) (int, error) {
+func (s *MemStore) CloseIdleRooms(ctx context.Context, before, unjoinedBefore time.Time) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
 	for _, m := range s.rooms {
-		if !m.room.Closed && m.room.LastActivity.Before(before) {
+		if !m.room.Closed && (m.room.LastActivity.Before(before) || len(m.members) == 0 && m.room.LastActivity.Before(unjoinedBefore)) {
 			m.room.Closed = true
 			n++
 		}
@@ -254,6 +254,13 @@ func (s *MemStore) AddRound(ctx context.Context, r Round, max int) (Round, error
 	}
 	if len(m.rounds) >= max {
 		return Round{}, &LimitError{Field: "rounds", Max: max}
+	}
+	if r.State == RoundOpen {
+		for i := range m.rounds {
+			if m.rounds[i].State == RoundOpen {
+				m.rounds[i].State = RoundLocked
+			}
+		}
 	}
 	r.Seq = len(m.rounds) + 1
 	m.rounds = append(m.rounds, r)

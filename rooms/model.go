@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"effectivelyonce/experiments"
@@ -172,14 +173,16 @@ func (q Question) Accepts(v float64) error {
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-// plain reports whether s is valid text of at most max characters with no control characters,
-// the rule for every string a person types that others will read.
+// plain reports whether s is valid text of at most max characters, every one of them in the PRECIS
+// FreeformClass that names are drawn from (spaces of every width too): no control characters, no
+// bidirectional overrides, nothing invisible such as U+200B. It is the rule for every string a
+// person types that others will read (titles, notes, questions, units).
 func plain(s string, max int) bool {
 	if !utf8.ValidString(s) || utf8.RuneCountInString(s) > max {
 		return false
 	}
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || isBidiControl(r) {
+		if !nameRunes.Contains(r) && !unicode.Is(unicode.Zs, r) {
 			return false
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mtibben/confusables"
+	"golang.org/x/text/secure/precis"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -14,28 +16,26 @@ import (
 // surname, short enough for a roster on a phone.
 const MaxNameLength = 32
 
-// CleanName trims a display name, folds runs of white space to one space (so "Ada  L" and
-// "Ada L" are one name), and checks it: 1 to MaxNameLength characters, plain text. Control
-// characters and bidirectional overrides are refused because they can make a name render as
-// another one in the roster.
+// CleanName enforces the PRECIS Nickname profile (RFC 8266, golang.org/x/text/secure/precis) on
+// a display name: spaces of every width become one ASCII space, runs of them fold to one and the
+// ends are trimmed (so "Ada  L" and "Ada L" are one name), compatibility forms are normalised
+// (NFKC), and the characters the profile's class refuses are refused here, naming the first: control
+// characters, bidirectional overrides, and the default-ignorable ones that draw nothing (zero-width
+// spaces and joiners, variation selectors, the combining grapheme joiner, the Hangul fillers), which
+// would let "Ada" and "Ada" with an invisible tail sit side by side in the roster.
 func CleanName(s string) (string, error) {
 	if !utf8.ValidString(s) {
 		return "", fieldErr("name", ErrInvalid, "the name is not valid text")
 	}
 	for _, r := range s {
-		if unicode.IsControl(r) || isBidiControl(r) || r == 0x2028 || r == 0x2029 {
-			return "", fieldErr("name", ErrInvalid, "the name is one line of plain text")
-		}
-		// Invisible formatting (zero-width spaces and joiners, soft hyphens, word joiners) would
-		// let "bob" and "bo\u200bb" sit side by side, or a removed member come back looking the same.
-		if unicode.Is(unicode.Cf, r) {
-			return "", fieldErr("name", ErrInvalid, "the name has an invisible character (U+%04X); type it again", r)
+		if !nameRunes.Contains(r) && !unicode.Is(unicode.Zs, r) {
+			return "", fieldErr("name", ErrInvalid, "the name has a character that names may not hold (U+%04X); type it again", r)
 		}
 	}
-	name := strings.Join(strings.Fields(s), " ")
+	name, err := precis.Nickname.String(strings.Map(blankAsSpace, s))
 	n := utf8.RuneCountInString(name)
 	switch {
-	case n == 0:
+	case err != nil || n == 0:
 		return "", fieldErr("name", ErrInvalid, "a name is needed")
 	case n > MaxNameLength:
 		return "", fieldErr("name", ErrInvalid, "a name has at most %d characters", MaxNameLength)
@@ -43,15 +43,31 @@ func CleanName(s string) (string, error) {
 	return name, nil
 }
 
-// NameKey is the form in which two names are compared for uniqueness: "Ada", "ADA" and the
-// full-width "Ａｄａ" are the same seat to the people reading the roster (compatibility
-// normalisation, then case folding). Stores keep it in a unique column per room.
-func NameKey(name string) string {
-	return strings.ToLower(strings.ToUpper(norm.NFKC.String(name)))
+// nameRunes is the string class of the Nickname profile: every character a name may hold.
+var nameRunes = precis.Nickname.Allowed()
+
+// blankAsSpace reads U+2800 BRAILLE PATTERN BLANK as a space. It draws nothing, yet it is neither
+// white space nor default-ignorable in Unicode, so PRECIS keeps it (it is a symbol, as emoji are)
+// and no confusables entry maps it: without this, "Ada" followed by one would look like "Ada" and
+// be a different name.
+func blankAsSpace(r rune) rune {
+	if r == '\u2800' {
+		return ' '
+	}
+	return r
 }
 
-func isBidiControl(r rune) bool {
-	return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 || r == 0x200E || r == 0x200F
+// NameKey is the form in which two names are compared for uniqueness: the Nickname profile's
+// comparison key (case folded, so "Ada", "ADA" and the full-width "Ａｄａ" are one seat), then its
+// confusable skeleton (Unicode UTS #39, so the Cyrillic "Аda" and the Latin "Ada", or "rn" and "m",
+// are one seat too): what matters is what the people reading the roster see. Stores keep it in a
+// unique column per room; a name that is no name (CleanName refuses it) keys as itself.
+func NameKey(name string) string {
+	key, err := precis.Nickname.CompareKey(strings.Map(blankAsSpace, name))
+	if err != nil {
+		key = name
+	}
+	return norm.NFC.String(confusables.Skeleton(key))
 }
 
 // The friendly names pair an adjective with an animal: easy to say aloud, never rude, and with

@@ -96,3 +96,37 @@ func TestNamesLookingAlike(t *testing.T) {
 		t.Errorf("keys differ: %q %q %q", NameKey("Ａｄａ"), NameKey("ADA"), NameKey("ada"))
 	}
 }
+
+// TestLookAlikesOfAda: every look-alike of "Ada" that issue 18 seated beside the real one is either
+// refused as a name or keys as "Ada" (so the store refuses it as taken), and names that merely
+// resemble each other in spelling stay apart.
+func TestLookAlikesOfAda(t *testing.T) {
+	ada := NameKey("Ada")
+	for _, n := range []string{"A\u034Fda", "Ada\uFE0F", "\u3164Ada", "Ada\u2800", "\u0410da",
+		"Ad\u0430", "ＡＤＡ", "Ada\u200d", "\u2800Ada\u2800"} {
+		clean, err := CleanName(n)
+		if err == nil && NameKey(clean) != ada {
+			t.Errorf("%q: seated as %q with key %q, beside Ada's %q", n, clean, NameKey(clean), ada)
+		}
+	}
+	for _, n := range []string{"Adam", "Ida", "Ada L", "Aba"} {
+		if NameKey(n) == ada {
+			t.Errorf("%q keys as Ada", n)
+		}
+	}
+}
+
+// TestPlainRefusesInvisibles: a title, note or question with an invisible character (U+200B and
+// kin) or a bidirectional override is refused, while other scripts, emoji and wide spaces pass.
+func TestPlainRefusesInvisibles(t *testing.T) {
+	for _, s := range []string{"Tuesday\u200bgroup", "Tuesday\u2060", "Tue\u202esday", "\ufeffTuesday", "Tue\u00adsday"} {
+		if plain(s, 80) {
+			t.Errorf("%q passed as plain text", s)
+		}
+	}
+	for _, s := range []string{"Tuesday group", "Вторник 🦊", "Mardi\u00a0soir", "火曜日"} {
+		if !plain(s, 80) {
+			t.Errorf("%q refused", s)
+		}
+	}
+}

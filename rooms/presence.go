@@ -34,7 +34,7 @@ func (s *Service) Seen(ctx context.Context, code, key string) error {
 func (s *Service) RoomByID(ctx context.Context, id string) (Room, error) {
 	r, err := s.store.RoomByID(ctx, id)
 	if err != nil {
-		return Room{}, err
+		return Room{}, notFoundAs(err, "id", "no room has this id")
 	}
 	return s.room(ctx, r.Code)
 }

@@ -18,9 +18,12 @@ type Config struct {
 	MaxBoard     int           // pins a room's board holds, from every member (200)
 	MaxRounds    int           // rounds a room may ask (100)
 	IdleClose    time.Duration // a room closes after this long without activity (24 h)
-	DeleteAfter  time.Duration // a closed room is deleted this long after its last activity (30 days)
-	Now          func() time.Time
-	Rand         io.Reader // source of codes, keys and ids; crypto/rand unless a test fixes it
+	// UnjoinedClose closes a room nobody has joined after this long without activity (1 h): a
+	// flood of rooms that nobody uses must not hold the open-rooms limit for a day.
+	UnjoinedClose time.Duration
+	DeleteAfter   time.Duration // a closed room is deleted this long after its last activity (30 days)
+	Now           func() time.Time
+	Rand          io.Reader // source of codes, keys and ids; crypto/rand unless a test fixes it
 	// Notify hears of every change to a room after it is stored, so that live views can redraw;
 	// the server hands it to its hub. It must not block. nil means nobody listens.
 	Notify func(ctx context.Context, roomID string)
@@ -46,6 +49,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.IdleClose <= 0 {
 		c.IdleClose = 24 * time.Hour
+	}
+	if c.UnjoinedClose <= 0 {
+		c.UnjoinedClose = time.Hour
 	}
 	if c.DeleteAfter <= 0 {
 		c.DeleteAfter = 30 * 24 * time.Hour
@@ -105,7 +111,7 @@ func (s *Service) CreateRoom(ctx context.Context, title string) (Created, error)
 		return Created{}, fieldErr("title", ErrInvalid, "a title is 1 to %d characters of plain text", maxTitle)
 	}
 	now := s.cfg.Now()
-	if _, err := s.store.CloseIdleRooms(ctx, now.Add(-s.cfg.IdleClose)); err != nil {
+	if _, err := s.store.CloseIdleRooms(ctx, now.Add(-s.cfg.IdleClose), now.Add(-s.cfg.UnjoinedClose)); err != nil {
 		return Created{}, err
 	}
 	key, err := NewKey(s.cfg.Rand)
@@ -146,7 +152,7 @@ func (s *Service) room(ctx context.Context, code string) (Room, error) {
 	}
 	r, err := s.store.RoomByCode(ctx, c)
 	if err != nil {
-		return Room{}, err
+		return Room{}, notFoundAs(err, "code", noRoom)
 	}
 	if !r.Closed && s.cfg.Now().Sub(r.LastActivity) > s.cfg.IdleClose {
 		r, err = s.store.UpdateRoom(ctx, r.ID, func(r *Room) error { r.Closed = true; return nil })
@@ -389,7 +395,7 @@ func (s *Service) Present(ctx context.Context, code, hostKey, path string) error
 func (s *Service) Kick(ctx context.Context, code, hostKey, memberID string) error {
 	return s.hostChange(ctx, code, hostKey, func(r Room) error {
 		_, err := s.store.UpdateMember(ctx, r.ID, memberID, func(m *Member) error { m.Kicked = true; return nil })
-		return err
+		return notFoundAs(err, "member", noMember)
 	})
 }
 
@@ -418,23 +424,10 @@ func (s *Service) OpenRound(ctx context.Context, code, hostKey string, q Questio
 		return Round{}, err
 	}
 	var rd Round
-	err = s.hostChange(ctx, code, hostKey, func(r Room) error {
-		// One round takes answers at a time: an earlier one still open is locked, so it never
-		// keeps taking guesses out of sight (the host can still reveal it from the earlier rounds).
-		rounds, err := s.store.Rounds(ctx, r.ID)
-		if err != nil {
-			return err
-		}
-		if len(rounds) >= s.cfg.MaxRounds { // before locking the open one: a refused round changes nothing
-			return &LimitError{Field: "rounds", Max: s.cfg.MaxRounds}
-		}
-		for _, old := range rounds {
-			if old.State == RoundOpen {
-				if _, err := s.store.UpdateRound(ctx, r.ID, old.Seq, lockRound); err != nil {
-					return err
-				}
-			}
-		}
+	err = s.hostChange(ctx, code, hostKey, func(r Room) (err error) {
+		// One round takes answers at a time: the store locks an earlier one still open in the
+		// same step, so it never keeps taking guesses out of sight (the host can still reveal it
+		// from the earlier rounds), even when two opens race; a round past MaxRounds changes nothing.
 		rd, err = s.store.AddRound(ctx, Round{RoomID: r.ID, Question: q, State: RoundOpen, OpenedAt: s.cfg.Now()}, s.cfg.MaxRounds)
 		return err
 	})
@@ -456,13 +449,13 @@ func (s *Service) Guess(ctx context.Context, code, memberKey string, seq int, va
 		return err
 	}
 	if seq < 1 || seq > len(rounds) {
-		return ErrNotFound
+		return notFoundAs(ErrNotFound, "seq", noRound)
 	}
 	if err := rounds[seq-1].Question.Accepts(value); err != nil {
 		return err
 	}
 	if err := s.store.PutGuess(ctx, Guess{RoomID: r.ID, Seq: seq, MemberID: m.ID, Value: value, At: s.cfg.Now()}); err != nil {
-		return err
+		return notFoundAs(err, "seq", noRound)
 	}
 	s.changed(ctx, r.ID)
 	return nil
@@ -474,7 +467,7 @@ func (s *Service) LockRound(ctx context.Context, code, hostKey string, seq int) 
 	var rd Round
 	err := s.hostChange(ctx, code, hostKey, func(r Room) (err error) {
 		rd, err = s.store.UpdateRound(ctx, r.ID, seq, lockRound)
-		return err
+		return notFoundAs(err, "seq", noRound)
 	})
 	return rd, err
 }
@@ -514,7 +507,7 @@ func (s *Service) Reveal(ctx context.Context, code, hostKey string, seq int, m M
 	}
 	rd, err := s.store.UpdateRound(ctx, r.ID, seq, lockRound)
 	if err != nil {
-		return Round{}, err
+		return Round{}, notFoundAs(err, "seq", noRound)
 	}
 	s.changed(ctx, r.ID) // members see "locked" while the experiment runs
 	v, err := m.Measure(ctx, rd.Question)
@@ -543,7 +536,7 @@ func (s *Service) Reveal(ctx context.Context, code, hostKey string, seq int, m M
 func (s *Service) SetNamesVisible(ctx context.Context, code, hostKey string, seq int, visible bool) error {
 	return s.hostChange(ctx, code, hostKey, func(r Room) error {
 		_, err := s.store.UpdateRound(ctx, r.ID, seq, func(rd *Round) error { rd.NamesVisible = visible; return nil })
-		return err
+		return notFoundAs(err, "seq", noRound)
 	})
 }
 
@@ -580,15 +573,15 @@ func (s *Service) AddPin(ctx context.Context, code, memberKey, path, note string
 func (s *Service) SetPinHidden(ctx context.Context, code, hostKey, pinID string, hidden bool) error {
 	return s.hostChange(ctx, code, hostKey, func(r Room) error {
 		_, err := s.store.UpdatePin(ctx, r.ID, pinID, func(p *Pin) error { p.Hidden = hidden; return nil })
-		return err
+		return notFoundAs(err, "pin", noPin)
 	})
 }
 
-// Sweep closes rooms idle past IdleClose and deletes closed rooms idle past DeleteAfter. The
+// Sweep closes rooms idle past IdleClose (or past UnjoinedClose with nobody joined) and deletes closed rooms idle past DeleteAfter. The
 // server runs it on a timer; reads close idle rooms lazily in between.
 func (s *Service) Sweep(ctx context.Context) (closed, deleted int, err error) {
 	now := s.cfg.Now()
-	if closed, err = s.store.CloseIdleRooms(ctx, now.Add(-s.cfg.IdleClose)); err != nil {
+	if closed, err = s.store.CloseIdleRooms(ctx, now.Add(-s.cfg.IdleClose), now.Add(-s.cfg.UnjoinedClose)); err != nil {
 		return 0, 0, err
 	}
 	deleted, err = s.store.DeleteIdleRooms(ctx, now.Add(-s.cfg.DeleteAfter))

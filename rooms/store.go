@@ -11,7 +11,9 @@ import (
 // a check in the Service and a write here.
 //
 // Errors: ErrNotFound for a missing room, member, round or pin; the FieldError and LimitError
-// values documented on each method otherwise. The update methods run fn on a copy of the current
+// values documented on each method otherwise; and an error wrapping ErrUnavailable whenever the
+// database cannot be reached, after the store has retried once what a single dropped connection
+// made fail. The update methods run fn on a copy of the current
 // record and store the copy only if fn returns nil; fn must not call the Store (a store may hold a
 // lock or a transaction while it runs), and its error is returned unchanged.
 // roomstest.Run checks all of this for any implementation.
@@ -26,9 +28,10 @@ type Store interface {
 	// UpdateRoom changes a room atomically; a new Code that is taken answers a FieldError "code"
 	// wrapping ErrTaken. fn may not change the ID.
 	UpdateRoom(ctx context.Context, id string, fn func(*Room) error) (Room, error)
-	// CloseIdleRooms closes every open room whose LastActivity is before the cutoff, answering
-	// how many it closed.
-	CloseIdleRooms(ctx context.Context, before time.Time) (int, error)
+	// CloseIdleRooms closes every open room whose LastActivity is before the cutoff, and every
+	// open room nobody has joined (no member, kicked or not) whose LastActivity is before
+	// unjoinedBefore, answering how many it closed.
+	CloseIdleRooms(ctx context.Context, before, unjoinedBefore time.Time) (int, error)
 	// DeleteIdleRooms removes every closed room whose LastActivity is before the cutoff, with its
 	// members, rounds, guesses and pins, answering how many rooms it removed.
 	DeleteIdleRooms(ctx context.Context, before time.Time) (int, error)
@@ -51,7 +54,10 @@ type Store interface {
 	UpdateMember(ctx context.Context, roomID, memberID string, fn func(*Member) error) (Member, error)
 
 	// AddRound stores a round, giving it the room's next Seq (1 for the first), and answers it; a
-	// LimitError "rounds" when the room already has max rounds.
+	// LimitError "rounds" when the room already has max rounds, which changes nothing. When r is
+	// open, every other round of the room still open is locked in the same step: one round takes
+	// answers at a time however many are added at once (a double submit, a host on two devices),
+	// and a guess that raced the lock lands wholly before it or is refused.
 	AddRound(ctx context.Context, r Round, max int) (Round, error)
 	// Rounds lists a room's rounds by Seq.
 	Rounds(ctx context.Context, roomID string) ([]Round, error)

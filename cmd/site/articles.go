@@ -97,7 +97,7 @@ func (s *server) handleArticle(entry content.Entry) echo.HandlerFunc {
 			view.Quiz = s.quiz(ctx, site)
 		}
 		if hasMarker(page, content.MarkerLab) {
-			view.Lab = s.labView(site, defaultLabForm(), "")
+			view.Lab = s.labOnPage(c, site)
 		}
 		return render(c, status, pages.Layout(site, page.Title, pages.Article(view)))
 	}

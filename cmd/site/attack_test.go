@@ -21,7 +21,7 @@ import (
 	"time"
 )
 
-var attackRun = flag.Bool("attack", false, "run the loopback attack figures of issue 9 (go test ./cmd/site -run '^TestAttack' -v -args -attack)")
+var attackRun = flag.Bool("attack", false, "run the loopback attack figures of issues 9 and 18, each asserting its bound (go test ./cmd/site -run '^TestAttack' -v -args -attack)")
 
 // child is the real server in a process of its own (the real main, through TestHelperMain), so
 // that its memory and file descriptors are its own and can be read from /proc.
@@ -209,8 +209,10 @@ func TestAttackAddressFlood(t *testing.T) {
 		}()
 	}
 	var lines []string
+	var maxClients, maxRSS int64
 	for time.Now().Before(deadline) {
 		time.Sleep(5 * time.Second)
+		maxClients, maxRSS = max(maxClients, int64(c.metric("site_rate_limiter_clients"))), max(maxRSS, c.status("VmRSS"))
 		lines = append(lines, fmt.Sprintf("  after %6d addresses: limiter %6d clients, result cache %3d MB (estimated), heap in use %4d MB, RSS %4d MB",
 			sent.Load(), c.metric("site_rate_limiter_clients"), c.metric("site_result_cache_bytes")>>20, c.metric("go_memstats_heap_inuse_bytes")>>20, c.status("VmRSS")))
 	}
@@ -229,6 +231,11 @@ func TestAttackAddressFlood(t *testing.T) {
 		time.Since(start).Round(time.Millisecond), l.size(), ms0.heap>>20, ms1.heap>>20)
 	t.Log(report)
 	fmt.Fprintln(os.Stderr, report)
+	// The bounds: the limiter never tracks more than RATE_CLIENTS, so memory stays flat (the
+	// result cache at its 64 MB and the limiter's 100,000 entries fit well under 512 MB).
+	if maxClients > 100_000 || l.size() > 100_000 || maxRSS > 512 {
+		t.Errorf("limiter %d clients through HTTP and %d alone (want at most 100,000), RSS up to %d MB (want under 512)", maxClients, l.size(), maxRSS)
+	}
 }
 
 // TestAttackMemory: MAX_RUNS=4 and eight of the largest window runs at once (10 million jobs, all
@@ -255,10 +262,16 @@ func TestAttackMemory(t *testing.T) {
 			}()
 		}
 		wg.Wait()
+		peak := c.status("VmHWM")
 		report := fmt.Sprintf("memory: MAX_RUNS=4, 8 largest window runs, %s: codes %v in %s, peak RSS %d MB; log: %s",
-			cmpOr(env, "default limit"), codes, time.Since(start).Round(time.Millisecond), c.status("VmHWM"), grepLine(c.out.String(), "time="))
+			cmpOr(env, "default limit"), codes, time.Since(start).Round(time.Millisecond), peak, grepLine(c.out.String(), "time="))
 		t.Log(report)
 		fmt.Fprintln(os.Stderr, report)
+		// Every run is answered (200, or 503 when it cannot fit), and under a limit of 1 GiB the
+		// process stays under it: the runs wait for each other instead.
+		if codes[200]+codes[503] != 8 || env != "" && peak > 1024 {
+			t.Errorf("%s: codes %v (want only 200 and 503), peak RSS %d MB", cmpOr(env, "default limit"), codes, peak)
+		}
 	}
 }
 
@@ -301,6 +314,11 @@ func TestAttackShutdown(t *testing.T) {
 		"process exited %s after it with %v", codes, lastRefused.Round(time.Millisecond), last.Round(time.Millisecond), time.Since(signalled).Round(time.Millisecond), err)
 	t.Log(report)
 	fmt.Fprintln(os.Stderr, report)
+	// Nothing is cut off: the queued runs get their 503 at once, the running one finishes, and the
+	// process exits cleanly within the grace period (RUN_TIMEOUT 10 s + 5 s).
+	if codes[0] != 0 || codes[503] == 0 || err != nil || last > 15*time.Second || lastRefused > 2*time.Second {
+		t.Errorf("shutdown: codes %v, exit %v, last answer %s, last 503 %s", codes, err, last, lastRefused)
+	}
 }
 
 // runtimeMem is the heap in use, read after a collection.

@@ -7,16 +7,26 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"net/netip"
 	"strings"
 	"text/tabwriter"
+	"time"
 
+	"effectivelyonce/experiments"
 	"effectivelyonce/lab"
+	"effectivelyonce/pages"
 )
 
-// labDesignJSON is one design's line of "site lab -format json", in the shape the issue names.
+// labDesignJSON is one design's line of "site lab -format json", in the shape the issue names,
+// with the values the design ran with.
 type labDesignJSON struct {
 	Design        lab.Design `json:"design"`
 	Jobs          int64      `json:"jobs"`
+	Workers       int        `json:"workers"`
+	CrashRate     *float64   `json:"crash_rate,omitempty"`      // the crash designs'
+	Seed          int64      `json:"seed"`                      // the stream's, or the lease designs' durations'
+	LeaseTimeout  float64    `json:"lease_timeout_s,omitempty"` // the lease designs', in model seconds
 	Lost          int64      `json:"lost"`
 	Duplicated    int64      `json:"duplicated"`
 	ExactlyOnce   int64      `json:"exactly_once"`
@@ -32,23 +42,31 @@ type labDesignJSON struct {
 	} `json:"model"`
 }
 
-// cliLab implements "site lab -designs LIST -jobs N -workers W -crash_rate R -seed S -format
-// table|json": the designs on a real broker, database and worker processes, each beside the
-// model's counts for the same stream. It fails (exit 1) when a design's real counts differ from
-// what its model predicts.
+// cliLab implements "site lab -designs LIST -jobs N -workers W -crash_rate R -seed S
+// -lease_seed S -lease_timeout T -format table|json": the designs on a real broker, database and
+// worker processes, each beside the model's counts for the same stream. The values are read as
+// the page reads its form (lab.ParseParams), so a wrong one is refused in the page's words, every
+// wrong one at once. The run goes through the same runner as the page's, owned by this process:
+// only it (its Ctrl-C) cancels the run. It fails (exit 1) when a crash design's real counts
+// differ from what its model predicts.
 func cliLab(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("lab", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	def := lab.DefaultParams()
 	designs := fs.String("designs", "all", "all, or a comma-separated list of "+designNames())
-	jobs := fs.Int64("jobs", 400, fmt.Sprintf("jobs per design (1 to %d)", lab.MaxJobs))
-	workers := fs.Int("workers", 3, fmt.Sprintf("worker processes (1 to %d)", lab.MaxWorkers))
-	rate := fs.Float64("crash_rate", 0.05, "share of jobs whose worker is killed mid-job (0 to 1)")
-	seed := fs.Int64("seed", 13, "stream seed: the same seed crashes the same jobs as the model (for the lease designs, the duration seed)")
-	leaseTimeout := fs.Float64("lease_timeout", 0, "the lease designs' visibility timeout in model seconds (1 model second = 10 ms; 0: 5)")
-	fireAndForget := fs.Bool("fire_and_forget", false, "plain acks with no reply awaited: an ack lost with a killed worker adds a duplicate the model lacks")
+	values := map[string]*string{}
+	for _, f := range lab.Fields(lab.MaxJobs) {
+		help := f.Help + " Accepts " + f.Range() + "."
+		if f.Unit != "" {
+			help = "(" + f.Unit + ") " + help
+		}
+		values[f.Name] = fs.String(f.Name, def.Text()[f.Name], help)
+	}
+	fireAndForget := fs.Bool(lab.FieldFireAndForget, false, "plain acks with no reply awaited: an ack lost with a killed worker adds a duplicate the model lacks")
 	format := fs.String("format", "table", "table or json")
 	sinkURL := fs.String("database-url", getenv("DATABASE_URL"), "a postgres:// database for the sink instead of a SQLite file (env DATABASE_URL)")
 	natsURL := fs.String("nats-url", getenv("LAB_NATS_URL"), "an existing NATS server with JetStream instead of the embedded one (env LAB_NATS_URL)")
+	dataDir := fs.String("data-dir", envOr(getenv, "DATA_DIR", "./data"), "the site's data directory: the run's scratch files live under its lab/ (env DATA_DIR)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -58,39 +76,69 @@ func cliLab(ctx context.Context, args []string, getenv func(string) string, stdo
 	if *format != "table" && *format != "json" {
 		return fmt.Errorf("lab: -format must be table or json")
 	}
-	list, err := parseDesigns(*designs)
-	if err != nil {
-		return err
+	raw := map[string][]string{}
+	if *designs == "all" {
+		for _, d := range lab.Designs() {
+			raw[lab.FieldDesign] = append(raw[lab.FieldDesign], string(d))
+		}
+	} else if *designs != "" {
+		raw[lab.FieldDesign] = strings.Split(*designs, ",")
 	}
-	var results []lab.Result
-	for _, d := range list {
-		cfg := lab.Config{Design: d, Jobs: *jobs, Workers: *workers, CrashRate: *rate, Seed: *seed,
-			FireAndForgetAcks: *fireAndForget, NATSURL: *natsURL, SinkURL: *sinkURL, Command: siteLabWorker}
-		if d.IsLease() {
-			cfg.LeaseTimeout = *leaseTimeout
-		}
-		if err := cfg.Validate(); err != nil {
-			var fe *lab.FieldError
-			if errors.As(err, &fe) {
-				return fmt.Errorf("lab: -%s: %s", fe.Field, fe.Msg)
+	for name, v := range values {
+		raw[name] = []string{*v}
+	}
+	p, errs := lab.ParseParams(raw, lab.MaxJobs)
+	if len(errs) > 0 {
+		var all []error
+		for _, e := range errs {
+			name := e.Field
+			if name == lab.FieldDesign {
+				name = "designs"
 			}
-			return err
+			all = append(all, fmt.Errorf("lab: -%s: %s", name, e.Message))
 		}
-		fmt.Fprintf(stderr, "lab: %s: %d jobs on %d workers…\n", d, *jobs, *workers)
-		res, err := lab.Run(ctx, cfg, nil)
-		if err != nil {
-			return fmt.Errorf("lab: %s: %w", d, err)
-		}
-		results = append(results, res)
+		return errors.Join(all...)
+	}
+	p.FireAndForget = *fireAndForget
+	if *sinkURL != "" && !strings.HasPrefix(*sinkURL, "postgres://") && !strings.HasPrefix(*sinkURL, "postgresql://") {
+		return errors.New("lab: -database-url: want a postgres:// or postgresql:// URL")
+	}
+
+	r := &labRunner{command: siteLabWorker, natsURL: *natsURL, sinkURL: *sinkURL, scratchDir: labScratchDir(*dataDir),
+		log: slog.New(slog.NewTextHandler(stderr, nil)),
+		// Each design has the page's whole deadline: a command line may ask for all six at 5,000.
+		deadline: time.Duration(len(p.Designs)) * lab.DefaultDeadline,
+		begin: func(c lab.Config) {
+			fmt.Fprintf(stderr, "lab: %s: %s jobs on %d workers…\n", c.Design, experiments.Thousands(c.Jobs), c.Workers)
+		}}
+	r.sweep(ctx) // what a killed run of this command, or of the site, left behind
+	run, err := r.start(p, labProcess, netip.Addr{})
+	if err != nil {
+		return fmt.Errorf("lab: %w", err)
+	}
+	select {
+	case <-run.done:
+	case <-ctx.Done():
+		r.cancelRun(run.id, labProcess) // kills the workers and removes the files before the exit
+		return ctx.Err()
+	}
+	r.mu.Lock()
+	results, runErr := run.results, run.err
+	r.mu.Unlock()
+	if runErr != nil {
+		return fmt.Errorf("lab: %w", runErr)
 	}
 	if *format == "json" {
 		out := struct {
 			Designs []labDesignJSON `json:"designs"`
 		}{Designs: []labDesignJSON{}}
 		for _, r := range results {
-			j := labDesignJSON{Design: r.Design, Jobs: r.Jobs, Lost: r.Lost, Duplicated: r.Duplicated,
-				ExactlyOnce: r.ExactlyOnce, WorkersKilled: r.WorkersKilled, Redeliveries: r.Redeliveries, Seconds: r.Seconds,
-				FireAndForgetAcks: r.FireAndForgetAcks}
+			j := labDesignJSON{Design: r.Design, Jobs: r.Jobs, Workers: r.Workers, Seed: r.Seed, LeaseTimeout: r.LeaseTimeout,
+				Lost: r.Lost, Duplicated: r.Duplicated, ExactlyOnce: r.ExactlyOnce, WorkersKilled: r.WorkersKilled,
+				Redeliveries: r.Redeliveries, Seconds: r.Seconds, FireAndForgetAcks: r.FireAndForgetAcks}
+			if !r.Design.IsLease() {
+				j.CrashRate = &r.CrashRate
+			}
 			j.Model.Lost, j.Model.Duplicated = r.ModelLost, r.ModelDuplicated
 			out.Designs = append(out.Designs, j)
 		}
@@ -100,6 +148,7 @@ func cliLab(ctx context.Context, args []string, getenv func(string) string, stdo
 			return err
 		}
 	} else {
+		fmt.Fprintf(stdout, "%s.\n\n", pages.SayCap(pages.LabSettings(p)))
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "design\tjobs\tlost\tmodel\tduplicated\tmodel\texactly once\tkilled\tredelivered\tseconds\t\t")
 		for _, r := range results {
@@ -119,6 +168,14 @@ func cliLab(ctx context.Context, args []string, getenv func(string) string, stdo
 		}
 	}
 	return nil
+}
+
+// envOr is the environment's value for k, or def when it is unset or empty.
+func envOr(getenv func(string) string, k, def string) string {
+	if v := getenv(k); v != "" {
+		return v
+	}
+	return def
 }
 
 // agreement marks a design whose real counts differ from the model's, so the table says it; a
@@ -141,26 +198,4 @@ func designNames() string {
 		names = append(names, string(d))
 	}
 	return strings.Join(names, ", ")
-}
-
-// parseDesigns reads -designs: "all", or names from lab.Designs().
-func parseDesigns(s string) ([]lab.Design, error) {
-	if s == "all" {
-		return lab.Designs(), nil
-	}
-	var out []lab.Design
-	for _, name := range strings.Split(s, ",") {
-		name = strings.TrimSpace(name)
-		found := false
-		for _, d := range lab.Designs() {
-			if string(d) == name {
-				out = append(out, d)
-				found = true
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("lab: -designs: no design %q; the designs are all, or %s", name, designNames())
-		}
-	}
-	return out, nil
 }

@@ -23,6 +23,9 @@ import (
 //
 // The http.Server reports each connection's state to track (its ConnState hook), which is how the
 // limiter knows which connections are idle.
+//
+// Event streams are never idle, so they are bounded apart (streams.go): per room key, per room,
+// and in all, where a quarter of the bound is kept for connections that are not streams.
 type connLimiter struct {
 	net.Listener
 	total, perClient int
@@ -32,6 +35,12 @@ type connLimiter struct {
 	open    int
 	clients map[netip.Addr]*connClient
 	waiting [2]*list.List // evictable connections, oldest first: [0] idle keep-alives, [1] new
+	// streamsOpen counts the connections serving event streams, streamGroups each group's
+	// streams oldest first (see streams.go).
+	streamsOpen  int
+	streamGroups map[string]*list.List
+	streams      int // the bound on streams in all (maxStreams); 0 until the server sets it
+
 }
 
 // connClient is what the limiter knows of one address.
@@ -58,7 +67,7 @@ const (
 
 func newConnLimiter(inner net.Listener, total, perClient int, m *metrics) *connLimiter {
 	return &connLimiter{Listener: inner, total: max(1, total), perClient: max(1, perClient), metrics: m,
-		clients: map[netip.Addr]*connClient{}, waiting: [2]*list.List{list.New(), list.New()}}
+		clients: map[netip.Addr]*connClient{}, waiting: [2]*list.List{list.New(), list.New()}, streamGroups: map[string]*list.List{}}
 }
 
 // Accept returns the next connection within the bounds; refused ones are answered and closed here

@@ -6,8 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net/netip"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -16,28 +19,36 @@ import (
 	"effectivelyonce/pages"
 )
 
-// labParams is one press of Run on /lab: the designs to run one after the other, on one stream.
-type labParams struct {
-	Designs   []lab.Design
-	Jobs      int64
-	Workers   int
-	CrashRate float64
-	Seed      int64
-	// FireAndForget runs the workers with plain acks (lab.Config.FireAndForgetAcks).
-	FireAndForget bool
-}
+// labOwner is who started a run, and so the only one who may cancel it: a browser, by the random
+// token it keeps in a cookie (labOwnerCookie), or the command line, by its own process
+// (labProcess). Nothing is asked of an owner but equality, so a new kind of client is one more
+// kind of token; the empty owner is nobody's and never matches.
+type labOwner string
 
-// The form's defaults: a run of a few seconds whose stream crashes about twenty jobs.
-const (
-	labDefaultJobs    = 400
-	labDefaultWorkers = 3
-	labDefaultRate    = 0.05
-	labDefaultSeed    = 13
-)
+// labProcess owns the runs "site lab" starts: the process that started them is the only one that
+// knows of them. No browser token can equal it (newLabOwner's are hex).
+const labProcess labOwner = "the site lab process"
+
+// newLabOwner is a browser's token: 128 random bits, so that no one can guess another's.
+func newLabOwner() labOwner {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return labOwner(hex.EncodeToString(b))
+}
 
 // errLabBusy is a Run pressed while another run is under way: one run forks up to eight worker
 // processes and a broker, and two at once would each slow the other past their ack waits.
 var errLabBusy = errors.New("a lab run is under way")
+
+// errLabNotYours is a Cancel from anyone but the run's owner.
+var errLabNotYours = errors.New("the lab run is someone else's")
+
+// labLimited is a Run from a client address that has started its hour's allowance of runs.
+type labLimited struct{ wait time.Duration }
+
+func (e *labLimited) Error() string {
+	return fmt.Sprintf("lab runs per hour used up; next in %v", e.wait)
+}
 
 // labRunner holds the instance's one lab run (the current one, or the last one, whose results
 // the page keeps showing to every reader until the next run starts). Everything in it is
@@ -48,26 +59,35 @@ type labRunner struct {
 	cur     *labRun
 	stopped bool
 	wg      sync.WaitGroup
+	log     *slog.Logger
 	// command makes one worker process; tests replace it with the test binary.
 	command func(ctx context.Context) *exec.Cmd
 	natsURL string
 	// sinkURL is the study rooms' Postgres when DATABASE_URL names one: the lab's sink then lives
 	// there too, in a schema per run. Empty: a SQLite file per run.
 	sinkURL string
-	// tempDir is where each design's scratch directory is made ("" for the system's).
-	tempDir  string
-	deadline time.Duration
+	// scratchDir is the one directory every run keeps its files under (DATA_DIR/lab), swept of
+	// dead runs' files at start and after each run (lab.Sweep).
+	scratchDir string
+	deadline   time.Duration
 	// unwatched is how long a run goes on with no reader asking for its progress: the page polls
 	// a few times a second, so a run nobody has looked at for this long has lost its last tab
 	// (closed, or its connection gone) and is cancelled, workers killed and files removed. One
-	// reader leaving while another still watches cancels nothing.
+	// reader leaving while another still watches cancels nothing. 0 keeps no such clock: the
+	// command line's process is its run's watcher.
 	unwatched time.Duration
+	// starts limits the runs a client address starts in an hour (perHour of them); nil, no limit.
+	starts  *rateLimiter[netip.Addr]
+	perHour int
+	// begin, when set, is told of each design as it starts (the command line says so on stderr).
+	begin func(lab.Config)
 }
 
-// labRun is one run: its parameters, how far it has come, and how it ended.
+// labRun is one run: its parameters and owner, how far it has come, and how it ended.
 type labRun struct {
 	id       string
-	params   labParams
+	owner    labOwner
+	params   lab.Params
 	started  time.Time
 	cancel   context.CancelFunc
 	done     chan struct{}
@@ -76,6 +96,7 @@ type labRun struct {
 	results  []lab.Result
 	running  bool
 	ended    string
+	err      error // what ended the run early (lab.Run's error), or nil
 	took     time.Duration
 	watched  time.Time // when a reader last asked for this run's progress
 	// abandoned marks a run cancelled because nobody was watching it.
@@ -91,8 +112,17 @@ func siteLabWorker(ctx context.Context) *exec.Cmd {
 	return exec.CommandContext(ctx, exe, "lab-worker")
 }
 
-func newLabRunner(cfg config) *labRunner {
-	return &labRunner{command: siteLabWorker, natsURL: cfg.LabNATSURL, sinkURL: cfg.DatabaseURL, deadline: lab.DefaultDeadline, unwatched: labUnwatched}
+// labScratchDir is the site's one directory for lab scratch: under its data directory, which is
+// the site's own (a volume in Docker), rather than the machine's shared temporary directory.
+func labScratchDir(dataDir string) string { return filepath.Join(dataDir, "lab") }
+
+func newLabRunner(cfg config, log *slog.Logger) *labRunner {
+	r := &labRunner{command: siteLabWorker, natsURL: cfg.LabNATSURL, sinkURL: cfg.DatabaseURL, log: log,
+		scratchDir: labScratchDir(cfg.DataDir), deadline: lab.DefaultDeadline, unwatched: labUnwatched, perHour: cfg.LabRunsPerHour}
+	if cfg.LabRunsPerHour > 0 {
+		r.starts = newRateLimiter(float64(cfg.LabRunsPerHour)/3600, cfg.LabRunsPerHour, cfg.RateClients)
+	}
+	return r
 }
 
 // labUnwatched is how long a run may go unwatched before it is cancelled (see labRunner).
@@ -121,8 +151,13 @@ func (r *labRunner) watch(run *labRun) {
 	}
 }
 
-// start begins a run in the background, or refuses with errLabBusy while one is under way.
-func (r *labRunner) start(p labParams) (*labRun, error) {
+// start begins a run owned by owner in the background. It refuses with errLabBusy while a run is
+// under way, and with a *labLimited when the client address has started its hour's allowance; a
+// refused run costs nothing from the allowance.
+func (r *labRunner) start(p lab.Params, owner labOwner, client netip.Addr) (*labRun, error) {
+	if owner == "" {
+		return nil, errors.New("lab: a run needs an owner")
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.stopped {
@@ -131,14 +166,21 @@ func (r *labRunner) start(p labParams) (*labRun, error) {
 	if r.cur != nil && r.cur.running {
 		return nil, errLabBusy
 	}
+	if r.starts != nil {
+		if ok, wait := r.starts.allow(client); !ok {
+			return nil, &labLimited{wait: wait}
+		}
+	}
 	// The whole run, every design of it, has the one deadline: a reader's run must end.
 	ctx, cancel := context.WithTimeout(context.Background(), r.deadline)
-	run := &labRun{id: newRunID(), params: p, started: time.Now(), cancel: cancel, done: make(chan struct{}), running: true,
+	run := &labRun{id: newRunID(), owner: owner, params: p, started: time.Now(), cancel: cancel, done: make(chan struct{}), running: true,
 		progress: lab.Progress{Design: p.Designs[0], Jobs: p.Jobs}, watched: time.Now()}
 	r.cur = run
 	r.wg.Add(1)
 	go r.work(ctx, run)
-	go r.watch(run)
+	if r.unwatched > 0 {
+		go r.watch(run)
+	}
 	return run, nil
 }
 
@@ -148,7 +190,8 @@ func newRunID() string {
 	return hex.EncodeToString(b)
 }
 
-// work runs each design in turn, recording progress and results under the lock.
+// work runs each design in turn, recording progress and results under the lock, then sweeps the
+// scratch directory of anything a dead run left there.
 func (r *labRunner) work(ctx context.Context, run *labRun) {
 	defer r.wg.Done()
 	defer close(run.done)
@@ -158,14 +201,20 @@ func (r *labRunner) work(ctx context.Context, run *labRun) {
 		r.mu.Lock()
 		run.index, run.progress = i, lab.Progress{Design: d, Jobs: run.params.Jobs}
 		r.mu.Unlock()
-		cfg := lab.Config{Design: d, Jobs: run.params.Jobs, Workers: run.params.Workers, CrashRate: run.params.CrashRate,
-			Seed: run.params.Seed, FireAndForgetAcks: run.params.FireAndForget, NATSURL: r.natsURL, SinkURL: r.sinkURL, TempDir: r.tempDir, Command: r.command}
+		cfg := run.params.Config(d)
+		cfg.NATSURL, cfg.SinkURL, cfg.ScratchDir, cfg.Command = r.natsURL, r.sinkURL, r.scratchDir, r.command
+		if r.begin != nil {
+			r.begin(cfg)
+		}
 		res, err := lab.Run(ctx, cfg, func(p lab.Progress) {
 			r.mu.Lock()
 			run.progress = p
 			r.mu.Unlock()
 		})
 		if err != nil {
+			r.mu.Lock()
+			run.err = fmt.Errorf("%s: %w", d, err)
+			r.mu.Unlock()
 			switch {
 			case errors.Is(err, context.Canceled) && run.isAbandoned(&r.mu):
 				ended = fmt.Sprintf("Cancelled: nobody had watched the run for %v, so every worker process was killed and the run's files removed.", r.unwatched)
@@ -175,6 +224,7 @@ func (r *labRunner) work(ctx context.Context, run *labRun) {
 				ended = fmt.Sprintf("Stopped: the run passed its deadline of %v.", r.deadline)
 			default:
 				ended = "Failed: " + err.Error()
+				r.log.Error("lab run", "design", d, "err", err)
 			}
 			break
 		}
@@ -182,9 +232,22 @@ func (r *labRunner) work(ctx context.Context, run *labRun) {
 		run.results = append(run.results, res)
 		r.mu.Unlock()
 	}
+	r.sweep(context.WithoutCancel(ctx))
 	r.mu.Lock()
 	run.running, run.ended, run.took = false, ended, time.Since(run.started)
 	r.mu.Unlock()
+}
+
+// sweep removes what runs that are gone (a site killed mid-run, in this directory's past or in
+// another process) left under the scratch directory, and logs what it could not.
+func (r *labRunner) sweep(ctx context.Context) {
+	n, err := lab.Sweep(ctx, r.scratchDir, r.natsURL, r.sinkURL)
+	if n > 0 {
+		r.log.Info("lab: removed the files of runs that are gone", "runs", n, "dir", r.scratchDir)
+	}
+	if err != nil {
+		r.log.Error("lab: sweep", "dir", r.scratchDir, "err", err)
+	}
 }
 
 func (run *labRun) isAbandoned(mu *sync.Mutex) bool {
@@ -193,26 +256,37 @@ func (run *labRun) isAbandoned(mu *sync.Mutex) bool {
 	return run.abandoned
 }
 
-// cancel cancels the run named id, if it is the current one and still running. A stale page's
-// Cancel names an older run and cancels nothing.
-func (r *labRunner) cancelRun(id string) bool {
+// cancelRun cancels the run named id for its owner and waits until its workers are gone. A stale
+// page's Cancel names an older run, or one that has ended, and cancels nothing (false, nil); a
+// Cancel from anyone but the owner is errLabNotYours, and the run goes on.
+func (r *labRunner) cancelRun(id string, owner labOwner) (bool, error) {
 	r.mu.Lock()
 	run := r.cur
-	r.mu.Unlock()
-	if run == nil || run.id != id {
-		return false
+	if run == nil || run.id != id || !run.running {
+		r.mu.Unlock()
+		return false, nil
 	}
+	if owner == "" || run.owner != owner {
+		r.mu.Unlock()
+		return false, errLabNotYours
+	}
+	r.mu.Unlock()
 	run.cancel()
 	<-run.done // Run has killed the workers and removed its files by now
-	return true
+	return true, nil
 }
 
 // retryAfter guesses how long the current run has left from how far it has come, for the 409's
-// Retry-After; a run that has barely begun counts as taking its share of the deadline.
+// Retry-After and the "you can start your own" line; a run that has barely begun counts as
+// taking its share of the deadline.
 func (r *labRunner) retryAfter() time.Duration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	run := r.cur
+	return r.left(r.cur)
+}
+
+// left is retryAfter for run, with r.mu held.
+func (r *labRunner) left(run *labRun) time.Duration {
 	if run == nil || !run.running {
 		return time.Second
 	}
@@ -225,26 +299,37 @@ func (r *labRunner) retryAfter() time.Duration {
 	return min(max(left, time.Second), r.deadline)
 }
 
-// status is the run as the page shows it, or nil before the first run.
-func (r *labRunner) status(site pages.Site) *pages.LabStatus {
+// status is the run as viewer sees it (their own, or someone else's), or nil before the first
+// run. Asking counts as watching: the run is not abandoned while anyone looks.
+func (r *labRunner) status(site pages.Site, viewer labOwner) *pages.LabStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	run := r.cur
 	if run == nil {
 		return nil
 	}
-	run.watched = time.Now() // a reader is looking: the run is not abandoned
-	st := &pages.LabStatus{ID: run.id, Running: run.running, Ended: run.ended,
+	run.watched = time.Now()
+	st := &pages.LabStatus{ID: run.id, Running: run.running, Ended: run.ended, Yours: viewer != "" && viewer == run.owner,
 		Design: pages.LabDesignLabel(run.progress.Design), Index: run.index + 1, Count: len(run.params.Designs),
 		Jobs: run.params.Jobs, Done: run.progress.Done, Killed: run.progress.WorkersKilled, Redelivered: run.progress.Redeliveries,
-		Elapsed: pages.LabDuration(time.Since(run.started)), ProgressURL: site.URL("/lab/progress"), CancelURL: site.URL("/lab/cancel"), PageURL: site.URL("/lab") + "#lab-status"}
-	if !run.running {
+		Elapsed: pages.LabDuration(time.Since(run.started)), Settings: pages.LabSettings(run.params),
+		ProgressURL: site.URL("/lab/progress"), CancelURL: site.URL("/lab/cancel"), PageURL: labPermalink(site, run.params) + "#lab-status",
+		FormURL: labPermalink(site, run.params) + "#lab"}
+	if run.running {
+		st.Left = pages.LabWait(r.left(run))
+	} else {
 		st.Elapsed = pages.LabDuration(run.took)
 	}
 	for _, res := range run.results {
-		st.Results = append(st.Results, pages.NewLabResult(res))
+		st.Results = append(st.Results, pages.NewLabResult(res, site))
 	}
 	return st
+}
+
+// labPermalink is the lab page with p in its form: what the page's address says after a run,
+// so that a reload, a bookmark or a shared link puts the same values in the form.
+func labPermalink(site pages.Site, p lab.Params) string {
+	return site.URL("/lab") + "?" + p.Query().Encode()
 }
 
 // stop cancels the current run and waits for it, at shutdown: its workers are killed and its
@@ -258,4 +343,7 @@ func (r *labRunner) stop() {
 		run.cancel()
 	}
 	r.wg.Wait()
+	if r.starts != nil {
+		r.starts.close()
+	}
 }

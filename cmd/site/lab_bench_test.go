@@ -37,9 +37,9 @@ func BenchmarkLabFirstProgress(b *testing.B) {
 		}
 		total += time.Since(start)
 		s.lab.mu.Lock()
-		id := s.lab.cur.id
+		id, owner := s.lab.cur.id, s.lab.cur.owner
 		s.lab.mu.Unlock()
-		s.lab.cancelRun(id)
+		s.lab.cancelRun(id, owner)
 	}
 	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms-to-progress")
 }

@@ -39,7 +39,9 @@ func TestCLILab(t *testing.T) {
 	}
 	var out, errs bytes.Buffer
 	args := []string{"site", "lab", "-designs", "ack-before-work,dedup-outside-tx", "-jobs", "150", "-workers", "2", "-crash_rate", "0.05", "-format", "json"}
-	if err := run(t.Context(), args, func(string) string { return "" }, &out, &errs); err != nil {
+	data := t.TempDir()
+	env := func(k string) string { return map[string]string{"DATA_DIR": data}[k] }
+	if err := run(t.Context(), args, env, &out, &errs); err != nil {
 		t.Fatalf("site lab: %v\n%s", err, errs.String())
 	}
 	var got struct {
@@ -53,6 +55,18 @@ func TestCLILab(t *testing.T) {
 			d.Lost+d.Duplicated == 0 {
 			t.Errorf("%s: %+v", d.Design, d)
 		}
+		if d.Workers != 2 || d.Seed != 13 || d.CrashRate == nil || *d.CrashRate != 0.05 {
+			t.Errorf("%s does not state the values it ran with: %+v", d.Design, d)
+		}
+	}
+	// Every wrong flag at once, each in the page's words.
+	err := run(t.Context(), []string{"site", "lab", "-jobs", "9000", "-workers", "0", "-designs", "ack-after-work"}, env, &out, &errs)
+	if err == nil || !strings.Contains(err.Error(), "lab: -jobs: 9,000 is out of range; it must be a whole number from 1 to 5,000") ||
+		!strings.Contains(err.Error(), "lab: -workers: 0 is out of range; it must be a whole number from 1 to 8") {
+		t.Errorf("two wrong flags: %v, want both named", err)
+	}
+	if left := dirNames(labScratchDir(data)); len(left) != 0 {
+		t.Errorf("site lab left %v in its scratch directory", left)
 	}
 	for flagArgs, want := range map[string]string{
 		"-designs nope":      "-designs",
@@ -62,7 +76,7 @@ func TestCLILab(t *testing.T) {
 		"-crash_rate 2":      "-crash_rate",
 		"-designs all extra": "unexpected argument",
 	} {
-		err := run(t.Context(), append([]string{"site", "lab"}, strings.Fields(flagArgs)...), func(string) string { return "" }, &out, &errs)
+		err := run(t.Context(), append([]string{"site", "lab"}, strings.Fields(flagArgs)...), env, &out, &errs)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("site lab %s: %v, want an error naming %s", flagArgs, err, want)
 		}
@@ -77,7 +91,8 @@ func TestCLILabFireAndForget(t *testing.T) {
 	}
 	var out, errs bytes.Buffer
 	args := []string{"site", "lab", "-designs", "ack-after-work", "-jobs", "150", "-workers", "2", "-fire_and_forget", "-format", "json"}
-	if err := run(t.Context(), args, func(string) string { return "" }, &out, &errs); err != nil {
+	data := t.TempDir()
+	if err := run(t.Context(), args, func(k string) string { return map[string]string{"DATA_DIR": data}[k] }, &out, &errs); err != nil {
 		t.Fatalf("site lab: %v\n%s", err, errs.String())
 	}
 	var got struct {
@@ -96,7 +111,7 @@ func TestCLILabFireAndForget(t *testing.T) {
 // model lacks are marked as acks lost with their worker, not as a difference.
 func TestLabResultRowsFireAndForget(t *testing.T) {
 	r := lab.Result{Design: lab.AckAfterWork, Jobs: 100, Crashed: 5, Duplicated: 7, ExactlyOnce: 93, ModelDuplicated: 5, FireAndForgetAcks: true}
-	v := pages.NewLabResult(r)
+	v := pages.NewLabResult(r, pages.Site{})
 	if !v.Matches || v.Extra != 2 {
 		t.Fatalf("matches %v, extra %d", v.Matches, v.Extra)
 	}
@@ -104,5 +119,15 @@ func TestLabResultRowsFireAndForget(t *testing.T) {
 		if row.Differs || (row.Real != row.Model) != row.Extra {
 			t.Errorf("%+v", row)
 		}
+	}
+}
+
+// TestLabLogSaysReplacements checks the log's words for a worker the supervisor started in place
+// of a killed one: with 2 workers, "worker 9" is the seventh replacement, not a ninth worker.
+func TestLabLogSaysReplacements(t *testing.T) {
+	first := pages.LabEventSentence(lab.Event{Job: 4, Worker: 2, Attempt: 1, What: "killed with SIGKILL after the effect, before its ack"})
+	again := pages.LabEventSentence(lab.Event{Job: 4, Worker: 9, Replaces: 2, Attempt: 2, What: "applied the effect, then acked"})
+	if strings.Contains(first, "replacement") || !strings.Contains(again, "to worker 9 (a replacement, started when worker 2 was killed) at") {
+		t.Errorf("the log reads %q, then %q", first, again)
 	}
 }

@@ -44,28 +44,10 @@ func TestSIGTERMMidLabRunLeavesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server, a broker and worker processes")
 	}
-	tmp := t.TempDir()
-	k := startKillable(t, "TMPDIR="+tmp, "DATA_DIR="+t.TempDir())
-	post := func(k *killable, form url.Values) {
-		t.Helper()
-		resp, err := k.client.PostForm(k.base+"/lab/runs", form)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusSeeOther {
-			t.Fatalf("POST /lab/runs: %s", resp.Status)
-		}
-	}
-	post(k, url.Values{"design": {"ack-after-work"}, "jobs": {"5000"}, "workers": {"4"}, "crash_rate": {"0.05"}, "seed": {"13"}})
-	var pids []int
-	for deadline := time.Now().Add(30 * time.Second); len(pids) < 4; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the lab's workers never started (found %v)", pids)
-		}
-		pids = runningLabWorkers(t)
-	}
+	tmp, data := t.TempDir(), t.TempDir()
+	k := startKillable(t, "TMPDIR="+tmp, "DATA_DIR="+data)
+	postLabRun(t, k, url.Values{"design": {"ack-after-work"}, "jobs": {"5000"}, "workers": {"4"}, "crash_rate": {"0.05"}, "seed": {"13"}})
+	pids := waitLabWorkers(t, 4)
 	if err := k.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -83,17 +65,15 @@ func TestSIGTERMMidLabRunLeavesNothing(t *testing.T) {
 			t.Fatalf("lab workers %v outlived the site (the run had %v)", alive, pids)
 		}
 	}
-	if left, _ := os.ReadDir(tmp); len(left) != 0 {
-		var names []string
-		for _, e := range left {
-			names = append(names, e.Name())
+	for _, dir := range []string{tmp, labScratchDir(data)} {
+		if left := dirNames(dir); len(left) != 0 {
+			t.Errorf("the run left files behind in %s: %v", dir, left)
 		}
-		t.Errorf("the run left files behind in its temp dir: %v", names)
 	}
 
 	// A new site runs the lab again, to the end.
 	k2 := startKillable(t, "TMPDIR="+tmp, "DATA_DIR="+t.TempDir())
-	post(k2, url.Values{"design": {"ack-before-work"}, "jobs": {"60"}, "workers": {"2"}, "crash_rate": {"0.05"}, "seed": {"13"}})
+	postLabRun(t, k2, url.Values{"design": {"ack-before-work"}, "jobs": {"60"}, "workers": {"2"}, "crash_rate": {"0.05"}, "seed": {"13"}})
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		resp, err := k2.client.Get(k2.base + "/lab")
 		if err != nil {
@@ -108,4 +88,88 @@ func TestSIGTERMMidLabRunLeavesNothing(t *testing.T) {
 			t.Fatal("the next lab run did not finish with counts equal to the model's")
 		}
 	}
+}
+
+// TestSIGKILLMidLabRunLeavesNothingForever kills a real site process with SIGKILL while a lab
+// run has its workers busy: nothing in the site gets to clean up, so the workers must die with it
+// (the kernel's parent-death signal) and the run's files, left in the site's lab directory, must
+// go when the next site starts on the same data directory. Nothing lands in the temporary
+// directory meanwhile.
+func TestSIGKILLMidLabRunLeavesNothingForever(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server, a broker and worker processes")
+	}
+	tmp, data := t.TempDir(), t.TempDir()
+	k := startKillable(t, "TMPDIR="+tmp, "DATA_DIR="+data)
+	postLabRun(t, k, url.Values{"design": {"ack-after-work"}, "jobs": {"5000"}, "workers": {"3"}, "crash_rate": {"0.05"}, "seed": {"13"}})
+	pids := waitLabWorkers(t, 3)
+	if err := k.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-k.exited
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		alive := runningLabWorkers(t)
+		if len(alive) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("lab workers %v outlived the killed site (the run had %v)", alive, pids)
+		}
+	}
+	left := dirNames(labScratchDir(data))
+	if len(left) == 0 {
+		t.Fatal("the killed run left nothing in the lab directory: the test proves nothing")
+	}
+	t.Logf("the killed site left %v", left)
+	if names := dirNames(tmp); len(names) != 0 {
+		t.Errorf("the run wrote to the temporary directory, outside the site's own: %v", names)
+	}
+
+	startKillable(t, "TMPDIR="+tmp, "DATA_DIR="+data) // healthy: the start-up sweep is done
+	if names := dirNames(labScratchDir(data)); len(names) != 0 {
+		t.Errorf("after a new site started on the same data directory, %v is still there", names)
+	}
+}
+
+// postLabRun presses Run on a real site process.
+func postLabRun(t *testing.T, k *killable, form url.Values) {
+	t.Helper()
+	req, err := http.NewRequest("POST", k.base+"/lab/runs", strings.NewReader(form.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	// Not followed: the redirect's page is not needed, and the run has started by then.
+	resp, err := (&http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("POST /lab/runs: %s", resp.Status)
+	}
+}
+
+// waitLabWorkers waits until n of the lab's worker processes run, and answers their pids.
+func waitLabWorkers(t *testing.T, n int) []int {
+	t.Helper()
+	var pids []int
+	for deadline := time.Now().Add(30 * time.Second); len(pids) < n; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the lab's workers never started (found %v)", pids)
+		}
+		pids = runningLabWorkers(t)
+	}
+	return pids
+}
+
+// dirNames lists a directory's entries by name; a directory that is not there has none.
+func dirNames(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
 }

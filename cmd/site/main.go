@@ -7,6 +7,8 @@
 //	site healthcheck                 ask a running server for /healthz (for container health checks)
 //	site lab [-designs all] [-jobs N] [-workers W] [-crash_rate R] [-seed S] [-format table|json]
 //	                                 run the designs on a real broker, database and worker processes
+//	site check handler.star [-param value ...] [-format table|json|csv]
+//	                                 crash a handler at every step; exit 1 if a crash point breaks it
 package main
 
 import (
@@ -18,6 +20,7 @@ import (
 	"syscall"
 
 	"effectivelyonce/lab"
+	"effectivelyonce/workbench"
 )
 
 // main stops gracefully on the first SIGINT or SIGTERM (the context ends); once that has begun, the
@@ -68,6 +71,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return cliLab(ctx, rest, getenv, stdout, stderr)
 	case "lab-worker": // one of a lab run's worker processes; started by the lab, not by people
 		return lab.WorkerMain(ctx, getenv)
+	case "check":
+		return cliCheck(ctx, rest, stdout, siteWorkbenchChild)
+	case workbench.ChildCommand: // one check's child process; started by the workbench, not by people
+		return workbench.ChildMain(ctx, os.Stdin, stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -84,4 +91,7 @@ const usage = `usage:
   site lab [-designs all|LIST] [-jobs N] [-workers W] [-crash_rate R] [-seed S] [-format table|json]
                                                       the designs on a real broker, database and
                                                       worker processes, beside the model's counts
+  site check handler.star|template:NAME [-param value ...] [-format table|json|csv]
+                                                      crash a handler at every step of the model
+                                                      world; exit 1 when a crash point breaks it
 `

@@ -49,11 +49,12 @@ func clientOf(ctx context.Context) netip.Addr {
 	return k
 }
 
-// rateLimiter is a token bucket per client address, in memory bounded by a number of clients: at
-// most max are tracked, the least recently seen is forgotten first, and a bucket that has had time
-// to fill up again is forgotten by a timer, whether or not anyone else asks (a forgotten bucket
-// and a full one mean the same, so forgetting never lets anyone run more than the rate).
-type rateLimiter struct {
+// rateLimiter is a token bucket per key (a client address, or a room key for the changes a member
+// makes), in memory bounded by a number of keys: at most max are tracked, the least recently seen
+// is forgotten first, and a bucket that has had time to fill up again is forgotten by a timer,
+// whether or not anyone else asks (a forgotten bucket and a full one mean the same, so forgetting
+// never lets anyone run more than the rate).
+type rateLimiter[K comparable] struct {
 	rate  float64 // tokens a second
 	burst float64
 	max   int
@@ -61,35 +62,42 @@ type rateLimiter struct {
 	now   func() time.Time
 
 	mu      sync.Mutex
-	clients map[netip.Addr]*bucket
-	head    *bucket // most recently seen; head.prev is the least recently seen (a ring)
+	clients map[K]*bucket[K]
+	head    *bucket[K] // most recently seen; head.prev is the least recently seen (a ring)
 	sweep   *time.Timer
 	closed  bool // after close no timer is started again
 }
 
-// bucket is one client's tokens, on the recency ring.
-type bucket struct {
-	key        netip.Addr
+// bucket is one key's tokens, on the recency ring.
+type bucket[K comparable] struct {
+	key        K
 	tokens     float64
 	last       time.Time
-	prev, next *bucket
+	prev, next *bucket[K]
 }
 
-func newRateLimiter(rate float64, burst, maxClients int) *rateLimiter {
+// newRateLimiter limits per client address.
+func newRateLimiter(rate float64, burst, maxClients int) *rateLimiter[netip.Addr] {
+	return newKeyedLimiter[netip.Addr](rate, burst, maxClients)
+}
+
+// newKeyedLimiter limits per key of type K: rate tokens a second, burst at most, for at most
+// maxKeys keys at once.
+func newKeyedLimiter[K comparable](rate float64, burst, maxKeys int) *rateLimiter[K] {
 	// The time a bucket takes to fill again, capped so that a tiny rate cannot overflow the
 	// duration into a negative one (which would forget every bucket and switch the limit off).
 	idle := time.Duration(math.Min(math.Ceil(float64(burst)/rate*1e9), float64(24*time.Hour))) + 100*time.Millisecond
-	return &rateLimiter{rate: rate, burst: float64(burst), max: max(1, maxClients), idle: idle, now: time.Now,
-		clients: map[netip.Addr]*bucket{}}
+	return &rateLimiter[K]{rate: rate, burst: float64(burst), max: max(1, maxKeys), idle: idle, now: time.Now,
+		clients: map[K]*bucket[K]{}}
 }
 
 // allow takes one token from key's bucket. When there is none it says how long until there is.
-func (l *rateLimiter) allow(key netip.Addr) (bool, time.Duration) { return l.allowN(key, 1) }
+func (l *rateLimiter[K]) allow(key K) (bool, time.Duration) { return l.allowN(key, 1) }
 
 // allowN takes n tokens from key's bucket, for work worth n runs; n above the burst is charged as
 // the burst, since a bucket never holds more and the work would otherwise never be allowed. When
 // there are too few it takes none and says how long until there are enough.
-func (l *rateLimiter) allowN(key netip.Addr, n int) (bool, time.Duration) {
+func (l *rateLimiter[K]) allowN(key K, n int) (bool, time.Duration) {
 	need := min(float64(max(n, 1)), l.burst)
 	now := l.now()
 	l.mu.Lock()
@@ -104,7 +112,7 @@ func (l *rateLimiter) allowN(key netip.Addr, n int) (bool, time.Duration) {
 			l.unlink(old)
 			delete(l.clients, old.key)
 		}
-		b = &bucket{key: key, tokens: l.burst}
+		b = &bucket[K]{key: key, tokens: l.burst}
 		l.clients[key] = b
 	}
 	b.last = now
@@ -121,7 +129,7 @@ func (l *rateLimiter) allowN(key netip.Addr, n int) (bool, time.Duration) {
 
 // close stops the expiry timer, so a server that has shut down (or a test's) leaves nothing
 // running behind it.
-func (l *rateLimiter) close() {
+func (l *rateLimiter[K]) close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.sweep != nil {
@@ -132,7 +140,7 @@ func (l *rateLimiter) close() {
 }
 
 // expireTick forgets the buckets that are full again, and comes back while any are left.
-func (l *rateLimiter) expireTick() {
+func (l *rateLimiter[K]) expireTick() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.expire(l.now())
@@ -148,7 +156,7 @@ func (l *rateLimiter) expireTick() {
 
 // expire forgets every bucket not seen for idle; the ring is in order of last sight, so it stops
 // at the first one still fresh.
-func (l *rateLimiter) expire(now time.Time) {
+func (l *rateLimiter[K]) expire(now time.Time) {
 	for l.head != nil {
 		old := l.head.prev
 		if now.Sub(old.last) < l.idle {
@@ -160,13 +168,13 @@ func (l *rateLimiter) expire(now time.Time) {
 }
 
 // size is the number of clients tracked, for /metrics.
-func (l *rateLimiter) size() int {
+func (l *rateLimiter[K]) size() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.clients)
 }
 
-func (l *rateLimiter) unlink(b *bucket) {
+func (l *rateLimiter[K]) unlink(b *bucket[K]) {
 	if b.next == b {
 		l.head = nil
 	} else {
@@ -178,7 +186,7 @@ func (l *rateLimiter) unlink(b *bucket) {
 	b.prev, b.next = nil, nil
 }
 
-func (l *rateLimiter) pushFront(b *bucket) {
+func (l *rateLimiter[K]) pushFront(b *bucket[K]) {
 	if l.head == nil {
 		b.prev, b.next = b, b
 	} else {
@@ -210,12 +218,12 @@ func (s *server) admitRun(ctx context.Context, e *experiments.Experiment, p any)
 // fit in one full bucket together, or a spread as large as the burst could never run at all (the
 // run takes its token, then the spread finds one too few, again and again). With a burst under
 // two, the run's own token is the whole allowance, and a spread adds nothing to it.
-func (l *rateLimiter) spreadCharge(n int) int { return min(n, int(l.burst)/2) }
+func (l *rateLimiter[K]) spreadCharge(n int) int { return min(n, int(l.burst)/2) }
 
 // refund gives n tokens back to key's bucket (never past the burst): a request refused part-way
 // has its earlier charge returned, so the wait it is told covers the whole request when it comes
 // back, and is then true.
-func (l *rateLimiter) refund(key netip.Addr, n int) {
+func (l *rateLimiter[K]) refund(key K, n int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if b, ok := l.clients[key]; ok {

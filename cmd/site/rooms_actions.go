@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"html"
 	"maps"
 	"net/http"
@@ -34,7 +35,10 @@ func (s *server) roomAction(do roomDo) echo.HandlerFunc {
 		ctx := c.Request().Context()
 		r, err := s.rooms.RoomByID(ctx, c.Param("id"))
 		if err == nil {
-			err = do(ctx, c, r, s.roomKey(c, r.ID))
+			key := s.roomKey(c, r.ID)
+			if err = s.admitChange(ctx, key); err == nil {
+				err = do(ctx, c, r, key)
+			}
 		}
 		if err != nil {
 			return s.refuseAction(c, err)
@@ -62,10 +66,14 @@ func (s *server) refuseAction(c echo.Context, err error) error {
 		return err
 	}
 	msg := he.Msg
-	if f := errorField(he.Err); f != "" && !strings.Contains(msg, f) && f != "code" && f != "round" {
+	if f := errorField(he.Err); f != "" && !strings.Contains(msg, f) && f != "code" && f != "round" && f != "seq" {
 		msg = f + ": " + msg
 	}
-	return c.HTML(http.StatusUnprocessableEntity, html.EscapeString(pages.SayCap(msg))+".")
+	if he.RetryAfter > 0 { // a limit: say when the action will be taken again
+		c.Response().Header().Set("Retry-After", strconv.Itoa(retrySeconds(he.RetryAfter)))
+		msg = fmt.Sprintf("%s Try again in %d s", strings.TrimSuffix(msg, "."), retrySeconds(he.RetryAfter))
+	}
+	return c.HTML(http.StatusUnprocessableEntity, html.EscapeString(pages.SayCap(strings.TrimSuffix(msg, ".")))+".")
 }
 
 // confirmFirst makes an action that cannot be undone ask first. With script, app.js asks (the
@@ -137,6 +145,28 @@ func formNumber(field, s string) (float64, error) {
 	return v, nil
 }
 
+// roundFormFields are the fields of the form that opens a round, in the order the form shows them.
+var roundFormFields = []string{"question", "text", "unit", "min", "max", "number", "experiment", "params", "measure", "point"}
+
+// firstInForm is the refusal a form shows when several of its fields are wrong: the one whose field
+// comes first in the form (fields in order), so that the same mistakes always get the same
+// answer, the one nearest the top of the form.
+func firstInForm(refused []error, fields []string) error {
+	at := func(err error) int {
+		if i := slices.Index(fields, errorField(err)); i >= 0 {
+			return i
+		}
+		return len(fields)
+	}
+	first := refused[0]
+	for _, err := range refused[1:] {
+		if at(err) < at(first) {
+			first = err
+		}
+	}
+	return first
+}
+
 func (s *server) roomActions() map[string]roomDo {
 	return map[string]roomDo{
 		"/rounds": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
@@ -153,18 +183,31 @@ func (s *server) roomActions() map[string]roomDo {
 			if q := c.FormValue("question"); q != "custom" {
 				in.Question = q
 			}
-			for field, dst := range map[string]**float64{"min": &in.Min, "max": &in.Max} {
-				if raw := c.FormValue(field); strings.TrimSpace(raw) != "" && in.Question == "" && in.Experiment == "" {
-					v, err := formNumber(field, raw)
+			var refused []error
+			for _, bound := range []struct {
+				field string
+				dst   **float64
+			}{{"min", &in.Min}, {"max", &in.Max}} {
+				if raw := c.FormValue(bound.field); strings.TrimSpace(raw) != "" && in.Question == "" && in.Experiment == "" {
+					v, err := formNumber(bound.field, raw)
 					if err != nil {
-						return err
+						refused = append(refused, err)
+						continue
 					}
-					*dst = &v
+					*bound.dst = &v
 				}
 			}
+			// The question is checked whole even when a bound did not parse, so that a wrong
+			// field above the bounds is the one reported.
 			q, err := s.checkedQuestion(ctx, in)
+			if err == nil {
+				_, err = q.Normalize()
+			}
 			if err != nil {
-				return err
+				refused = append(refused, err)
+			}
+			if len(refused) > 0 {
+				return firstInForm(refused, roundFormFields)
 			}
 			_, err = s.rooms.OpenRound(ctx, r.Code, key, q)
 			return err

@@ -10,8 +10,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -59,8 +61,12 @@ func roomError(err error) error {
 	status := 0
 	msg := ""
 	switch {
+	case errors.Is(err, rooms.ErrUnavailable):
+		// Logged once by handleError, as every 5xx; the reader is told to come back shortly.
+		return &httpError{Status: http.StatusServiceUnavailable, RetryAfter: 5 * time.Second, Err: err,
+			Msg: "The study rooms' database cannot be reached just now (it may be restarting)."}
 	case errors.Is(err, rooms.ErrNotFound):
-		status, msg = http.StatusNotFound, "no room with this code (or no such round)"
+		status, msg = http.StatusNotFound, "no room with this code"
 	case errors.Is(err, rooms.ErrTaken):
 		status, msg = http.StatusConflict, "this name is taken in the room"
 	case errors.Is(err, rooms.ErrRoomLocked):
@@ -97,9 +103,6 @@ func errorField(err error) string {
 	if errors.As(err, &le) {
 		return le.Field
 	}
-	if errors.Is(err, rooms.ErrNotFound) {
-		return "code"
-	}
 	return ""
 }
 
@@ -119,7 +122,7 @@ func (s *server) handleRoomCreate() echo.HandlerFunc {
 		}
 		cr, err := s.rooms.CreateRoom(c.Request().Context(), in.Title)
 		if err != nil {
-			return roomError(err)
+			return s.createRefusal(err)
 		}
 		base := s.cfg.BasePath
 		c.Response().Header().Set("Cache-Control", "no-store") // the answer holds the host key
@@ -129,6 +132,40 @@ func (s *server) handleRoomCreate() echo.HandlerFunc {
 			"host_url": s.hostLink(c.Request(), cr.Room.ID, cr.LinkToken),
 			"host_key": cr.HostKey,
 		})
+	}
+}
+
+// createRefusal is roomError for opening a room: when the instance already has its most open
+// rooms, the host is not at fault and a place comes free soon (a room nobody joins closes after
+// UnjoinedClose), so the answer is a 503 that says when to try again and why.
+func (s *server) createRefusal(err error) error {
+	var le *rooms.LimitError
+	if !errors.As(err, &le) || le.Field != "rooms" {
+		return roomError(err)
+	}
+	rc := s.rooms.Config()
+	return &httpError{Status: http.StatusServiceUnavailable, RetryAfter: time.Minute, Err: err,
+		Msg: fmt.Sprintf("This instance already has %s open, the most it allows, so yours cannot start just now. A room nobody joins closes %s after it was last used, so a place comes free soon: try again in a minute. If none does, ask whoever runs the instance to raise OPEN_ROOMS.",
+			roomsWord(le.Max), durationWords(rc.UnjoinedClose))}
+}
+
+// roomsWord writes a number of study rooms: "1 study room", "1,200 study rooms".
+func roomsWord(n int) string {
+	if n == 1 {
+		return "1 study room"
+	}
+	return experiments.Thousands(int64(n)) + " study rooms"
+}
+
+// durationWords writes a lifetime for a sentence: "an hour", "90 minutes", "2 hours".
+func durationWords(d time.Duration) string {
+	switch {
+	case d == time.Hour:
+		return "an hour"
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%d hours", d/time.Hour)
+	default:
+		return fmt.Sprintf("%d minutes", max(1, d/time.Minute))
 	}
 }
 
@@ -152,11 +189,11 @@ func (s *server) handleRoomJoin() echo.HandlerFunc {
 	}
 }
 
-// handleRoomKick handles "DELETE /api/rooms/:code/members/:id" (host): the member's key stops
+// handleRoomKick handles "DELETE /api/rooms/:code/members/:member" (host): the member's key stops
 // working at once.
 func (s *server) handleRoomKick() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if err := s.rooms.Kick(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), c.Param("id")); err != nil {
+		if err := s.rooms.Kick(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), c.Param("member")); err != nil {
 			return roomError(err)
 		}
 		return c.NoContent(http.StatusNoContent)
@@ -191,74 +228,6 @@ func (s *server) handleRoomState() echo.HandlerFunc {
 	}
 }
 
-// roundIn is what opens a round, from the API's JSON or a room page's form. It names one of
-// the five questions ({"question":"q1"}), a number an experiment reports ({"experiment","params",
-// "measure","point"}: params as a permalink's query string, measure a count's name and point its
-// row, see pages.Reported), or a custom question ({"text","unit","min","max"}).
-type roundIn struct {
-	Question   string   `json:"question"`
-	Experiment string   `json:"experiment"`
-	Params     string   `json:"params"`
-	Measure    string   `json:"measure"`
-	Point      string   `json:"point"`
-	Text       string   `json:"text"`
-	Unit       string   `json:"unit"`
-	Min        *float64 `json:"min"`
-	Max        *float64 `json:"max"`
-}
-
-// questionOf reads a round's question; a measure whose experiment or parameters are wrong is
-// refused now rather than at the reveal, when the room is waiting for the answer.
-func questionOf(in roundIn) (rooms.Question, error) {
-	q := rooms.Question{Unit: in.Unit}
-	if in.Min != nil {
-		q.Min = *in.Min
-	}
-	if in.Max != nil {
-		q.Max = *in.Max
-	}
-	switch {
-	case in.Question != "":
-		q.Kind, q.Prediction = rooms.KindPrediction, in.Question
-	case in.Experiment != "":
-		q.Kind, q.Experiment, q.Params, q.Measure, q.Point = rooms.KindMeasure, in.Experiment, in.Params, in.Measure, in.Point
-		if _, _, err := parseMeasured(q); err != nil {
-			return q, err
-		}
-	default:
-		q.Kind, q.Text = rooms.KindCustom, in.Text
-	}
-	return q, nil
-}
-
-// checkedQuestion reads a round's question and, for an experiment's number, finds it now: a
-// number the experiment does not report (or a row left unnamed) would otherwise surface only at
-// the reveal, with the round locked and the room waiting. The question is worded here, once, with
-// the number, its row, the experiment and its parameters, so members read what they guess. The
-// run is cached, so the reveal costs nothing more.
-func (s *server) checkedQuestion(ctx context.Context, in roundIn) (rooms.Question, error) {
-	q, err := questionOf(in)
-	if err != nil || q.Kind != rooms.KindMeasure {
-		return q, err
-	}
-	e, p, err := parseMeasured(q)
-	if err != nil {
-		return q, err
-	}
-	if err := s.admitRun(ctx, e, p); err != nil {
-		return q, err
-	}
-	r, err := s.reported(ctx, e, p, q.Measure, q.Point)
-	if err != nil {
-		return q, roomError(err)
-	}
-	q.Point, q.Text = r.Point, r.Question(e, p)
-	if q.Unit == "" {
-		q.Unit = r.Unit
-	}
-	return q, nil
-}
-
 // handleRoundOpen handles "POST /api/rooms/:code/rounds" (host): 201 with the round's number.
 func (s *server) handleRoundOpen() echo.HandlerFunc {
 	return func(c echo.Context) error {
@@ -278,11 +247,12 @@ func (s *server) handleRoundOpen() echo.HandlerFunc {
 	}
 }
 
-// roundSeq reads the round number from the path; a number that is no round's is a 404.
+// roundSeq reads the round number from the path; a number that is no round's is a 404 naming
+// the path's "seq".
 func roundSeq(c echo.Context) (int, error) {
 	n, err := strconv.Atoi(c.Param("seq"))
 	if err != nil || n < 1 {
-		return 0, &httpError{Status: http.StatusNotFound, Msg: "rounds are numbered from 1"}
+		return 0, roomError(&rooms.FieldError{Field: "seq", Message: "rounds are numbered from 1", Err: rooms.ErrNotFound})
 	}
 	return n, nil
 }
@@ -354,7 +324,7 @@ func (s *server) handleRoundReveal() echo.HandlerFunc {
 				return c.JSON(http.StatusOK, resultJSONOf(rd.Result))
 			}
 		}
-		return roomError(rooms.ErrNotFound)
+		return roomError(&rooms.FieldError{Field: "seq", Message: "the room has no round with this number", Err: rooms.ErrNotFound})
 	}
 }
 
@@ -407,25 +377,6 @@ func (s *server) handlePresent() echo.HandlerFunc {
 	}
 }
 
-// handleAPIHostLink handles "POST /api/rooms/:code/host-link" (host): 201 with a new host link for a
-// browser, which works once within rooms.HostLinkTTL and replaces an unused earlier one.
-func (s *server) handleAPIHostLink() echo.HandlerFunc {
-	return func(c echo.Context) error {
-		ctx := c.Request().Context()
-		token, expires, err := s.rooms.NewHostLink(ctx, c.Param("code"), bearerKey(c.Request()))
-		if err != nil {
-			return roomError(err)
-		}
-		r, err := s.rooms.RoomByCode(ctx, c.Param("code"))
-		if err != nil {
-			return roomError(err)
-		}
-		c.Response().Header().Set("Cache-Control", "no-store") // the answer holds a host link
-		return c.JSON(http.StatusCreated, map[string]string{"host_url": s.hostLink(c.Request(), r.ID, token),
-			"expires": expires.UTC().Format(time.RFC3339)})
-	}
-}
-
 // handleRoomExport handles "GET /api/rooms/:code/export" (host), as JSON or, with format=csv, as
 // one CSV table; both are downloads named after the room's code.
 func (s *server) handleRoomExport() echo.HandlerFunc {
@@ -471,56 +422,80 @@ func (s *server) writeExport(c echo.Context, code, key string) error {
 	return c.Blob(http.StatusOK, "text/csv; charset=utf-8", buf.Bytes())
 }
 
-// parseMeasured finds a measure question's experiment and reads its stored parameters with the
-// experiment's own spec, as a permalink's would be.
-func parseMeasured(q rooms.Question) (*experiments.Experiment, any, error) {
-	e, ok := experiments.Lookup(q.Experiment)
-	if !ok {
-		return nil, nil, &httpError{Status: http.StatusBadRequest, Msg: "no experiment of this name; GET /api/experiments lists them",
-			Err: &rooms.FieldError{Field: "experiment", Message: "no experiment of this name", Err: rooms.ErrInvalid}}
-	}
-	vals, problems := parseQuery(q.Params)
-	if len(problems) > 0 {
-		return nil, nil, &httpError{Status: http.StatusBadRequest, Msg: "params: " + problems[0].Message,
-			Err: &rooms.FieldError{Field: "params", Message: problems[0].Message, Err: rooms.ErrInvalid}}
-	}
-	p, err := e.Parse(vals)
-	if err != nil {
-		var fe experiments.FieldErrors
-		if errors.As(err, &fe) && len(fe) > 0 {
-			return nil, nil, &httpError{Status: http.StatusBadRequest, Msg: "params: " + fe[0].Field + ": " + fe[0].Message,
-				Err: &rooms.FieldError{Field: "params", Message: fe[0].Field + ": " + fe[0].Message, Err: rooms.ErrInvalid}}
-		}
-		return nil, nil, err
-	}
-	return e, p, nil
-}
-
-// chargeMisses charges a join code that finds no room to the client's join allowance, on every
-// route that takes a code: a code is short enough to guess, and a hit tells its title, so trying
-// codes costs the same whichever route is used. A code that finds its room costs nothing here.
-func (s *server) chargeMisses(next echo.HandlerFunc) echo.HandlerFunc {
+// codeGate stands before every route that takes a join code: the code is looked up by
+// lookUpCode, so that an address over its allowance is refused before anyone knows whether its
+// code is right, and a code that finds no room is answered here.
+func (s *server) codeGate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		err := next(c)
-		var fe *rooms.FieldError
-		miss := errors.Is(err, rooms.ErrNotFound) || (errors.As(err, &fe) && fe.Field == "code" && errors.Is(err, rooms.ErrInvalid))
-		if miss {
-			if lerr := s.admitRoom(c.Request().Context(), s.roomJoins, "Too many join codes tried from your network address in the last minute."); lerr != nil {
-				return lerr
-			}
+		if _, err := s.lookUpCode(c.Request().Context(), c.Param("code")); err != nil {
+			return roomError(err)
 		}
-		return err
+		return next(c)
 	}
 }
 
-// admitRoom charges one room creation or join to the client of ctx; a refusal is a 429 that says
-// when to try again. A join is charged before its code is looked up, so guessing codes costs the
-// same allowance as joining.
-func (s *server) admitRoom(ctx context.Context, l *rateLimiter, msg string) error {
+// lookUpCode finds the room of a join code as typed, charged to the client's join allowance. The
+// charge is taken before the look-up and given back when the code finds its room: a code is short
+// enough to guess and a hit tells its title, so an address over its allowance must get the same
+// 429 for a right code as for a wrong one (an answer that differed would let it go on testing
+// codes at server speed), and concurrent guesses must each find a token to take.
+func (s *server) lookUpCode(ctx context.Context, code string) (rooms.Room, error) {
+	if err := s.admitRoom(ctx, s.roomJoins, "Too many join codes tried from your network address in the last minute."); err != nil {
+		return rooms.Room{}, err
+	}
+	r, err := s.rooms.RoomByCode(ctx, code)
+	if !codeMissed(err) {
+		s.roomJoins.refund(clientOf(ctx), 1)
+	}
+	return r, err
+}
+
+// codeMissed tells a join code that finds no room (or is no code at all) from every other answer.
+func codeMissed(err error) bool {
+	var fe *rooms.FieldError
+	return errors.As(err, &fe) && fe.Field == "code" && (errors.Is(err, rooms.ErrNotFound) || errors.Is(err, rooms.ErrInvalid))
+}
+
+// admitRoom charges one room creation, join or code look-up to the client of ctx; a refusal is a
+// 429 that says when to try again. A join is charged before its code is looked up, and never given
+// back, so guessing codes costs the same allowance as joining.
+func (s *server) admitRoom(ctx context.Context, l *rateLimiter[netip.Addr], msg string) error {
 	ok, wait := l.allow(clientOf(ctx))
 	if ok {
 		return nil
 	}
 	s.metrics.rejected.WithLabelValues("rooms_rate_limited").Inc()
 	return &httpError{Status: http.StatusTooManyRequests, RetryAfter: wait, Msg: msg}
+}
+
+// roomChangeBurst is how many changes one key may make at once: a sixth of a minute's allowance
+// (10 of the default 60), enough for a host's run of clicks or a member's second thoughts on a
+// guess, while a script hammering one key is held to the rate.
+func roomChangeBurst(perMinute int) int { return max(1, perMinute/6) }
+
+// admitChange charges one change to the room key that makes it, before anything is looked up:
+// every change redraws every stream of the room, so one key sending hundreds a second would slow
+// the whole instance. A request without a key changes nothing (the rules refuse it) and is not
+// charged here.
+func (s *server) admitChange(ctx context.Context, key string) error {
+	if key == "" {
+		return nil
+	}
+	ok, wait := s.roomChanges.allow(rooms.HashKey(key))
+	if ok {
+		return nil
+	}
+	s.metrics.rejected.WithLabelValues("room_changes_limited").Inc()
+	return &httpError{Status: http.StatusTooManyRequests, RetryAfter: wait,
+		Msg: fmt.Sprintf("Too many changes with this room key in a short time (at most %d a minute).", s.cfg.RoomChangesPerMinute)}
+}
+
+// chargeChange charges the change an API route makes to the caller's bearer key (admitChange).
+func (s *server) chargeChange(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if err := s.admitChange(c.Request().Context(), bearerKey(c.Request())); err != nil {
+			return err
+		}
+		return next(c)
+	}
 }

@@ -5,7 +5,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -319,5 +321,163 @@ func TestRoomRateLimits(t *testing.T) {
 	s.echo.ServeHTTP(rec, req)
 	if rec.Code != http.StatusCreated {
 		t.Errorf("another address was refused too: status %d", rec.Code)
+	}
+}
+
+// TestJoinCodeLimitIsNoOracle: once an address has spent its allowance on wrong codes, a right
+// code answers 429 as well, on every route that takes a code (the API, the join link, the
+// export), so the answer says nothing about the code; before that, a right code costs nothing.
+func TestJoinCodeLimitIsNoOracle(t *testing.T) {
+	cfg := testConfig()
+	cfg.RoomJoinsPerMinute = 3
+	s := newTestServer(t, cfg)
+	room := createRoom(t, s, "Hidden")
+	for i := range 10 {
+		if r := call(t, s, "GET", "/api/rooms/"+room.Code, "", ""); r.status != http.StatusOK {
+			t.Fatalf("look-up %d of a right code: status %d, want 200 (a hit costs nothing)", i+1, r.status)
+		}
+	}
+	for _, code := range []string{"ZZZZZZ", "YYYYYY", "XXXXXX"} {
+		if r := call(t, s, "GET", "/api/rooms/"+code, "", ""); r.status != http.StatusNotFound {
+			t.Fatalf("wrong code %s: status %d, want 404", code, r.status)
+		}
+	}
+	for _, target := range []string{"/api/rooms/" + room.Code, "/api/rooms/WWWWWW", "/j/" + room.Code,
+		"/api/rooms/" + room.Code + "/export", "/join?code=" + room.Code} {
+		r := call(t, s, "GET", target, room.HostKey, "")
+		if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" {
+			t.Errorf("GET %s over the allowance: status %d, Retry-After %q; want 429 whether the code is right or not",
+				target, r.status, r.header.Get("Retry-After"))
+		}
+	}
+}
+
+// TestUnknownRoundIsNotAWrongCode: a round number that is no round's is a 404 naming "seq", and
+// it costs nothing from the join allowance, which is for guessing join codes.
+func TestUnknownRoundIsNotAWrongCode(t *testing.T) {
+	cfg := testConfig()
+	cfg.RoomJoinsPerMinute = 2
+	s := newTestServer(t, cfg)
+	room := createRoom(t, s, "Rounds")
+	ada := join(t, s, room.Code, "Ada")
+	path := "/api/rooms/" + room.Code
+	must(t, call(t, s, "POST", path+"/rounds", room.HostKey, `{"question":"q1"}`), http.StatusCreated, nil)
+	for _, c := range []struct{ method, target, key, body string }{
+		{"PUT", path + "/rounds/9/guess", ada, `{"value":5}`},
+		{"PUT", path + "/rounds/0/guess", ada, `{"value":5}`},
+		{"POST", path + "/rounds/9/lock", room.HostKey, ""},
+		{"POST", path + "/rounds/9/reveal", room.HostKey, ""},
+		{"PUT", path + "/rounds/9/guess", ada, `{"value":5}`},
+	} {
+		r := call(t, s, c.method, c.target, c.key, c.body)
+		var got apiErrors
+		if err := json.Unmarshal([]byte(r.body), &got); err != nil || r.status != http.StatusNotFound ||
+			len(got.Errors) != 1 || got.Errors[0].Field != "seq" {
+			t.Errorf("%s %s: %d %s; want 404 naming the field seq", c.method, c.target, r.status, r.body)
+		}
+	}
+	join(t, s, room.Code, "Bob") // the allowance of 2 is whole: one join so far
+}
+
+// TestConcurrentOpensLeaveOneRoundOpen: a host who opens rounds twice at once (a double submit
+// without script, or two devices) ends with one open round, and a guess on the other is refused.
+func TestConcurrentOpensLeaveOneRoundOpen(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	room := createRoom(t, s, "Double submit")
+	ada := join(t, s, room.Code, "Ada")
+	path := "/api/rooms/" + room.Code
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if r := call(t, s, "POST", path+"/rounds", room.HostKey, `{"question":"q1"}`); r.status != http.StatusCreated {
+				t.Errorf("open: %d %s", r.status, r.body)
+			}
+		})
+	}
+	wg.Wait()
+	var st roomJSON
+	must(t, call(t, s, "GET", path, room.HostKey, ""), http.StatusOK, &st)
+	open := 0
+	for _, rd := range st.Rounds {
+		if rd.State == "open" {
+			open++
+		}
+	}
+	if len(st.Rounds) != 8 || open != 1 || st.Rounds[7].State != "open" {
+		t.Fatalf("%d rounds, %d open, last %q; want 8 with only the last open", len(st.Rounds), open, st.Rounds[len(st.Rounds)-1].State)
+	}
+	if r := call(t, s, "PUT", path+"/rounds/1/guess", ada, `{"value":5}`); r.status != http.StatusConflict {
+		t.Errorf("guess on an earlier round: %d %s, want 409", r.status, r.body)
+	}
+}
+
+// TestLookAlikeNamesAreNotSeated: through the API, every look-alike of a seated "Ada" is refused
+// (400 for an invisible character, 409 for a name that reads the same), and a title with a
+// zero-width space is refused naming the title.
+func TestLookAlikeNamesAreNotSeated(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	room := createRoom(t, s, "Look-alikes")
+	join(t, s, room.Code, "Ada")
+	for _, name := range []string{"A\u034Fda", "Ada\uFE0F", "\u3164Ada", "Ada\u2800", "\u0410da"} {
+		r := call(t, s, "POST", "/api/rooms/"+room.Code+"/members", "", `{"name":`+quote(name)+`}`)
+		if r.status != http.StatusConflict && r.status != http.StatusBadRequest || !strings.Contains(r.body, `"field":"name"`) {
+			t.Errorf("%q: %d %s; want a refusal naming the name", name, r.status, r.body)
+		}
+	}
+	r := call(t, s, "POST", "/api/rooms", "", `{"title":"Tuesday\u200bgroup"}`)
+	if r.status != http.StatusBadRequest || !strings.Contains(r.body, `"field":"title"`) {
+		t.Errorf("title with U+200B: %d %s", r.status, r.body)
+	}
+}
+
+// TestChangesAreLimitedPerKey: one member's key may make a burst of changes, then 429 with
+// Retry-After, guesses included, through the API and the room's page alike; another member and the
+// host keep their own allowance.
+func TestChangesAreLimitedPerKey(t *testing.T) {
+	cfg := testConfig()
+	cfg.RoomChangesPerMinute = 60 // a burst of 10
+	s := newTestServer(t, cfg)
+	room := createRoom(t, s, "Busy")
+	ada, bob := join(t, s, room.Code, "Ada"), join(t, s, room.Code, "Bob")
+	path := "/api/rooms/" + room.Code
+	must(t, call(t, s, "POST", path+"/rounds", room.HostKey, `{"question":"q1"}`), http.StatusCreated, nil)
+	accepted := 0
+	var last response
+	for range 50 {
+		last = call(t, s, "PUT", path+"/rounds/1/guess", ada, `{"value":5}`)
+		if last.status == http.StatusNoContent {
+			accepted++
+		}
+	}
+	if accepted != roomChangeBurst(60) || last.status != http.StatusTooManyRequests || last.header.Get("Retry-After") == "" {
+		t.Errorf("50 guesses at once with one key: %d accepted, last %d (Retry-After %q); want %d, then 429",
+			accepted, last.status, last.header.Get("Retry-After"), roomChangeBurst(60))
+	}
+	if r := call(t, s, "POST", path+"/pins", ada, `{"path":"/blocks/1"}`); r.status != http.StatusTooManyRequests {
+		t.Errorf("a pin after the burst: %d, want 429", r.status)
+	}
+	must(t, call(t, s, "PUT", path+"/rounds/1/guess", bob, `{"value":6}`), http.StatusNoContent, nil)
+	must(t, call(t, s, "POST", path+"/rounds/1/lock", room.HostKey, ""), http.StatusOK, nil)
+
+	// The room's pages charge the same key: a browser seated with a key of its own.
+	b := newBrowser(t, s)
+	joinAs(t, b, room.Code, "Cy")
+	roomPath := ""
+	for name := range b.cookies {
+		if strings.HasPrefix(name, seatCookie) {
+			roomPath = "/rooms/" + strings.TrimPrefix(name, seatCookie)
+		}
+	}
+	accepted, last = 0, response{}
+	for range 20 {
+		last = b.send("POST", roomPath+"/pins", url.Values{"path": {"/blocks/2"}}, true)
+		if last.status == http.StatusNoContent {
+			accepted++
+		}
+	}
+	// htmx shows a refusal beside the form, so the page's answer is a 422 that says to wait.
+	if accepted != roomChangeBurst(60) || last.status != http.StatusUnprocessableEntity || last.header.Get("Retry-After") == "" ||
+		!strings.HasPrefix(last.body, "Too many changes") || !strings.Contains(last.body, "Try again in") {
+		t.Errorf("20 pins at once from a page: %d accepted, last %d %q; want %d, then a 422 saying to wait", accepted, last.status, last.body, roomChangeBurst(60))
 	}
 }

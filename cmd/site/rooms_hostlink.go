@@ -115,3 +115,22 @@ func (s *server) handleHostUse() echo.HandlerFunc {
 		return c.Redirect(http.StatusSeeOther, s.cfg.BasePath+"/rooms/"+r.ID)
 	}
 }
+
+// handleAPIHostLink handles "POST /api/rooms/:code/host-link" (host): 201 with a new host link for a
+// browser, which works once within rooms.HostLinkTTL and replaces an unused earlier one.
+func (s *server) handleAPIHostLink() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		token, expires, err := s.rooms.NewHostLink(ctx, c.Param("code"), bearerKey(c.Request()))
+		if err != nil {
+			return roomError(err)
+		}
+		r, err := s.rooms.RoomByCode(ctx, c.Param("code"))
+		if err != nil {
+			return roomError(err)
+		}
+		c.Response().Header().Set("Cache-Control", "no-store") // the answer holds a host link
+		return c.JSON(http.StatusCreated, map[string]string{"host_url": s.hostLink(c.Request(), r.ID, token),
+			"expires": expires.UTC().Format(time.RFC3339)})
+	}
+}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 
@@ -169,4 +171,97 @@ func (s *server) listedNumbers(ctx context.Context, name, params string) ([]page
 		return nil, "The experiment could not run now."
 	}
 	return numberChoices([]pagePath{{experiment: e, params: p}}, map[string]any{e.Name: res}), ""
+}
+
+// roundIn is what opens a round, from the API's JSON or a room page's form. It names one of
+// the five questions ({"question":"q1"}), a number an experiment reports ({"experiment","params",
+// "measure","point"}: params as a permalink's query string, measure a count's name and point its
+// row, see pages.Reported), or a custom question ({"text","unit","min","max"}).
+type roundIn struct {
+	Question   string   `json:"question"`
+	Experiment string   `json:"experiment"`
+	Params     string   `json:"params"`
+	Measure    string   `json:"measure"`
+	Point      string   `json:"point"`
+	Text       string   `json:"text"`
+	Unit       string   `json:"unit"`
+	Min        *float64 `json:"min"`
+	Max        *float64 `json:"max"`
+}
+
+// questionOf reads a round's question; a measure whose experiment or parameters are wrong is
+// refused now rather than at the reveal, when the room is waiting for the answer.
+func questionOf(in roundIn) (rooms.Question, error) {
+	q := rooms.Question{Unit: in.Unit}
+	if in.Min != nil {
+		q.Min = *in.Min
+	}
+	if in.Max != nil {
+		q.Max = *in.Max
+	}
+	switch {
+	case in.Question != "":
+		q.Kind, q.Prediction = rooms.KindPrediction, in.Question
+	case in.Experiment != "":
+		q.Kind, q.Experiment, q.Params, q.Measure, q.Point = rooms.KindMeasure, in.Experiment, in.Params, in.Measure, in.Point
+		if _, _, err := parseMeasured(q); err != nil {
+			return q, err
+		}
+	default:
+		q.Kind, q.Text = rooms.KindCustom, in.Text
+	}
+	return q, nil
+}
+
+// checkedQuestion reads a round's question and, for an experiment's number, finds it now: a
+// number the experiment does not report (or a row left unnamed) would otherwise surface only at
+// the reveal, with the round locked and the room waiting. The question is worded here, once, with
+// the number, its row, the experiment and its parameters, so members read what they guess. The
+// run is cached, so the reveal costs nothing more.
+func (s *server) checkedQuestion(ctx context.Context, in roundIn) (rooms.Question, error) {
+	q, err := questionOf(in)
+	if err != nil || q.Kind != rooms.KindMeasure {
+		return q, err
+	}
+	e, p, err := parseMeasured(q)
+	if err != nil {
+		return q, err
+	}
+	if err := s.admitRun(ctx, e, p); err != nil {
+		return q, err
+	}
+	r, err := s.reported(ctx, e, p, q.Measure, q.Point)
+	if err != nil {
+		return q, roomError(err)
+	}
+	q.Point, q.Text = r.Point, r.Question(e, p)
+	if q.Unit == "" {
+		q.Unit = r.Unit
+	}
+	return q, nil
+}
+
+// parseMeasured finds a measure question's experiment and reads its stored parameters with the
+// experiment's own spec, as a permalink's would be.
+func parseMeasured(q rooms.Question) (*experiments.Experiment, any, error) {
+	e, ok := experiments.Lookup(q.Experiment)
+	if !ok {
+		return nil, nil, &httpError{Status: http.StatusBadRequest, Msg: "no experiment of this name; GET /api/experiments lists them",
+			Err: &rooms.FieldError{Field: "experiment", Message: "no experiment of this name", Err: rooms.ErrInvalid}}
+	}
+	vals, problems := parseQuery(q.Params)
+	if len(problems) > 0 {
+		return nil, nil, &httpError{Status: http.StatusBadRequest, Msg: "params: " + problems[0].Message,
+			Err: &rooms.FieldError{Field: "params", Message: problems[0].Message, Err: rooms.ErrInvalid}}
+	}
+	p, err := e.Parse(vals)
+	if err != nil {
+		var fe experiments.FieldErrors
+		if errors.As(err, &fe) && len(fe) > 0 {
+			return nil, nil, &httpError{Status: http.StatusBadRequest, Msg: "params: " + fe[0].Field + ": " + fe[0].Message,
+				Err: &rooms.FieldError{Field: "params", Message: fe[0].Field + ": " + fe[0].Message, Err: rooms.ErrInvalid}}
+		}
+		return nil, nil, err
+	}
+	return e, p, nil
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -42,7 +43,14 @@ func (s *server) handleRoomStart() echo.HandlerFunc {
 			if errors.As(err, &fe) && fe.Field == "title" {
 				return render(c, http.StatusUnprocessableEntity, pages.Layout(site, "Start a study room", pages.StartRoom(site, title, fe.Message)))
 			}
-			return roomError(err)
+			// A full instance: the form again with the title kept, saying why and when to retry.
+			err = s.createRefusal(err)
+			var he *httpError
+			if errors.As(err, &he) && he.Status == http.StatusServiceUnavailable {
+				c.Response().Header().Set("Retry-After", strconv.Itoa(retrySeconds(he.RetryAfter)))
+				return render(c, he.Status, pages.Layout(site, "Start a study room", pages.StartRoom(site, title, he.Msg)))
+			}
+			return err
 		}
 		s.setRoomCookies(c, cr.Room.ID, hostCookie, cr.HostKey)
 		return s.showHostLink(c, cr.Room.ID, cr.LinkToken, cr.Room.HostLink.Expires, "opened")
@@ -61,13 +69,13 @@ func (s *server) handleJoinForm() echo.HandlerFunc {
 		}
 		status := http.StatusOK
 		if v.Code != "" {
-			// Only a code that finds nothing costs from the join allowance here (the join itself
-			// costs one), so a class opening the QR link together can all join in one minute.
-			r, err := s.rooms.RoomByCode(ctx, v.Code)
-			if err != nil {
-				if err := s.admitRoom(ctx, s.roomJoins, "Too many join attempts from your network address in the last minute."); err != nil {
-					return err
-				}
+			// A look-up is charged before the answer is known and given back when the code finds
+			// its room (the join itself costs one), so a class opening the QR link together can
+			// all join in one minute, and an address over its allowance learns nothing.
+			r, err := s.lookUpCode(ctx, v.Code)
+			var he *httpError
+			if errors.As(err, &he) && he.Status == http.StatusTooManyRequests || errors.Is(err, rooms.ErrUnavailable) {
+				return roomError(err)
 			}
 			switch {
 			case err == nil && s.seatKey(c, r.ID) != "":

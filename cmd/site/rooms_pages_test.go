@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -414,5 +415,62 @@ func TestPinHeadlineFromTheAPI(t *testing.T) {
 	i := strings.Index(page, `class="pin-headline"`)
 	if i < 0 || !strings.Contains(page[i:i+200], "20,000") {
 		t.Errorf("no headline on the API's pin: %q", page[max(0, i):min(len(page), max(0, i)+200)])
+	}
+}
+
+// TestRoundFormErrorsInFormOrder: when several fields of the round form are wrong, the refusal is
+// always about the one nearest the top of the form (the text, then the unit, then From, then To),
+// never whichever a map happened to yield first.
+func TestRoundFormErrorsInFormOrder(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	host := newBrowser(t, s)
+	roomPath, _ := startRoom(t, host, "Order")
+	for _, c := range []struct {
+		form url.Values
+		want string
+	}{
+		{url.Values{"question": {"custom"}, "text": {"How many?"}, "min": {"lots"}, "max": {"more"}}, "Min:"},
+		{url.Values{"question": {"custom"}, "text": {""}, "min": {"lots"}, "max": {"more"}}, "The question is 1 to"},
+		{url.Values{"question": {"custom"}, "text": {"How many?"}, "min": {"0"}, "max": {"0,5"}}, "Max:"},
+	} {
+		for i := range 20 {
+			r := host.send("POST", roomPath+"/rounds", c.form, true)
+			if r.status != http.StatusUnprocessableEntity || !strings.HasPrefix(r.body, c.want) {
+				t.Fatalf("try %d of %v: %d %q, want 422 starting %q", i+1, c.form, r.status, r.body, c.want)
+			}
+		}
+	}
+}
+
+// TestOpenRoomsLimitFreesUnjoinedRooms: at the open-rooms limit a host is told why and when to try
+// again (a 503 with Retry-After, the API's message, and on the page the start form with the title
+// kept), and a room nobody joined frees its place an hour after it was last used, while a room with
+// members keeps its own.
+func TestOpenRoomsLimitFreesUnjoinedRooms(t *testing.T) {
+	cfg := testConfig()
+	cfg.Rooms.MaxOpenRooms = 2
+	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	cfg.Rooms.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	s := newTestServer(t, cfg)
+	used := createRoom(t, s, "Used")
+	join(t, s, used.Code, "Ada")
+	createRoom(t, s, "Nobody came")
+	r := call(t, s, "POST", "/api/rooms", "", `{"title":"Third"}`)
+	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" ||
+		!strings.Contains(r.body, "already has 2 study rooms open") || !strings.Contains(r.body, "an hour after it was last used") {
+		t.Fatalf("third room at the limit: %d %q %s", r.status, r.header.Get("Retry-After"), r.body)
+	}
+	host := newBrowser(t, s)
+	page := host.post("/rooms", url.Values{"title": {"Kept title"}})
+	if page.status != http.StatusServiceUnavailable || page.header.Get("Retry-After") == "" ||
+		!strings.Contains(page.body, `value="Kept title"`) || !strings.Contains(page.body, "the most it allows") {
+		t.Fatalf("start form at the limit: %d, Retry-After %q, title kept %v", page.status, page.header.Get("Retry-After"), strings.Contains(page.body, `value="Kept title"`))
+	}
+	advance(61 * time.Minute)
+	createRoom(t, s, "Third")
+	if r := call(t, s, "GET", "/api/rooms/"+used.Code, used.HostKey, ""); r.status != http.StatusOK || strings.Contains(r.body, `"closed":true`) {
+		t.Errorf("the room with a member after an hour: %d %s", r.status, r.body)
 	}
 }

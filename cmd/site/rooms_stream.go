@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -67,6 +68,11 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 		}
 		return roomError(err)
 	}
+	claim, err := s.claimStream(r, key)
+	if err != nil {
+		return err
+	}
+	defer claim.release()
 	bar := c.QueryParam("view") == "bar"
 	parts := pages.RoomParts
 	if bar {
@@ -159,6 +165,22 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 	if ok, err := send(); !ok {
 		return quiet(err)
 	}
+	// A room that cannot be re-read because its database is out of reach (a restart, an outage)
+	// does not end the stream: the tab keeps what it shows, and the stream tries again a second
+	// later and at every signal, so it is right again within about a second of the database's
+	// return (the hub also wakes every stream once it hears the database again).
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	defer retry.Stop()
+	resend := func() (bool, error) {
+		ok, err := send()
+		if !ok && errors.Is(err, rooms.ErrUnavailable) {
+			s.metrics.rereads.Inc()
+			retry.Reset(time.Second)
+			return true, nil
+		}
+		return ok, err
+	}
 	tick := time.NewTicker(s.heartbeat)
 	defer tick.Stop()
 	for {
@@ -167,11 +189,23 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 			return nil
 		case <-s.stopping:
 			return nil
+		case <-claim.ended:
+			// A newer tab with the same key took this stream's place. "gone" keeps this tab from
+			// reconnecting and taking the place back, which would end the newer one in turn.
+			msg := fmt.Sprintf(`<p class="banner closed" role="status">This tab stopped following the room live: your seat has it open in more than %d tabs. Reload the page to follow it here again.</p>`, s.cfg.RoomStreamsPerKey)
+			if err := writeEvent(w, rc, pages.PartStatus, msg); err != nil {
+				return nil
+			}
+			return quiet(writeEvent(w, rc, "gone", ""))
 		case _, open := <-changes:
 			if !open {
 				return nil
 			}
-			if ok, err := send(); !ok {
+			if ok, err := resend(); !ok {
+				return quiet(err)
+			}
+		case <-retry.C:
+			if ok, err := resend(); !ok {
 				return quiet(err)
 			}
 		case <-tick.C:
@@ -185,7 +219,7 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 			// Redraw on the beat too, so a member whose tab closed fades from the roster even
 			// when nothing else happens in the room (unchanged parts are not sent), and a room
 			// closed for idleness is noticed.
-			if ok, err := send(); !ok {
+			if ok, err := resend(); !ok {
 				return quiet(err)
 			}
 		}

@@ -46,20 +46,22 @@ func (s *server) routes() {
 	// small body; the caller's key travels in the Authorization header.
 	small := middleware.BodyLimit(roomBodyLimit)
 	g.POST("/api/rooms", s.handleRoomCreate(), small)
-	// A code that finds no room costs from the join allowance on every route (chargeMisses); the
-	// join route charges every attempt itself.
-	miss := s.chargeMisses
+	// Every route that takes a join code looks it up through codeGate first, charged to the join
+	// allowance (given back when the code finds its room); the join route charges every attempt
+	// itself.
+	// Every change is charged to the key that makes it (chargeChange), guesses included.
+	miss, change := s.codeGate, s.chargeChange
 	get("/api/rooms/:code", s.handleRoomState(), miss)
 	g.POST("/api/rooms/:code/members", s.handleRoomJoin(), small)
-	g.DELETE("/api/rooms/:code/members/:id", s.handleRoomKick(), miss)
-	g.PUT("/api/rooms/:code/locked", s.handleRoomLocked(), small, miss)
-	g.POST("/api/rooms/:code/rounds", s.handleRoundOpen(), small, miss)
-	g.PUT("/api/rooms/:code/rounds/:seq/guess", s.handleGuess(), small, miss)
-	g.POST("/api/rooms/:code/rounds/:seq/lock", s.handleRoundLock(), small, miss)
-	g.POST("/api/rooms/:code/rounds/:seq/reveal", s.handleRoundReveal(), small, miss)
-	g.POST("/api/rooms/:code/pins", s.handlePin(), small, miss)
-	g.POST("/api/rooms/:code/present", s.handlePresent(), small, miss)
-	g.POST("/api/rooms/:code/host-link", s.handleAPIHostLink(), small, miss)
+	g.DELETE("/api/rooms/:code/members/:member", s.handleRoomKick(), miss, change)
+	g.PUT("/api/rooms/:code/locked", s.handleRoomLocked(), small, miss, change)
+	g.POST("/api/rooms/:code/rounds", s.handleRoundOpen(), small, miss, change)
+	g.PUT("/api/rooms/:code/rounds/:seq/guess", s.handleGuess(), small, miss, change)
+	g.POST("/api/rooms/:code/rounds/:seq/lock", s.handleRoundLock(), small, miss, change)
+	g.POST("/api/rooms/:code/rounds/:seq/reveal", s.handleRoundReveal(), small, miss, change)
+	g.POST("/api/rooms/:code/pins", s.handlePin(), small, miss, change)
+	g.POST("/api/rooms/:code/present", s.handlePresent(), small, miss, change)
+	g.POST("/api/rooms/:code/host-link", s.handleAPIHostLink(), small, miss, change)
 	get("/api/rooms/:code/export", s.handleRoomExport(), miss)
 	get("/api/rooms/:code/events", s.handleAPIRoomEvents(), miss)
 

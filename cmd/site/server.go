@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -74,9 +75,11 @@ type server struct {
 	lab *labRunner
 	// spreads runs the pages' spreads over seeds in the background and keeps their summaries.
 	spreads *spreads
-	limiter *rateLimiter
-	// roomCreates and roomJoins limit the study rooms' creations and joins per client address.
-	roomCreates, roomJoins *rateLimiter
+	limiter *rateLimiter[netip.Addr]
+	// roomCreates and roomJoins limit the study rooms' creations and joins per client address,
+	// roomChanges the changes made with one room key (a host's or a member's), guesses included.
+	roomCreates, roomJoins *rateLimiter[netip.Addr]
+	roomChanges            *rateLimiter[rooms.Hash]
 	metrics                *metrics
 	rooms                  *rooms.Service
 	// hub wakes the rooms' event streams; stopping closes at shutdown, ending every stream, since
@@ -85,6 +88,9 @@ type server struct {
 	stopping  chan struct{}
 	heartbeat time.Duration
 	streams   atomic.Int64 // open room streams, for /metrics
+	// conns is the connection limiter of the listener the server serves, which also bounds its
+	// event streams; nil until httpServer has made it.
+	conns *connLimiter
 	// asked are the five questions as a host picks them; headlines and qrs are worked out once
 	// for each pinned permalink and each join link.
 	asked []pages.Asked
@@ -107,11 +113,12 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *
 	}
 	m := newMetrics()
 	run := newRunner(cfg, m)
-	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: run, lab: newLabRunner(cfg), spreads: newSpreads(run.cache),
+	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: run, lab: newLabRunner(cfg, log), spreads: newSpreads(run.cache),
 		hub: hub, stopping: make(chan struct{}), heartbeat: heartbeat, origins: newOrigins(cfg), titles: newMemo[string](1000), headlines: newHeadlines(), qrs: newMemo[pages.QR](256),
 		limiter:     newRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
 		roomCreates: newRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
-		roomJoins:   newRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients)}
+		roomJoins:   newRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients),
+		roomChanges: newKeyedLimiter[rooms.Hash](float64(cfg.RoomChangesPerMinute)/60, roomChangeBurst(cfg.RoomChangesPerMinute), cfg.RateClients)}
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "site_result_cache_bytes", Help: "Estimated size of the cached experiment results.",
 	}, func() float64 { return float64(s.runner.cache.bytes()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -317,9 +324,11 @@ func (s *server) httpServer(ln net.Listener) (*http.Server, *connLimiter) {
 	}
 	s.origins.listening(ln.Addr())
 	conns := newConnLimiter(ln, total, s.cfg.MaxConnsPerClient, s.metrics)
+	conns.streams = maxStreams(total, s.cfg.MemLimit)
 	conns.registerGauge(s.metrics.reg)
 	hs := newHTTPServer(s.cfg, s.echo)
 	hs.ConnState = conns.connState
+	s.conns = conns
 	hs.ErrorLog = slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)
 	return hs, conns
 }
@@ -422,6 +431,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 		return err
 	}
 	go s.sweepRooms(ctx)
+	s.lab.sweep(ctx) // the files of lab runs a killed site left behind
 	if err := s.runner.warm(ctx); err != nil {
 		return err
 	}
@@ -433,7 +443,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(conns) }()
 	log.Info("serving", "addr", "http://"+ln.Addr().String()+cfg.BasePath+"/", "max_runs", cfg.MaxRuns,
-		"max_conns", cfg.MaxConns, "max_conns_per_client", cfg.MaxConnsPerClient, "open_files", files,
+		"max_conns", cfg.MaxConns, "max_streams", maxStreams(cfg.MaxConns, cfg.MemLimit), "max_conns_per_client", cfg.MaxConnsPerClient, "open_files", files,
 		"mem_limit_mb", cfg.MemLimit>>20, "mem_limit_from", cfg.MemLimitSource, "run_budget_mb", s.runner.budget>>20, "rooms_db", store.Dialect())
 	select {
 	case err := <-errc:
@@ -449,6 +459,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	s.limiter.close()
 	s.roomCreates.close()
 	s.roomJoins.close()
+	s.roomChanges.close()
 	close(s.stopping) // ends every room stream, which graceful shutdown would otherwise wait for
 	shut, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()

@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"effectivelyonce/content"
-	"effectivelyonce/rooms/live"
 	"effectivelyonce/rooms/sqlstore"
 	"effectivelyonce/static"
 )
@@ -30,11 +29,13 @@ import (
 func testConfig() config {
 	return config{Addr: "127.0.0.1:0", ClientIP: "direct", LogFormat: "text", CacheBytes: 16 << 20,
 		MaxRuns: 2, QueueWait: 2 * time.Second, RunTimeout: 10 * time.Second, RatePerSec: 1000, RateBurst: 1000,
-		RateClients: 1000, MaxConns: 1000, MaxConnsPerClient: 256, RoomCreatesPerHour: 1000, RoomJoinsPerMinute: 1000}
+		RateClients: 1000, MaxConns: 1000, MaxConnsPerClient: 256, RoomCreatesPerHour: 1000, RoomJoinsPerMinute: 1000,
+		RoomChangesPerMinute: 100_000, RoomStreamsPerKey: 4}
 }
 
 // newTestServer builds the real server (real content, real assets, warm defaults) with cfg. Its
-// study rooms live in a SQLite file under cfg.DataDir, a fresh temporary directory unless the test
+// study rooms live in cfg.DatabaseURL's Postgres when one is set, else in a SQLite file under
+// cfg.DataDir, a fresh temporary directory unless the test
 // names one (to reopen the same rooms in a second server); the store closes when the test ends.
 func newTestServer(t testing.TB, cfg config) *server {
 	t.Helper()
@@ -55,7 +56,11 @@ func newTestServer(t testing.TB, cfg config) *server {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	hub := live.NewLocal()
+	// The hub serve would use: in-process with SQLite, LISTEN/NOTIFY with a DATABASE_URL.
+	hub, err := newHub(context.Background(), cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { hub.Close() })
 	s, err := newServer(cfg, log, book, a, newRooms(store, cfg, hub, log), hub)
 	if err != nil {

@@ -325,7 +325,8 @@ func TestPostgresOutage(t *testing.T) {
 
 	lockOut(true)
 	terminate(t, a, b)
-	waitForLog(t, lines, "reconnecting to Postgres failed", 2)
+	waitForLog(t, lines, "reconnecting to Postgres failed", 1) // logged once, then every logEvery attempts
+	waitFailures(t, b, 2)
 	mustBeQuiet(t, ch, "during the outage")
 	lockOut(false)
 
@@ -374,5 +375,42 @@ func TestNewPostgresFailsFast(t *testing.T) {
 	if err == nil {
 		h.Close()
 		t.Fatal("NewPostgres on a socket directory without a server: nil error, want one")
+	}
+}
+
+// TestPostgresBackSoonAfterOutage stops the database itself (a cluster of the test's own) long
+// enough for the hub to fail several reconnects, then starts it again: the hub must be listening
+// again, and have woken every stream to re-read, within a short wait of the database's return, not
+// after a backoff that grew during the outage.
+func TestPostgresBackSoonAfterOutage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Postgres cluster")
+	}
+	pg := pgtest.NewCluster(t)
+	h := openPostgres(t, pg.URL)
+	room := roomID(t, "room")
+	ch, cancel := h.Subscribe(room)
+	defer cancel()
+
+	pg.Stop()
+	waitFailures(t, h, 6)
+	mustBeQuiet(t, ch, "during the outage")
+	pg.Start()
+	mustReceive(t, ch, "wake after the database came back")
+	if err := h.Publish(context.Background(), room); err != nil {
+		t.Fatal(err)
+	}
+	mustReceive(t, ch, "publish after the outage")
+}
+
+// waitFailures waits until the hub has failed n reconnect attempts.
+func waitFailures(t *testing.T, h *Postgres, n int64) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for h.failures.Load() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("the hub failed %d reconnect attempts in 2 minutes, want %d", h.failures.Load(), n)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -34,6 +34,7 @@ var cases = []struct {
 	{"open rooms limit", testOpenLimit},
 	{"update room", testUpdateRoom},
 	{"idle rooms close then go", testIdle},
+	{"rooms nobody joined close sooner", testUnjoined},
 	{"members", testMembers},
 	{"member names are unique ignoring case", testNameUnique},
 	{"members limit", testMemberLimit},
@@ -41,6 +42,7 @@ var cases = []struct {
 	{"locked and closed rooms seat nobody", testJoinRefused},
 	{"members limit holds under a rush", testMemberRush},
 	{"rounds", testRounds},
+	{"one round open however many are added at once", testRoundRush},
 	{"guesses", testGuesses},
 	{"guess refused once locked or kicked", testGuessRefused},
 	{"concurrent guesses", testConcurrentGuesses},
@@ -206,7 +208,12 @@ func testIdle(t *testing.T, s rooms.Store) {
 	if n != 0 {
 		t.Fatalf("deleted %d open rooms", n)
 	}
-	n, err = s.CloseIdleRooms(ctx, t0.Add(time.Hour))
+	// An hour for rooms nobody joined closes no room here: "new" was active after it, and "old"
+	// has a member.
+	if n, err := s.CloseIdleRooms(ctx, t0, t0.Add(time.Hour)); err != nil || n != 0 {
+		t.Fatalf("closed %d rooms (%v) by the rule for unjoined rooms, want 0", n, err)
+	}
+	n, err = s.CloseIdleRooms(ctx, t0.Add(time.Hour), t0.Add(time.Hour))
 	must(t, err)
 	if n != 1 {
 		t.Fatalf("closed %d rooms, want 1", n)
@@ -338,151 +345,6 @@ func testMemberRush(t *testing.T, s rooms.Store) {
 	}
 }
 
-func testRounds(t *testing.T, s rooms.Store) {
-	ctx := context.Background()
-	must(t, s.CreateRoom(ctx, room("r1", "ABC123"), 10))
-	q := rooms.Question{Kind: rooms.KindMeasure, Experiment: "window", Params: "max_delay=5000",
-		Measure: "escaped", Unit: "duplicates", Min: 0, Max: 1e9}
-	for want := 1; want <= 3; want++ {
-		rd, err := s.AddRound(ctx, rooms.Round{RoomID: "r1", Question: q, State: rooms.RoundOpen, OpenedAt: t0}, 100)
-		must(t, err)
-		if rd.Seq != want {
-			t.Fatalf("round %d got seq %d", want, rd.Seq)
-		}
-	}
-	_, err := s.UpdateRound(ctx, "r1", 2, func(r *rooms.Round) error {
-		r.State, r.Measured, r.RevealedAt, r.NamesVisible = rooms.RoundRevealed, 195.5, t0.Add(time.Minute), true
-		return nil
-	})
-	must(t, err)
-	rs, err := s.Rounds(ctx, "r1")
-	must(t, err)
-	if len(rs) != 3 || rs[0].Seq != 1 || rs[2].Seq != 3 {
-		t.Fatalf("Rounds = %+v", rs)
-	}
-	r2 := rs[1]
-	if r2.State != rooms.RoundRevealed || r2.Measured != 195.5 || !r2.NamesVisible || r2.Question != q ||
-		!r2.RevealedAt.Equal(t0.Add(time.Minute)) || rs[0].State != rooms.RoundOpen {
-		t.Fatalf("round 2 stored as %+v", r2)
-	}
-	boom := errors.New("boom")
-	_, err = s.UpdateRound(ctx, "r1", 1, func(r *rooms.Round) error { r.State = rooms.RoundLocked; return boom })
-	wantErr(t, err, boom)
-	if rs, _ := s.Rounds(ctx, "r1"); rs[0].State != rooms.RoundOpen {
-		t.Fatal("a failed round update was kept")
-	}
-}
-
-func testGuesses(t *testing.T, s rooms.Store) {
-	ctx := context.Background()
-	r, ms := seed(t, s, 2)
-	must(t, s.PutGuess(ctx, rooms.Guess{RoomID: r.ID, Seq: 1, MemberID: ms[0].ID, Value: 10, At: t0}))
-	must(t, s.PutGuess(ctx, rooms.Guess{RoomID: r.ID, Seq: 1, MemberID: ms[1].ID, Value: 20, At: t0.Add(time.Second)}))
-	must(t, s.PutGuess(ctx, rooms.Guess{RoomID: r.ID, Seq: 1, MemberID: ms[0].ID, Value: 12.5, At: t0.Add(2 * time.Second)}))
-	gs, err := s.Guesses(ctx, r.ID)
-	must(t, err)
-	if len(gs) != 2 {
-		t.Fatalf("a changed guess must replace the old one: %+v", gs)
-	}
-	if gs[0].MemberID != ms[1].ID || gs[0].Value != 20 || gs[1].MemberID != ms[0].ID || gs[1].Value != 12.5 {
-		t.Fatalf("Guesses = %+v, want by time with the change last", gs)
-	}
-}
-
-func testGuessRefused(t *testing.T, s rooms.Store) {
-	ctx := context.Background()
-	r, ms := seed(t, s, 2)
-	_, err := s.UpdateMember(ctx, r.ID, ms[1].ID, func(m *rooms.Member) error { m.Kicked = true; return nil })
-	must(t, err)
-	wantErr(t, s.PutGuess(ctx, rooms.Guess{RoomID: r.ID, Seq: 1, MemberID: ms[1].ID, Value: 1, At: t0}), rooms.ErrKicked)
-	_, err = s.UpdateRound(ctx, r.ID, 1, func(rd *rooms.Round) error { rd.State = rooms.RoundLocked; return nil })
-	must(t, err)
-	err = s.PutGuess(ctx, rooms.Guess{RoomID: r.ID, Seq: 1, MemberID: ms[0].ID, Value: 1, At: t0})
-	wantErr(t, err, rooms.ErrRoundState)
-	wantField(t, err, "round")
-	wantErr(t, s.PutGuess(ctx, rooms.Guess{RoomID: r.ID, Seq: 9, MemberID: ms[0].ID, Value: 1, At: t0}), rooms.ErrNotFound)
-	if gs, _ := s.Guesses(ctx, r.ID); len(gs) != 0 {
-		t.Fatalf("refused guesses were stored: %+v", gs)
-	}
-}
-
-// testConcurrentGuesses is a class answering at once while the host locks: every guess either
-// lands before the lock or is refused, and none lands after it.
-func testConcurrentGuesses(t *testing.T, s rooms.Store) {
-	ctx := context.Background()
-	const n = 30
-	r, ms := seed(t, s, n)
-	var wg sync.WaitGroup
-	for i, m := range ms {
-		wg.Go(func() {
-			for k := range 3 {
-				if err := s.PutGuess(ctx, rooms.Guess{RoomID: r.ID, Seq: 1, MemberID: m.ID, Value: float64(i*10 + k),
-					At: t0.Add(time.Duration(k) * time.Millisecond)}); err != nil {
-					t.Error(err)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	gs, err := s.Guesses(ctx, r.ID)
-	must(t, err)
-	if len(gs) != n {
-		t.Fatalf("%d guesses stored for %d members", len(gs), n)
-	}
-	for _, g := range gs {
-		if int(g.Value)%10 != 2 {
-			t.Fatalf("member %s kept %v, not their last guess", g.MemberID, g.Value)
-		}
-	}
-
-	// Second round: guesses race a lock.
-	_, err = s.AddRound(ctx, rooms.Round{RoomID: r.ID, State: rooms.RoundOpen, OpenedAt: t0,
-		Question: rooms.Question{Kind: rooms.KindCustom, Text: "Again?", Max: 100}}, 100)
-	must(t, err)
-	accepted := make([]bool, n)
-	start := make(chan struct{})
-	for i, m := range ms {
-		wg.Go(func() {
-			<-start
-			err := s.PutGuess(ctx, rooms.Guess{RoomID: r.ID, Seq: 2, MemberID: m.ID, Value: 1, At: t0})
-			switch {
-			case err == nil:
-				accepted[i] = true
-			case !errors.Is(err, rooms.ErrRoundState):
-				t.Error(err)
-			}
-		})
-	}
-	wg.Go(func() {
-		<-start
-		if _, err := s.UpdateRound(ctx, r.ID, 2, func(rd *rooms.Round) error { rd.State = rooms.RoundLocked; return nil }); err != nil {
-			t.Error(err)
-		}
-	})
-	close(start)
-	wg.Wait()
-	gs, err = s.Guesses(ctx, r.ID)
-	must(t, err)
-	stored := 0
-	for _, g := range gs {
-		if g.Seq == 2 {
-			stored++
-			if !accepted[slicesIndex(ms, g.MemberID)] {
-				t.Fatalf("a refused guess by %s was stored", g.MemberID)
-			}
-		}
-	}
-	want := 0
-	for _, a := range accepted {
-		if a {
-			want++
-		}
-	}
-	if stored != want {
-		t.Fatalf("%d guesses accepted but %d stored", want, stored)
-	}
-}
-
 func slicesIndex(ms []rooms.Member, id string) int {
 	for i, m := range ms {
 		if m.ID == id {
@@ -568,4 +430,30 @@ func testTouchMember(t *testing.T, s rooms.Store) {
 	}
 	wantErr(t, s.TouchMember(ctx, r.ID, "nobody", seen), rooms.ErrNotFound)
 	wantErr(t, s.TouchMember(ctx, "no-room", ms[0].ID, seen), rooms.ErrNotFound)
+}
+
+// testUnjoined: a room nobody has joined closes at the earlier cutoff, one with a member (even a
+// kicked one) only at the idle one, and a closed room frees its place under the open-rooms limit.
+func testUnjoined(t *testing.T, s rooms.Store) {
+	ctx := context.Background()
+	empty, joined, kicked := room("empty", "BBBBB1"), room("joined", "BBBBB2"), room("kicked", "BBBBB3")
+	for _, r := range []rooms.Room{empty, joined, kicked} {
+		must(t, s.CreateRoom(ctx, r, 3))
+	}
+	must(t, s.AddMember(ctx, member("joined", "m1", "Ada"), 10))
+	must(t, s.AddMember(ctx, member("kicked", "m2", "Bob"), 10))
+	_, err := s.UpdateMember(ctx, "kicked", "m2", func(m *rooms.Member) error { m.Kicked = true; return nil })
+	must(t, err)
+	wantField(t, s.CreateRoom(ctx, room("fourth", "BBBBB4"), 3), "rooms")
+	n, err := s.CloseIdleRooms(ctx, t0.Add(-time.Hour), t0.Add(time.Minute))
+	must(t, err)
+	if n != 1 {
+		t.Fatalf("closed %d rooms, want the one nobody joined", n)
+	}
+	for id, closed := range map[string]bool{"empty": true, "joined": false, "kicked": false} {
+		if r, err := s.RoomByID(ctx, id); err != nil || r.Closed != closed {
+			t.Fatalf("room %s: closed %v (%v), want %v", id, r.Closed, err, closed)
+		}
+	}
+	must(t, s.CreateRoom(ctx, room("fourth", "BBBBB4"), 3))
 }

@@ -129,6 +129,10 @@ func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 		write.Close()
 		return nil, err
 	}
+	if err := rekeyNames(ctx, write); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("sqlstore: name keys: %w", err)
+	}
 	q.Add("_pragma", "query_only(1)")
 	read, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
 	if err != nil {
@@ -163,6 +167,10 @@ func OpenPostgres(ctx context.Context, url string) (*Store, error) {
 	if err := migrate(ctx, db, goose.DialectPostgres, "migrations/postgres", locker); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if err := rekeyNames(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlstore: name keys: %w", err)
 	}
 	return &Store{write: db, read: db, d: postgresDialect}, nil
 }

@@ -24,8 +24,11 @@ func scanRound(sc scanner) (rooms.Round, error) {
 	return r, json.Unmarshal([]byte(q), &r.Question)
 }
 
-// AddRound implements rooms.Store. The room's row is claimed so that two rounds added at once get
-// different numbers; the primary key (room_id, seq) would refuse a duplicate in any case.
+// AddRound implements rooms.Store. The room's row is claimed so that two rounds added at once take
+// turns: each counts the rounds against max, gets its own number (the primary key (room_id, seq)
+// would refuse a duplicate in any case), and locks the rounds the one before left open. On
+// Postgres the UPDATE waits for the guesses holding an open round in share mode, so a guess
+// commits before the lock or sees it.
 func (s *Store) AddRound(ctx context.Context, r rooms.Round, max int) (rooms.Round, error) {
 	q, err := json.Marshal(r.Question)
 	if err != nil {
@@ -43,6 +46,12 @@ func (s *Store) AddRound(ctx context.Context, r rooms.Round, max int) (rooms.Rou
 		if n >= max {
 			return &rooms.LimitError{Field: "rounds", Max: max}
 		}
+		if r.State == rooms.RoundOpen {
+			if _, err := tx.ExecContext(ctx, `UPDATE rounds SET state = $2 WHERE room_id = $1 AND state = $3`,
+				r.RoomID, rooms.RoundLocked, rooms.RoundOpen); err != nil {
+				return err
+			}
+		}
 		return tx.QueryRowContext(ctx, `INSERT INTO rounds (`+roundCols+`)
 			VALUES ($1, (SELECT coalesce(max(seq), 0) + 1 FROM rounds WHERE room_id = $1), $2, $3, $4, $5, $6, $7)
 			RETURNING seq`,
@@ -56,7 +65,7 @@ func (s *Store) AddRound(ctx context.Context, r rooms.Round, max int) (rooms.Rou
 
 // Rounds implements rooms.Store.
 func (s *Store) Rounds(ctx context.Context, roomID string) ([]rooms.Round, error) {
-	return list(ctx, s.read, roomID, scanRound, `SELECT `+roundCols+` FROM rounds WHERE room_id = $1 ORDER BY seq`, roomID)
+	return list(ctx, s, roomID, scanRound, `SELECT `+roundCols+` FROM rounds WHERE room_id = $1 ORDER BY seq`, roomID)
 }
 
 // UpdateRound implements rooms.Store. The round's row stays claimed while fn decides, which is

@@ -72,41 +72,45 @@ func (s *Store) AddMember(ctx context.Context, m rooms.Member, max int) error {
 
 // Members implements rooms.Store.
 func (s *Store) Members(ctx context.Context, roomID string) ([]rooms.Member, error) {
-	return list(ctx, s.read, roomID, scanMember,
+	return list(ctx, s, roomID, scanMember,
 		`SELECT `+memberCols+` FROM members WHERE room_id = $1 ORDER BY pos`, roomID)
 }
 
-// list runs a query for a room's rows and scans each; an empty answer for a room that does not
-// exist is ErrNotFound.
-func list[T any](ctx context.Context, q querier, roomID string, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		v, err := scan(rows)
+// list runs a query for a room's rows on the read pool and scans each; an empty answer for a room
+// that does not exist is ErrNotFound.
+func list[T any](ctx context.Context, s *Store, roomID string, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	return retried(ctx, s, func() ([]T, error) {
+		rows, err := s.read.QueryContext(ctx, query, args...)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		if err := roomExists(ctx, q, roomID); err != nil {
+		defer rows.Close()
+		var out []T
+		for rows.Next() {
+			v, err := scan(rows)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		if err := rows.Err(); err != nil {
 			return nil, err
 		}
-	}
-	return out, nil
+		if len(out) == 0 {
+			if err := roomExists(ctx, s.read, roomID); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	})
 }
 
 // MemberByTokenHash implements rooms.Store.
 func (s *Store) MemberByTokenHash(ctx context.Context, roomID string, h rooms.Hash) (rooms.Member, error) {
-	return scanMember(s.read.QueryRowContext(ctx,
-		`SELECT `+memberCols+` FROM members WHERE room_id = $1 AND token_hash = $2`, roomID, h[:]))
+	return retried(ctx, s, func() (rooms.Member, error) {
+		return scanMember(s.read.QueryRowContext(ctx,
+			`SELECT `+memberCols+` FROM members WHERE room_id = $1 AND token_hash = $2`, roomID, h[:]))
+	})
 }
 
 // TouchMember implements rooms.Store: one UPDATE, no transaction of its own, since it races
@@ -116,14 +120,16 @@ func (s *Store) TouchMember(ctx context.Context, roomID, memberID string, at tim
 	if !at.IsZero() {
 		us = micros(at)
 	}
-	res, err := s.write.ExecContext(ctx, `UPDATE members SET last_seen = $3 WHERE room_id = $1 AND id = $2`, roomID, memberID, us)
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return cmpErr(err, rooms.ErrNotFound)
-	}
-	return nil
+	return retriedErr(ctx, s, func() error {
+		res, err := s.write.ExecContext(ctx, `UPDATE members SET last_seen = $3 WHERE room_id = $1 AND id = $2`, roomID, memberID, us)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return cmpErr(err, rooms.ErrNotFound)
+		}
+		return nil
+	})
 }
 
 // UpdateMember implements rooms.Store.
@@ -194,7 +200,7 @@ func scanGuess(sc scanner) (rooms.Guess, error) {
 
 // Guesses implements rooms.Store. Guesses made in the same microsecond come in member id order.
 func (s *Store) Guesses(ctx context.Context, roomID string) ([]rooms.Guess, error) {
-	return list(ctx, s.read, roomID, scanGuess,
+	return list(ctx, s, roomID, scanGuess,
 		`SELECT room_id, seq, member_id, value, at FROM guesses WHERE room_id = $1 ORDER BY seq, at, member_id`, roomID)
 }
 
@@ -252,7 +258,7 @@ func (s *Store) AddPin(ctx context.Context, p rooms.Pin, max, perRoom int) error
 
 // Pins implements rooms.Store; pins made in the same microsecond come newest first too.
 func (s *Store) Pins(ctx context.Context, roomID string) ([]rooms.Pin, error) {
-	return list(ctx, s.read, roomID, scanPin,
+	return list(ctx, s, roomID, scanPin,
 		`SELECT `+pinCols+` FROM pins WHERE room_id = $1 ORDER BY at DESC, pos DESC`, roomID)
 }
 

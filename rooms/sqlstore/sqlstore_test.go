@@ -2,6 +2,7 @@ package sqlstore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -109,5 +110,36 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestNameKeysFollowNameKey: rows written under an older rooms.NameKey (here a Cyrillic "Аda"
+// seated beside "Ada" with a key of its own, and a stale key for "Ada") are brought in line when
+// the store opens: both keep their seats, and neither name, nor another look-alike, can be taken
+// again.
+func TestNameKeysFollowNameKey(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), sqlstore.FileName)
+	s := openSQLite(t, path)
+	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	must(t, s.CreateRoom(ctx, rooms.Room{ID: "r1", Code: "ABC123", Title: "Keys", HostKeyHash: rooms.HashKey("h"), CreatedAt: at, LastActivity: at}, 10))
+	must(t, s.AddMember(ctx, rooms.Member{ID: "m1", RoomID: "r1", Name: "Ada", TokenHash: rooms.HashKey("k1"), JoinedAt: at}, 10))
+	must(t, sqlstore.Exec(ctx, s, `UPDATE members SET name_key = 'ada (old)' WHERE id = 'm1'`))
+	must(t, sqlstore.Exec(ctx, s, `INSERT INTO members (id, room_id, name, name_key, token_hash, kicked, joined_at)
+		VALUES ('m2', 'r1', '`+"\u0410"+`da', '`+"\u0430"+`da', randomblob(32), false, 0)`))
+	must(t, s.Close())
+
+	s = openSQLite(t, path)
+	defer s.Close()
+	ms, err := s.Members(ctx, "r1")
+	must(t, err)
+	if len(ms) != 2 {
+		t.Fatalf("members after reopening: %+v", ms)
+	}
+	for i, name := range []string{"ADA", "\u0410da", "Ad\u0430"} {
+		err := s.AddMember(ctx, rooms.Member{ID: fmt.Sprint("n", i), RoomID: "r1", Name: name, TokenHash: rooms.HashKey(fmt.Sprint("n", i)), JoinedAt: at}, 10)
+		if !errors.Is(err, rooms.ErrTaken) {
+			t.Errorf("%q after reopening: %v, want taken", name, err)
+		}
 	}
 }

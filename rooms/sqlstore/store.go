@@ -51,17 +51,23 @@ type querier interface {
 
 // inTx runs fn in a write transaction and commits when it returns nil. On SQLite the transaction
 // begins IMMEDIATE (the DSN asks for it), which takes the database's write lock up front: every
-// check fn makes holds until commit. On Postgres the SELECTs inside fn claim the rows they check.
+// check fn makes holds until commit. On Postgres the SELECTs inside fn claim the rows they check. A
+// transaction that failed on a dropped connection before its COMMIT is run again once (retried).
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.write.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
+	return retriedErr(ctx, s, func() error {
+		tx, err := s.write.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if err := fn(tx); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return errCommit{err}
+		}
+		return nil
+	})
 }
 
 func count(ctx context.Context, q querier, query string, args ...any) (int, error) {
@@ -170,12 +176,16 @@ func cmpErr(err, refusal error) error {
 
 // RoomByCode implements rooms.Store.
 func (s *Store) RoomByCode(ctx context.Context, code string) (rooms.Room, error) {
-	return scanRoom(s.read.QueryRowContext(ctx, `SELECT `+roomCols+` FROM rooms WHERE code = $1`, code))
+	return retried(ctx, s, func() (rooms.Room, error) {
+		return scanRoom(s.read.QueryRowContext(ctx, `SELECT `+roomCols+` FROM rooms WHERE code = $1`, code))
+	})
 }
 
 // RoomByID implements rooms.Store.
 func (s *Store) RoomByID(ctx context.Context, id string) (rooms.Room, error) {
-	return scanRoom(s.read.QueryRowContext(ctx, `SELECT `+roomCols+` FROM rooms WHERE id = $1`, id))
+	return retried(ctx, s, func() (rooms.Room, error) {
+		return scanRoom(s.read.QueryRowContext(ctx, `SELECT `+roomCols+` FROM rooms WHERE id = $1`, id))
+	})
 }
 
 // UpdateRoom implements rooms.Store.
@@ -212,16 +222,19 @@ func (s *Store) UpdateRoom(ctx context.Context, id string, fn func(*rooms.Room) 
 }
 
 // CloseIdleRooms implements rooms.Store.
-func (s *Store) CloseIdleRooms(ctx context.Context, before time.Time) (int, error) {
-	res, err := s.write.ExecContext(ctx, `UPDATE rooms SET closed = $1 WHERE NOT closed AND last_activity < $2`,
-		true, micros(before))
-	return affected(res, err)
+func (s *Store) CloseIdleRooms(ctx context.Context, before, unjoinedBefore time.Time) (int, error) {
+	return retried(ctx, s, func() (int, error) {
+		return affected(s.write.ExecContext(ctx, `UPDATE rooms SET closed = $1 WHERE NOT closed AND (last_activity < $2
+			OR last_activity < $3 AND NOT EXISTS (SELECT 1 FROM members WHERE members.room_id = rooms.id))`,
+			true, micros(before), micros(unjoinedBefore)))
+	})
 }
 
 // DeleteIdleRooms implements rooms.Store. The foreign keys cascade to everything the room holds.
 func (s *Store) DeleteIdleRooms(ctx context.Context, before time.Time) (int, error) {
-	res, err := s.write.ExecContext(ctx, `DELETE FROM rooms WHERE closed AND last_activity < $1`, micros(before))
-	return affected(res, err)
+	return retried(ctx, s, func() (int, error) {
+		return affected(s.write.ExecContext(ctx, `DELETE FROM rooms WHERE closed AND last_activity < $1`, micros(before)))
+	})
 }
 
 func affected(res sql.Result, err error) (int, error) {

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"container/list"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"effectivelyonce/rooms"
+)
+
+// Event streams are connections that stay busy for as long as a tab is open, so the connection
+// limiter can never close them to make room: left alone, one member key opening streams from a few
+// addresses filled every connection the server had, and /healthz answered 503 for everyone. The
+// limiter therefore counts streams apart from the rest (a connection serving one is still one of
+// its connections): at most streamCap in all, which keeps a share of the bound for ordinary
+// requests that streams can never take, and at most a cap per group (a room key, a room). Over a
+// key's cap the key's oldest stream is ended, since it is most likely a tab left open elsewhere;
+// over a room's cap, or the bound in all, the new stream is refused with a 503.
+
+// streamReserve is the share of the connection bound that streams can never take: a quarter, so
+// that pages, runs and /healthz are answered whatever the streams do.
+const streamReserve = 4
+
+// streamGroup is one bound a stream counts against: its name (a key's hash, a room's id), how many
+// streams the group may hold, and whether a new stream over it ends the group's oldest (true) or is
+// refused (false).
+type streamGroup struct {
+	name        string
+	max         int
+	evictOldest bool
+}
+
+// streamClaim is one stream's place in the limiter: ended is closed when the limiter ends the
+// stream to make room for a newer one of its key; release gives the place back.
+type streamClaim struct {
+	l      *connLimiter
+	ended  chan struct{}
+	groups []string
+	els    []*list.Element
+	done   bool
+}
+
+// errStreamsFull is a stream refused by a bound that ends nobody's stream.
+type errStreamsFull struct{ group string }
+
+func (e errStreamsFull) Error() string { return "stream bound reached: " + e.group }
+
+// streamCost is what one open room stream holds in memory, rounded up from the measure of
+// TestAttackStreamFlood (1,000 streams of members in rooms of 100: 122 KB of RSS and 88 KB of heap
+// each): its goroutine's stack, its buffers, and the last HTML of every part it has sent.
+const streamCost = 128 << 10
+
+// maxStreams bounds the streams in all: never more than the connection bound less its reserved
+// quarter, and, under a memory limit, never more than an eighth of it at streamCost each, the share
+// maxConnsDefault gives connections (in a 1 GiB container, 768 streams of the 3,072 connections).
+func maxStreams(totalConns int, memLimit int64) int {
+	n := totalConns - totalConns/streamReserve
+	if memLimit > 0 {
+		n = int(min(int64(n), memLimit/8/streamCost))
+	}
+	return max(1, n)
+}
+
+// streamCap is the number of streams the limiter admits in all.
+func (l *connLimiter) streamCap() int {
+	if l.streams > 0 {
+		return l.streams
+	}
+	return maxStreams(l.total, 0)
+}
+
+// claimStream admits one stream within every bound of groups and in all, ending the oldest stream
+// of an evicting group when it is full. A refusal is an errStreamsFull.
+func (l *connLimiter) claimStream(groups ...streamGroup) (*streamClaim, error) {
+	l.mu.Lock()
+	// The streams an evicting group would end come first, since they also leave the other
+	// groups they count in (a key's streams are all in its room).
+	var victims []*streamClaim
+	for _, g := range groups {
+		if q := l.streamGroups[g.name]; g.evictOldest && q != nil {
+			for e := q.Front(); e != nil && q.Len()-countIn(victims, g.name) >= max(1, g.max); e = e.Next() {
+				victims = append(victims, e.Value.(*streamClaim))
+			}
+		}
+	}
+	refused := ""
+	if l.streamsOpen-len(victims) >= l.streamCap() {
+		refused = "streams"
+	}
+	for _, g := range groups {
+		if q := l.streamGroups[g.name]; refused == "" && !g.evictOldest && q != nil && q.Len()-countIn(victims, g.name) >= g.max {
+			refused = g.name
+		}
+	}
+	if refused != "" {
+		l.mu.Unlock()
+		l.metrics.conns.WithLabelValues("stream_refused").Inc()
+		return nil, errStreamsFull{refused}
+	}
+	for _, v := range victims {
+		v.releaseLocked()
+	}
+	c := &streamClaim{l: l, ended: make(chan struct{})}
+	for _, g := range groups {
+		q := l.streamGroups[g.name]
+		if q == nil {
+			q = list.New()
+			l.streamGroups[g.name] = q
+		}
+		c.groups = append(c.groups, g.name)
+		c.els = append(c.els, q.PushBack(c))
+	}
+	l.streamsOpen++
+	l.mu.Unlock()
+	for _, v := range victims {
+		close(v.ended)
+		l.metrics.conns.WithLabelValues("stream_ended").Inc()
+	}
+	return c, nil
+}
+
+// countIn counts the claims of cs that hold a place in group.
+func countIn(cs []*streamClaim, group string) int {
+	n := 0
+	for _, c := range cs {
+		if slices.Contains(c.groups, group) {
+			n++
+		}
+	}
+	return n
+}
+
+// release gives the stream's place back; calling it again does nothing.
+func (c *streamClaim) release() {
+	if c.l == nil {
+		return
+	}
+	c.l.mu.Lock()
+	defer c.l.mu.Unlock()
+	c.releaseLocked()
+}
+
+func (c *streamClaim) releaseLocked() {
+	if c.done {
+		return
+	}
+	c.done = true
+	c.l.streamsOpen--
+	for i, name := range c.groups {
+		q := c.l.streamGroups[name]
+		q.Remove(c.els[i])
+		if q.Len() == 0 {
+			delete(c.l.streamGroups, name)
+		}
+	}
+}
+
+// openStreams reports the streams held, for a test or a figure.
+func (l *connLimiter) openStreams() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.streamsOpen
+}
+
+// streamsFull answers a stream refused by a bound: 503 with a wait, after which the browser's
+// stream tries again (and until then each action reloads the page).
+func streamsFull(err error) error {
+	return &httpError{Status: http.StatusServiceUnavailable, RetryAfter: 30 * time.Second, Err: err,
+		Msg: "Too many live streams are open (on this room, or on the server) to open another now; the page still works, and reloads after each action."}
+}
+
+// claimStream takes the place of one stream of room r for key: at most RoomStreamsPerKey per key
+// (a few tabs; a new one beyond ends the key's oldest), at most that many per seat of the room
+// and its host, and at most the limiter's share in all. A server built without a listener (a test
+// through ServeHTTP) bounds nothing.
+func (s *server) claimStream(r rooms.Room, key string) (*streamClaim, error) {
+	if s.conns == nil {
+		return &streamClaim{l: nil, ended: make(chan struct{}), done: true}, nil
+	}
+	perKey := s.cfg.RoomStreamsPerKey
+	h := rooms.HashKey(key)
+	c, err := s.conns.claimStream(
+		streamGroup{name: fmt.Sprintf("key %x", h[:]), max: perKey, evictOldest: true},
+		streamGroup{name: "room " + r.ID, max: (s.rooms.Config().MaxMembers + 1) * perKey},
+	)
+	if err != nil {
+		return nil, streamsFull(err)
+	}
+	return c, nil
+}

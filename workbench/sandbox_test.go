@@ -1,0 +1,147 @@
+package workbench
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"effectivelyonce/experiments"
+)
+
+// TestMain lets this test binary stand in for the site's binary: a Sandbox starts it with
+// ChildCommand as its first argument, and then it is the child.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == ChildCommand {
+		if err := ChildMain(context.Background(), os.Stdin, os.Stdout); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func testSandbox(t testing.TB) Sandbox {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Sandbox{Command: func(ctx context.Context) *exec.Cmd { return exec.CommandContext(ctx, exe, ChildCommand) }}
+}
+
+func TestSandboxRunsATemplate(t *testing.T) {
+	tp, _ := LookupTemplate("ack-after-work")
+	res, err := testSandbox(t).Check(t.Context(), tp.Source, DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict.Survives || len(res.Points) != 3 || res.Points[1].Duplicated != 398 || res.Smallest == nil {
+		t.Errorf("through the child: %+v", res.Verdict)
+	}
+}
+
+// TestSandboxLimits sends the hostile handlers the issue lists through the real child process:
+// each comes back as a CodeError that names its line or the limit it hit.
+func TestSandboxLimits(t *testing.T) {
+	handle := "def handle(job, queue, db, bus):\n"
+	for _, tc := range []struct {
+		name, src string
+		params    string
+		line      int
+		want      string
+	}{
+		{"endless for", handle + "    for i in range(1000000000000000):\n        pass\n", "", 2, "Starlark steps"},
+		{"huge string", handle + "    x = \"x\" * 10000000000\n", "", 2, "a check's limit"},
+		{"billion items", handle + "    x = list(range(1000000000))\n", "", 0, "memory"},
+		{"nested brackets past the size", "x = " + strings.Repeat("[", 100_000) + "\n", "", 0, "the limit is 16,384"},
+		{"nested brackets", "x = " + strings.Repeat("[", 8_000) + "\n", "", 1, "nest too deeply"},
+		{"syntax error", "def handle(job, queue, db, bus)\n    queue.ack()\n", "", 1, "got newline"},
+		{"power operator", handle + "    x = 10**10\n", "", 2, "no ** operator"},
+		{"load", "load(\"os\", \"system\")\n" + handle + "    queue.ack()\n", "", 1, "load is not available"},
+		{"never acks", handle + "    db.apply(job.id)\n", "", 1, "never acknowledged"},
+		{"while", handle + "    while True:\n        pass\n", "", 2, "while"},
+		{"try", handle + "    try:\n        queue.ack()\n", "", 2, "no try"},
+		{"recursion", handle + "    handle(job, queue, db, bus)\n", "", 2, "recursive"},
+		{"no handle", "def other():\n    pass\n", "", 0, "defines no function handle"},
+		{"bad key", handle + "    db.remember([job.id])\n", "", 2, "a key must be"},
+		{"tx after commit", handle + "    tx = db.begin()\n    tx.commit()\n    tx.apply(job.id)\n", "", 4, "already been committed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := testSandbox(t).Check(t.Context(), tc.src, DefaultParams())
+			var ce *CodeError
+			if !errors.As(err, &ce) {
+				t.Fatalf("err %v (%T), want a CodeError", err, err)
+			}
+			t.Logf("%s", ce)
+			if !strings.Contains(ce.Msg, tc.want) || ce.Line != tc.line {
+				t.Errorf("got %q at line %d, want %q at line %d", ce.Msg, ce.Line, tc.want, tc.line)
+			}
+		})
+	}
+}
+
+func TestSandboxPrintFlood(t *testing.T) {
+	src := "def handle(job, queue, db, bus):\n    for i in range(100):\n        print(\"job\", job.id, \"line\", i)\n    queue.ack()\n"
+	p := DefaultParams()
+	p.Jobs = 2000
+	res, err := testSandbox(t).Check(t.Context(), src, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.DroppedLines == 0 || len(res.Output) > maxOutput+200 || !strings.Contains(res.Output, "more lines not shown") {
+		t.Errorf("%d bytes of output, %d dropped; ends %q", len(res.Output), res.DroppedLines, res.Output[max(0, len(res.Output)-120):])
+	}
+}
+
+func TestSandboxDeadline(t *testing.T) {
+	src := "def handle(job, queue, db, bus):\n    for i in range(100000):\n        pass\n    queue.ack()\n"
+	s := testSandbox(t)
+	s.Deadline = 200 * time.Millisecond
+	_, err := s.Check(t.Context(), src, DefaultParams())
+	var ce *CodeError
+	if !errors.As(err, &ce) || !strings.Contains(ce.Msg, "deadline") {
+		t.Fatalf("err %v, want the deadline named", err)
+	}
+}
+
+func TestSandboxCancel(t *testing.T) {
+	src := "def handle(job, queue, db, bus):\n    for i in range(100000):\n        pass\n    queue.ack()\n"
+	ctx, cancel := context.WithCancel(t.Context())
+	s := testSandbox(t)
+	var started *exec.Cmd
+	inner := s.Command
+	s.Command = func(ctx context.Context) *exec.Cmd {
+		started = inner(ctx)
+		return started
+	}
+	done := make(chan error)
+	go func() {
+		_, err := s.Check(ctx, src, DefaultParams())
+		done <- err
+	}()
+	for started == nil || started.Process == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("err %v, want context.Canceled", err)
+	}
+	if err := started.Process.Signal(os.Signal(nil)); err == nil {
+		t.Errorf("the child still runs after the cancel")
+	}
+}
+
+func TestSandboxFieldErrors(t *testing.T) {
+	tp, _ := LookupTemplate("ack-after-work")
+	p := DefaultParams()
+	p.CrashPoint = 7
+	_, err := testSandbox(t).Check(t.Context(), tp.Source, p)
+	var fe experiments.FieldErrors
+	if !errors.As(err, &fe) || fe.For("crash_point") == "" {
+		t.Fatalf("err %v, want a field error on crash_point", err)
+	}
+}
