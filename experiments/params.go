@@ -455,29 +455,41 @@ func parseFloat(f Field, s string) (float64, string) {
 
 // Format returns every parameter of p as the text a form field or a permalink carries.
 func (e *Experiment) Format(p any) map[string]string {
+	return e.write(p, func(x int64) string { return strconv.FormatInt(x, 10) }, FormatFloat, ",")
+}
+
+// Say returns every parameter of p as a person reads it in a sentence: numbers with thousands
+// separators (5,000) and list items apart (100, 500, 1,000), as the site writes numbers elsewhere.
+func (e *Experiment) Say(p any) map[string]string {
+	return e.write(p, Thousands, Readable, ", ")
+}
+
+// write is Format and Say: every parameter of p, its numbers written by ints and floats and a
+// list's items joined by sep.
+func (e *Experiment) write(p any, ints func(int64) string, floats func(float64) string, sep string) map[string]string {
 	v := reflect.ValueOf(p)
 	out := make(map[string]string, len(e.Fields))
 	for _, f := range e.Fields {
 		m, _ := member(v, f.Name)
 		switch f.Kind {
 		case KindInt:
-			out[f.Name] = strconv.FormatInt(m.Int(), 10)
+			out[f.Name] = ints(m.Int())
 		case KindFloat:
-			out[f.Name] = FormatFloat(m.Float())
+			out[f.Name] = floats(m.Float())
 		case KindIntList:
 			xs := m.Interface().([]int64)
 			s := make([]string, len(xs))
 			for i, x := range xs {
-				s[i] = strconv.FormatInt(x, 10)
+				s[i] = ints(x)
 			}
-			out[f.Name] = strings.Join(s, ",")
+			out[f.Name] = strings.Join(s, sep)
 		case KindFloatList:
 			xs := m.Interface().([]float64)
 			s := make([]string, len(xs))
 			for i, x := range xs {
-				s[i] = FormatFloat(x)
+				s[i] = floats(x)
 			}
-			out[f.Name] = strings.Join(s, ",")
+			out[f.Name] = strings.Join(s, sep)
 		}
 	}
 	return out
@@ -515,6 +527,12 @@ func FormatFloat(x float64) string {
 	}
 	return strconv.FormatFloat(x, 'g', -1, 64)
 }
+
+// Readable writes a number in a message for people, as the range of every field is written:
+// whole numbers with thousands separators (1,000,000,000, never 1e+09), others in their shortest
+// plain form (0.5). Other packages' messages (the study rooms' limits and ranges) use it too, so a
+// number reads the same in every refusal.
+func Readable(x float64) string { return rangeFloat(x) }
 
 // rangeFloat writes a range bound for people: whole numbers with thousands separators.
 func rangeFloat(x float64) string {

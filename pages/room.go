@@ -1,8 +1,10 @@
 package pages
 
 import (
+	"encoding/binary"
 	"fmt"
-	"net/url"
+	"hash/maphash"
+	"math"
 	"strings"
 
 	"effectivelyonce/rooms"
@@ -23,12 +25,13 @@ const (
 	PartRoster     = "roster"     // who is here
 	PartHistory    = "history"    // earlier rounds
 	PartBoard      = "board"      // the pins
+	PartTools      = "tools"      // what the caller may do besides answering: pin a page, present one
 )
 
 // RoomParts are the parts a room page shows; BarParts those the bar on notebook pages shows.
 var (
-	RoomParts = []string{PartStatus, PartPresenting, PartRound, PartCount, PartRoster, PartHistory, PartBoard}
-	BarParts  = []string{PartStatus, PartPresenting, PartRound, PartCount}
+	RoomParts = []string{PartStatus, PartPresenting, PartRound, PartCount, PartRoster, PartHistory, PartBoard, PartTools}
+	BarParts  = []string{PartStatus, PartPresenting, PartRound, PartCount, PartTools}
 )
 
 // RoomView is everything a room's page, bar and stream render from: the room as its caller may
@@ -40,27 +43,45 @@ type RoomView struct {
 	Stream    string // the event stream for this view
 	Actions   string // the prefix every form of the room posts under
 	Questions []Asked
-	// Experiments are the names a measure round may ask about, for the host's form.
-	Experiments []string
-	// MeasureExperiment, MeasureParams and Measures offer the host the numbers of the page being
-	// presented, at its parameters, as questions (see the server's measureChoices).
-	MeasureExperiment string
-	MeasureParams     string
-	Measures          []MeasureChoice
+	// Numbers are what the host may open a round on, by experiment: the numbers of the page being
+	// presented (when its runs are at hand), or of the experiment the host asked to list.
+	Numbers []NumberGroup
+	// Experiments are the experiments whose numbers the host may list, by title.
+	Experiments []ExperimentChoice
+	// ListExperiment and ListParams are what the host asked to list (kept in the form), and
+	// ListError why it could not be.
+	ListExperiment, ListParams, ListError string
 	// Headlines are the first sentence of each pinned run's reading, by path, worked out on the
 	// server when the pin was made.
 	Headlines map[string]string
-	Here      string // the path (with query) the caller is looking at, for "pin" and "present"
-	Bar       bool   // rendered as the bar on a notebook page
+	// Titles name the presented page and each pinned one, by path: the page and the parameters
+	// its path moves from their defaults, in words (see the server's pathTitle).
+	Titles map[string]string
+	Here   string // the path (with query) the caller is looking at, for "pin" and "present"
+	Bar    bool   // rendered as the bar on a notebook page
 	// JoinQR is the join link and its QR code, for the host's room page (zero elsewhere).
 	JoinQR QR
 }
 
-// MeasureChoice is one number an experiment reports, as a host picks it for a round: its CSV
-// column and its heading for people.
-type MeasureChoice struct {
-	Key   string
-	Label string
+// NumberGroup is the numbers one experiment reports at some parameters, as a host picks one for a
+// round: Title names the experiment and its parameters.
+type NumberGroup struct {
+	Title   string
+	Numbers []NumberChoice
+}
+
+// NumberChoice is one number in a host's list: Words say it with its row ("escaped duplicates at
+// window 1,000"), Value is what the round form posts (the experiment, its parameters, the count
+// and its row, as a query string).
+type NumberChoice struct {
+	Value string
+	Words string
+}
+
+// ExperimentChoice is an experiment a host may list the numbers of.
+type ExperimentChoice struct {
+	Name  string
+	Title string
 }
 
 // Asked is a question a host may open a round with: one of the five predictions, in the words
@@ -123,6 +144,10 @@ func (v RoomView) Ask(q rooms.Question) string {
 		}
 		return "Question " + strings.TrimPrefix(q.Prediction, "q")
 	case rooms.KindMeasure:
+		if q.Text != "" {
+			return q.Text
+		}
+		// A round opened before questions were worded when opened.
 		s := fmt.Sprintf("What will %s report as %s", q.Experiment, q.Measure)
 		if q.Params != "" {
 			s += " at " + strings.ReplaceAll(q.Params, "&", ", ")
@@ -132,22 +157,16 @@ func (v RoomView) Ask(q rooms.Question) string {
 	return q.Text
 }
 
-// PresentingTitle names the page the host is showing: the contents' title for a notebook page,
-// with its parameters, else the path itself.
-func (v RoomView) PresentingTitle() string {
-	p := v.Room.Presenting
-	path, query, _ := strings.Cut(p, "?")
-	for _, l := range v.Site.Contents {
-		if l.URL == v.Site.URL(path) || l.URL == path {
-			if query != "" {
-				if q, err := url.ParseQuery(query); err == nil {
-					return l.Title + " (" + strings.ReplaceAll(q.Encode(), "&", ", ") + ")"
-				}
-			}
-			return l.Title
-		}
+// PresentingTitle names the page the host is showing.
+func (v RoomView) PresentingTitle() string { return v.Title(v.Room.Presenting) }
+
+// Title names a notebook path of the room (the presented page, a pin) as Titles has it, else the
+// path itself.
+func (v RoomView) Title(path string) string {
+	if t, ok := v.Titles[path]; ok {
+		return t
 	}
-	return p
+	return path
 }
 
 // Num writes a guess or a measured value as a person would type it, with separators.
@@ -162,4 +181,97 @@ func Distance(d float64) string {
 		return Num(d) + " too high"
 	}
 	return Num(-d) + " too low"
+}
+
+// The questions a host is asked before an action that cannot be undone: app.js asks them on the
+// room's page, and the server's own confirmation page (for a browser without script) asks the same.
+const (
+	CloseQuestion   = "Close the room for good? Nobody can answer or pin after this; you can still download the session."
+	HostKeyQuestion = "Replace the host key? Every other browser that is the host of this room stops being host, and an unused host link stops working."
+)
+
+// KickQuestion asks whether to remove the member called name.
+func KickQuestion(name string) string {
+	return "Remove " + name + " from the room? Their seat stops working at once, and their name stays taken."
+}
+
+// partSeed keys every PartKey: keys are compared only within this process.
+var partSeed = maphash.MakeSeed()
+
+// PartKey is a fingerprint of everything the part called name is drawn from, for the parts worth
+// not drawing again when nothing of theirs changed: the board (every pin, its title and headline)
+// and the earlier rounds. A stream that has sent a part with this key may skip drawing it; ok is
+// false for the parts that are cheap to draw and are compared by their HTML instead. The key reads
+// exactly what boardPart and historyPart read (TestPartKeysCoverEveryField holds it to every
+// field of a pin and a round), and costs a fraction of drawing them.
+func (v RoomView) PartKey(name string) (key uint64, ok bool) {
+	var h maphash.Hash
+	h.SetSeed(partSeed)
+	k := keyWriter{&h}
+	k.int(int64(v.Room.Role))
+	k.bool(v.Room.Closed)
+	k.str(v.Actions)
+	k.str(v.Site.Base)
+	switch name {
+	case PartBoard:
+		k.int(int64(len(v.Room.Pins)))
+		for _, p := range v.Room.Pins {
+			k.str(p.ID)
+			k.str(p.Name)
+			k.str(p.Path)
+			k.str(p.Note)
+			k.bool(p.Hidden)
+			k.str(p.At)
+			k.str(v.Title(p.Path))
+			k.str(v.Headlines[p.Path])
+		}
+	case PartHistory:
+		// The history draws each earlier round's number, question, answers, state and result
+		// figures; not the count of seats, nor whether members see names.
+		for i := len(v.Room.Rounds) - 2; i >= 0; i-- {
+			rd := &v.Room.Rounds[i]
+			k.int(int64(rd.Seq))
+			k.str(v.Ask(rd.Question))
+			k.str(string(rd.Question.Kind))
+			k.str(string(rd.State))
+			k.int(int64(rd.Answered))
+			k.bool(rd.YourGuess != nil)
+			if rd.YourGuess != nil {
+				k.num(*rd.YourGuess)
+			}
+			k.bool(rd.Result != nil)
+			if rd.Result != nil {
+				k.num(rd.Result.Measured)
+				k.num(rd.Result.Median)
+				k.int(int64(len(rd.Result.Guesses)))
+			}
+		}
+	default:
+		return 0, false
+	}
+	return h.Sum64(), true
+}
+
+// keyWriter writes values into a PartKey, each delimited, so that ("ab","c") and ("a","bc") differ.
+type keyWriter struct{ h *maphash.Hash }
+
+func (k keyWriter) str(s string) {
+	k.h.WriteString(s)
+	k.h.WriteByte(0)
+}
+
+func (k keyWriter) int(n int64) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(n))
+	k.h.Write(b[:])
+}
+
+func (k keyWriter) num(f float64) { k.int(int64(math.Float64bits(f))) }
+
+func (k keyWriter) bool(b bool) {
+	if b {
+		k.h.WriteByte(1)
+	} else {
+		k.h.WriteByte(0)
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,5 +67,151 @@ func TestHistogram(t *testing.T) {
 	}
 	if none := NewHistogram(&rooms.Result{Measured: 7}); !strings.Contains(none.Alt, "Nobody guessed") {
 		t.Errorf("no guesses: alt %q", none.Alt)
+	}
+}
+
+// TestPartKeys checks what the board's and the history's keys follow: what they draw, and
+// nothing else (a guess, the roster).
+func TestPartKeys(t *testing.T) {
+	one := 3.0
+	v := RoomView{Room: rooms.View{Role: rooms.AsMember,
+		Pins:   []rooms.PinView{{ID: "p1", Name: "Ada", Path: "/blocks/4", Note: "tail"}},
+		Rounds: []rooms.RoundView{{Seq: 1, State: rooms.RoundRevealed}, {Seq: 2, State: rooms.RoundOpen, Answered: 1}}},
+		Headlines: map[string]string{}, Titles: map[string]string{}}
+	key := func(v RoomView, part string) uint64 {
+		k, ok := v.PartKey(part)
+		if !ok {
+			t.Fatalf("no key for %s", part)
+		}
+		return k
+	}
+	board, history := key(v, PartBoard), key(v, PartHistory)
+	same := v
+	same.Room.Rounds = []rooms.RoundView{v.Room.Rounds[0], {Seq: 2, State: rooms.RoundOpen, Answered: 2, YourGuess: &one}}
+	same.Room.Roster = []rooms.RosterEntry{{ID: "m", Name: "Bea", Present: true}}
+	if key(same, PartBoard) != board || key(same, PartHistory) != history {
+		t.Error("a guess on the open round or the roster changed the board's or the history's key")
+	}
+	for what, w := range map[string]RoomView{
+		"a hidden pin": func() RoomView {
+			w := v
+			w.Room.Pins = []rooms.PinView{{ID: "p1", Name: "Ada", Path: "/blocks/4", Note: "tail", Hidden: true}}
+			return w
+		}(),
+		"a headline":      func() RoomView { w := v; w.Headlines = map[string]string{"/blocks/4": "195 escaped."}; return w }(),
+		"a closed room":   func() RoomView { w := v; w.Room.Closed = true; return w }(),
+		"the host's view": func() RoomView { w := v; w.Room.Role = rooms.AsHost; return w }(),
+	} {
+		if key(w, PartBoard) == board {
+			t.Errorf("%s left the board's key as it was", what)
+		}
+	}
+	revealed := v
+	revealed.Room.Rounds = []rooms.RoundView{{Seq: 1, State: rooms.RoundRevealed, Result: &rooms.Result{Measured: 5}}, v.Room.Rounds[1]}
+	if key(revealed, PartHistory) == history {
+		t.Error("a change to an earlier round left the history's key as it was")
+	}
+	if _, ok := v.PartKey(PartCount); ok {
+		t.Error("the count has a key; it is compared by its HTML")
+	}
+}
+
+// BenchmarkFullBoard compares what a stream spends on a full board (200 pins, the default bound)
+// for a change elsewhere in the room: drawing it again, or only working out that its key is the
+// same.
+func BenchmarkFullBoard(b *testing.B) {
+	v := RoomView{Room: rooms.View{Role: rooms.AsMember}, Headlines: map[string]string{}, Titles: map[string]string{},
+		Site: Site{Base: ""}, Actions: "/rooms/abc"}
+	for i := range 200 {
+		path := fmt.Sprintf("/blocks/4?max_delay=%d", 1000+i)
+		v.Room.Pins = append(v.Room.Pins, rooms.PinView{ID: fmt.Sprint(i), Name: "Member " + fmt.Sprint(i%60), Path: path,
+			Note: "escapes climb with the delay, see the last row", At: "2026-03-01T09:00:00.000Z"})
+		v.Headlines[path] = "At a max redelivery delay of 5,000 jobs, 195 duplicates escape a window of 1,000 ids: 0.98% of the redeliveries."
+		v.Titles[path] = "4 · The bounded dedup window (max redelivery delay " + fmt.Sprint(1000+i) + " jobs)"
+	}
+	b.Run("draw", func(b *testing.B) {
+		for b.Loop() {
+			var sb strings.Builder
+			if err := RoomPart(v, PartBoard).Render(b.Context(), &sb); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("key", func(b *testing.B) {
+		for b.Loop() {
+			v.PartKey(PartBoard)
+		}
+	})
+}
+
+// TestPartKeysCoverEveryField changes each field of a pin and of an earlier round, one at a time,
+// and checks that the part's key changes with it: a field added to either later must be read by
+// the key (or named here as one the part does not draw), or a board or history would go stale.
+func TestPartKeysCoverEveryField(t *testing.T) {
+	notDrawn := map[string]bool{"Of": true, "NamesVisible": true} // the history draws neither
+	bump := func(f reflect.Value) bool {
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString(f.String() + "x")
+		case reflect.Bool:
+			f.SetBool(!f.Bool())
+		case reflect.Int:
+			f.SetInt(f.Int() + 1)
+		case reflect.Pointer:
+			v := 7.0
+			f.Set(reflect.ValueOf(&v))
+		case reflect.Struct: // the question: its text is what the history draws
+			f.FieldByName("Text").SetString("Another question?")
+		default:
+			return false
+		}
+		return true
+	}
+	base := RoomView{Room: rooms.View{Role: rooms.AsMember,
+		Pins:   []rooms.PinView{{ID: "p", Name: "Ada", Path: "/blocks/4", Note: "n", At: "t"}},
+		Rounds: []rooms.RoundView{{Seq: 1, State: rooms.RoundLocked, Question: rooms.Question{Kind: rooms.KindCustom, Text: "How many?"}}, {Seq: 2}}}}
+	check := func(part string, field string, change func(v *RoomView) bool) {
+		v := base
+		v.Room.Pins = slices.Clone(base.Room.Pins)
+		v.Room.Rounds = slices.Clone(base.Room.Rounds)
+		before, _ := v.PartKey(part)
+		if !change(&v) {
+			t.Errorf("%s: the test cannot change field %s; teach it", part, field)
+			return
+		}
+		if after, _ := v.PartKey(part); after == before {
+			t.Errorf("%s: changing %s leaves its key as it was", part, field)
+		}
+	}
+	pin := reflect.TypeFor[rooms.PinView]()
+	for i := range pin.NumField() {
+		check(PartBoard, pin.Field(i).Name, func(v *RoomView) bool { return bump(reflect.ValueOf(&v.Room.Pins[0]).Elem().Field(i)) })
+	}
+	round := reflect.TypeFor[rooms.RoundView]()
+	for i := range round.NumField() {
+		name := round.Field(i).Name
+		if notDrawn[name] {
+			continue
+		}
+		check(PartHistory, name, func(v *RoomView) bool {
+			if name == "Result" {
+				v.Room.Rounds[0].Result = &rooms.Result{Measured: 3}
+				return true
+			}
+			return bump(reflect.ValueOf(&v.Room.Rounds[0]).Elem().Field(i))
+		})
+	}
+	// Of a result, the history draws the measured value, the median and how many answered.
+	revealed := func(r rooms.Result) uint64 {
+		v := base
+		v.Room.Rounds = []rooms.RoundView{{Seq: 1, State: rooms.RoundRevealed, Result: &r}, {Seq: 2}}
+		k, _ := v.PartKey(PartHistory)
+		return k
+	}
+	zero := revealed(rooms.Result{})
+	for name, r := range map[string]rooms.Result{"Measured": {Measured: 1}, "Median": {Median: 1}, "Guesses": {Guesses: []rooms.GuessView{{Value: 1}}}} {
+		if revealed(r) == zero {
+			t.Errorf("history: changing Result.%s leaves its key as it was", name)
+		}
 	}
 }

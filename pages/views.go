@@ -41,6 +41,9 @@ type Site struct {
 	Contents []Link
 	// Bar is the study room bar, for a visitor who is in a room; nil otherwise.
 	Bar templ.Component
+	// InRoom marks a page seen from inside a study room (the room's own page, or a notebook page
+	// under its bar): the top bar then offers no other room to start or join.
+	InRoom bool
 	// Version is the notebook's version, printed under every run beside its parameters'
 	// fingerprint; "" reads as "devel".
 	Version string

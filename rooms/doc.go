@@ -9,5 +9,6 @@
 // hashes are kept, and they are compared in constant time.
 //
 // The value a round is revealed against comes from outside (the server reruns an experiment),
-// through a Measurer, so this package imports nothing of the site.
+// through a Measurer, so this package imports nothing of the site but the experiments' one way of
+// writing numbers for people, which its refusals share with every other message.
 package rooms

@@ -3,6 +3,8 @@ package rooms
 import (
 	"errors"
 	"fmt"
+
+	"effectivelyonce/experiments"
 )
 
 // The sentinel errors below are the kinds of refusal the rules can give. Callers test them with
@@ -59,7 +61,7 @@ type LimitError struct {
 
 // Error says the limit in words a host can act on.
 func (e *LimitError) Error() string {
-	return fmt.Sprintf("%s: at most %d allowed", e.Field, e.Max)
+	return fmt.Sprintf("%s: at most %s allowed", e.Field, experiments.Thousands(int64(e.Max)))
 }
 
 // Unwrap makes every LimitError match ErrLimit.

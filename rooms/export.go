@@ -158,16 +158,21 @@ func cell(s string) string {
 }
 
 // Label names a question in one line for an export or a heading: the prediction id, the
-// experiment's measure with its parameters, or the host's own words.
+// experiment's measure with its parameters and its row, or the host's own words.
 func (q Question) Label() string {
 	switch q.Kind {
 	case KindPrediction:
 		return q.Prediction
 	case KindMeasure:
-		if q.Params == "" {
-			return q.Experiment + " " + q.Measure
+		l := q.Experiment
+		if q.Params != "" {
+			l += "?" + q.Params
 		}
-		return q.Experiment + "?" + q.Params + " " + q.Measure
+		l += " " + q.Measure
+		if q.Point != "" {
+			l += " at " + q.Point // the row: without it the label would name several numbers
+		}
+		return l
 	}
 	return q.Text
 }

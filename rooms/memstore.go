@@ -245,12 +245,15 @@ func (s *MemStore) UpdateMember(ctx context.Context, roomID, memberID string, fn
 }
 
 // AddRound implements Store.
-func (s *MemStore) AddRound(ctx context.Context, r Round) (Round, error) {
+func (s *MemStore) AddRound(ctx context.Context, r Round, max int) (Round, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m, err := s.get(r.RoomID)
 	if err != nil {
 		return Round{}, err
+	}
+	if len(m.rounds) >= max {
+		return Round{}, &LimitError{Field: "rounds", Max: max}
 	}
 	if r.State == RoundOpen {
 		for i := range m.rounds {
@@ -339,7 +342,7 @@ func (s *MemStore) Guesses(ctx context.Context, roomID string) ([]Guess, error) 
 }
 
 // AddPin implements Store.
-func (s *MemStore) AddPin(ctx context.Context, p Pin, max int) error {
+func (s *MemStore) AddPin(ctx context.Context, p Pin, max, perRoom int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m, err := s.get(p.RoomID)
@@ -360,6 +363,9 @@ func (s *MemStore) AddPin(ctx context.Context, p Pin, max int) error {
 	}
 	if n >= max {
 		return &LimitError{Field: "pins", Max: max}
+	}
+	if len(m.pins) >= perRoom {
+		return &LimitError{Field: "board", Max: perRoom}
 	}
 	m.pins = append(m.pins, p)
 	return nil

@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"effectivelyonce/experiments"
 )
 
 // Room is one study session. ID never changes; Code does when the host rotates it, which is why
@@ -22,6 +24,7 @@ type Room struct {
 	CreatedAt    time.Time
 	LastActivity time.Time
 	Presenting   string // the notebook path (with query) the host is showing, "" when none
+	HostLink     HostLink
 }
 
 // Member is a seat in a room. The seat's key is given to the member once; only its hash stays.
@@ -83,7 +86,8 @@ type Question struct {
 	Experiment string       `json:"experiment,omitempty"` // experiment name, for KindMeasure
 	Params     string       `json:"params,omitempty"`     // parameters as a URL query string, for KindMeasure
 	Measure    string       `json:"measure,omitempty"`    // which reported measure, for KindMeasure
-	Text       string       `json:"text,omitempty"`       // the question in words, for KindCustom
+	Point      string       `json:"point,omitempty"`      // the row it is reported at, for KindMeasure
+	Text       string       `json:"text,omitempty"`       // the question in words, for KindCustom and KindMeasure
 	Unit       string       `json:"unit,omitempty"`
 	Min        float64      `json:"min"`
 	Max        float64      `json:"max"`
@@ -92,7 +96,8 @@ type Question struct {
 // Limits on what a question may carry; generous for a person, small for a database row.
 const (
 	maxQuestionText = 200
-	maxUnit         = 40
+	maxMeasureText  = 500 // a measure's question names the experiment, its row and its parameters
+	maxUnit         = 80
 	maxParams       = 1000
 	defaultMax      = 1e9
 )
@@ -114,15 +119,21 @@ func (q Question) Normalize() (Question, error) {
 		if q.Measure == "" || !plain(q.Measure, 64) {
 			return q, fieldErr("measure", ErrInvalid, "a measure name is needed")
 		}
+		if !plain(q.Point, 64) {
+			return q, fieldErr("point", ErrInvalid, "a row is at most 64 characters of plain text")
+		}
+		if q.Text = strings.TrimSpace(q.Text); !plain(q.Text, maxMeasureText) {
+			return q, fieldErr("text", ErrInvalid, "the question is at most %d characters of plain text", maxMeasureText)
+		}
 		if len(q.Params) > maxParams {
-			return q, fieldErr("params", ErrInvalid, "the parameters are longer than %d bytes", maxParams)
+			return q, fieldErr("params", ErrInvalid, "the parameters are longer than %s bytes", experiments.Thousands(maxParams))
 		}
 		v, err := url.ParseQuery(q.Params)
 		if err != nil {
 			return q, fieldErr("params", ErrInvalid, "the parameters are not a query string")
 		}
-		q = Question{Kind: KindMeasure, Experiment: q.Experiment, Params: v.Encode(), Measure: q.Measure,
-			Unit: q.Unit, Min: q.Min, Max: q.Max}
+		q = Question{Kind: KindMeasure, Experiment: q.Experiment, Params: v.Encode(), Measure: q.Measure, Point: q.Point,
+			Text: q.Text, Unit: q.Unit, Min: q.Min, Max: q.Max}
 	case KindCustom:
 		q.Text = strings.TrimSpace(q.Text)
 		if q.Text == "" || !plain(q.Text, maxQuestionText) {
@@ -154,7 +165,8 @@ func (q Question) Accepts(v float64) error {
 		return fieldErr("value", ErrInvalid, "a guess is a finite number")
 	}
 	if v < q.Min || v > q.Max {
-		return fieldErr("value", ErrInvalid, "a guess lies between %g and %g", q.Min, q.Max)
+		return fieldErr("value", ErrInvalid, "a guess lies between %s and %s",
+			experiments.Readable(q.Min), experiments.Readable(q.Max))
 	}
 	return nil
 }

@@ -15,6 +15,8 @@ type Config struct {
 	MaxMembers   int           // members a room seats (100)
 	MaxOpenRooms int           // rooms open at once on the instance (200)
 	MaxPins      int           // pins a member may make (20)
+	MaxBoard     int           // pins a room's board holds, from every member (200)
+	MaxRounds    int           // rounds a room may ask (100)
 	IdleClose    time.Duration // a room closes after this long without activity (24 h)
 	// UnjoinedClose closes a room nobody has joined after this long without activity (1 h): a
 	// flood of rooms that nobody uses must not hold the open-rooms limit for a day.
@@ -36,6 +38,14 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxPins <= 0 {
 		c.MaxPins = 20
+	}
+	// A board and a history are drawn on every member's screen: bounded, a room's page stays
+	// small however long the session (3,000 rounds once made a member's page of 985 KB).
+	if c.MaxBoard <= 0 {
+		c.MaxBoard = 200
+	}
+	if c.MaxRounds <= 0 {
+		c.MaxRounds = 100
 	}
 	if c.IdleClose <= 0 {
 		c.IdleClose = 24 * time.Hour
@@ -85,10 +95,12 @@ const touchEvery = time.Minute
 // maxTitle bounds a room's title, shown in every member's header.
 const maxTitle = 80
 
-// Created is what a host receives once when opening a room: the key is never shown again.
+// Created is what a host receives once when opening a room: the key is never shown again, and the
+// token of the room's first host link (see HostLink) carries it to a second device.
 type Created struct {
-	Room    Room
-	HostKey string
+	Room      Room
+	HostKey   string
+	LinkToken string
 }
 
 // CreateRoom opens a room with a fresh join code and host key. Idle rooms are closed first, so
@@ -110,7 +122,11 @@ func (s *Service) CreateRoom(ctx context.Context, title string) (Created, error)
 	if err != nil {
 		return Created{}, err
 	}
-	r := Room{ID: id, Title: title, HostKeyHash: HashKey(key), CreatedAt: now, LastActivity: now}
+	link, token, err := newHostLink(s.cfg.Rand, key, now)
+	if err != nil {
+		return Created{}, err
+	}
+	r := Room{ID: id, Title: title, HostKeyHash: HashKey(key), CreatedAt: now, LastActivity: now, HostLink: link}
 	// A clash among 2^30 codes is rare while rooms number in hundreds; a few tries make it vanish.
 	for range 8 {
 		if r.Code, err = NewCode(s.cfg.Rand); err != nil {
@@ -124,7 +140,7 @@ func (s *Service) CreateRoom(ctx context.Context, title string) (Created, error)
 	if err != nil {
 		return Created{}, err
 	}
-	return Created{Room: r, HostKey: key}, nil
+	return Created{Room: r, HostKey: key, LinkToken: token}, nil
 }
 
 // room finds a room by a code as typed and closes it on the spot if it has been idle too long,
@@ -315,14 +331,14 @@ func (s *Service) SuggestName(ctx context.Context, code string) (string, error) 
 	}
 }
 
-// RotateHostKey replaces the host key, for a host whose link leaked; the old key stops working
-// as soon as this returns.
+// RotateHostKey replaces the host key, for a host whose key leaked; the old key stops working as
+// soon as this returns, and so does an unused host link, which carries the old key.
 func (s *Service) RotateHostKey(ctx context.Context, code, hostKey string) (string, error) {
 	key, err := NewKey(s.cfg.Rand)
 	if err != nil {
 		return "", err
 	}
-	_, err = s.updateRoom(ctx, code, hostKey, func(r *Room) error { r.HostKeyHash = HashKey(key); return nil })
+	_, err = s.updateRoom(ctx, code, hostKey, func(r *Room) error { r.HostKeyHash, r.HostLink = HashKey(key), HostLink{}; return nil })
 	if err != nil {
 		return "", err
 	}
@@ -411,8 +427,8 @@ func (s *Service) OpenRound(ctx context.Context, code, hostKey string, q Questio
 	err = s.hostChange(ctx, code, hostKey, func(r Room) (err error) {
 		// One round takes answers at a time: the store locks an earlier one still open in the
 		// same step, so it never keeps taking guesses out of sight (the host can still reveal it
-		// from the earlier rounds), even when two opens race.
-		rd, err = s.store.AddRound(ctx, Round{RoomID: r.ID, Question: q, State: RoundOpen, OpenedAt: s.cfg.Now()})
+		// from the earlier rounds), even when two opens race; a round past MaxRounds changes nothing.
+		rd, err = s.store.AddRound(ctx, Round{RoomID: r.ID, Question: q, State: RoundOpen, OpenedAt: s.cfg.Now()}, s.cfg.MaxRounds)
 		return err
 	})
 	return rd, err
@@ -546,7 +562,7 @@ func (s *Service) AddPin(ctx context.Context, code, memberKey, path, note string
 		return Pin{}, err
 	}
 	p := Pin{ID: id, RoomID: r.ID, MemberID: m.ID, Path: path, Note: note, At: s.cfg.Now()}
-	if err := s.store.AddPin(ctx, p, s.cfg.MaxPins); err != nil {
+	if err := s.store.AddPin(ctx, p, s.cfg.MaxPins, s.cfg.MaxBoard); err != nil {
 		return Pin{}, err
 	}
 	s.changed(ctx, r.ID)

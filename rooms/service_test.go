@@ -503,3 +503,55 @@ func TestConcurrentGuessesThroughService(t *testing.T) {
 		t.Fatalf("after 30 guesses: %+v, %v", st.Rounds, err)
 	}
 }
+
+// TestMessagesWriteNumbersAsTheSiteDoes checks that the numbers in refusals read as every other
+// number of the notebook: with thousands separators and never in the 1e+09 style.
+func TestMessagesWriteNumbersAsTheSiteDoes(t *testing.T) {
+	q, err := Question{Kind: KindPrediction, Prediction: "q1"}.Normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	custom := Question{Kind: KindCustom, Text: "Share?", Min: 0.25, Max: 12500}
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{q.Accepts(-1), "a guess lies between 0 and 1,000,000,000"},
+		{custom.Accepts(20000), "a guess lies between 0.25 and 12,500"},
+		{&LimitError{Field: "rooms", Max: 5000}, "rooms: at most 5,000 allowed"},
+		{func() error {
+			_, err := Question{Kind: KindMeasure, Experiment: "window", Measure: "escaped", Params: strings.Repeat("a", 1001)}.Normalize()
+			return err
+		}(), "the parameters are longer than 1,000 bytes"},
+	} {
+		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
+			t.Errorf("message %v, want it to say %q", tc.err, tc.want)
+		}
+	}
+}
+
+// TestRoundAndBoardLimits checks the bounds on a room's rounds and board: a refused round leaves
+// the open one open, and the board's bound counts every member's pins.
+func TestRoundAndBoardLimits(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Config{MaxRounds: 2, MaxBoard: 3})
+	ada, bea := f.join(t, "Ada"), f.join(t, "Bea")
+	f.round(t, custom)
+	seq := f.round(t, custom)
+	if _, err := f.svc.OpenRound(ctx, f.code, f.host, custom); !errors.Is(err, ErrLimit) {
+		t.Fatalf("a third round of 2: %v", err)
+	}
+	if err := f.svc.Guess(ctx, f.code, ada, seq, 5); err != nil {
+		t.Fatalf("the open round after a refused one: %v", err)
+	}
+	for i, key := range []string{ada, bea, ada} {
+		if _, err := f.svc.AddPin(ctx, f.code, key, "/blocks/"+string(rune('1'+i)), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := f.svc.AddPin(ctx, f.code, bea, "/blocks/6", "")
+	var le *LimitError
+	if !errors.As(err, &le) || le.Field != "board" || le.Max != 3 {
+		t.Fatalf("a fourth pin on a board of 3: %v", err)
+	}
+}

@@ -53,11 +53,12 @@ type Store interface {
 	// room or name.
 	UpdateMember(ctx context.Context, roomID, memberID string, fn func(*Member) error) (Member, error)
 
-	// AddRound stores a round, giving it the room's next Seq (1 for the first), and answers it.
-	// When r is open, every other round of the room still open is locked in the same step: one
-	// round takes answers at a time however many are added at once (a double submit, a host on
-	// two devices), and a guess that raced the lock lands wholly before it or is refused.
-	AddRound(ctx context.Context, r Round) (Round, error)
+	// AddRound stores a round, giving it the room's next Seq (1 for the first), and answers it; a
+	// LimitError "rounds" when the room already has max rounds, which changes nothing. When r is
+	// open, every other round of the room still open is locked in the same step: one round takes
+	// answers at a time however many are added at once (a double submit, a host on two devices),
+	// and a guess that raced the lock lands wholly before it or is refused.
+	AddRound(ctx context.Context, r Round, max int) (Round, error)
 	// Rounds lists a room's rounds by Seq.
 	Rounds(ctx context.Context, roomID string) ([]Round, error)
 	// UpdateRound changes a round atomically; the state machine's checks run inside fn, so two
@@ -73,7 +74,8 @@ type Store interface {
 
 	// AddPin stores a pin; a LimitError "pins" when the member already has max pins (hidden ones
 	// count, so hiding a pin does not hand its author another).
-	AddPin(ctx context.Context, p Pin, max int) error
+	// A LimitError "board" when the room's board already holds perRoom pins, hidden ones too.
+	AddPin(ctx context.Context, p Pin, perMember, perRoom int) error
 	// Pins lists a room's pins, newest first.
 	Pins(ctx context.Context, roomID string) ([]Pin, error)
 	// UpdatePin changes a pin atomically (the host hiding one). fn may not change the ID or room.

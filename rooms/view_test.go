@@ -218,3 +218,12 @@ func flatten(rows [][]string) []string {
 	}
 	return out
 }
+
+// TestMeasureLabelNamesItsRow checks that an export names a measure round's row: a count such as
+// the window's escaped duplicates stands at every window, and only the row says which was asked.
+func TestMeasureLabelNamesItsRow(t *testing.T) {
+	q := Question{Kind: KindMeasure, Experiment: "window", Params: "max_delay=5000", Measure: "escaped", Point: "1000"}
+	if got := q.Label(); got != "window?max_delay=5000 escaped at 1000" {
+		t.Errorf("label %q", got)
+	}
+}

@@ -657,6 +657,27 @@
     if (!form.hasAttribute || !form.hasAttribute("data-here") || (window.htmx && form.hasAttribute("hx-post"))) return;
     form.querySelectorAll('input[name="path"],input[name="return"]').forEach(function (i) { i.value = here(); });
   }, true);
+  // An action that cannot be undone asks first (data-confirm on its form); the form carries
+  // confirmed=yes only once the reader agreed. This runs in the capture phase, before htmx sees
+  // the submit, so "no" stops both a plain form and an htmx one. Without script the server asks.
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target;
+    var q = form.getAttribute && form.getAttribute("data-confirm");
+    if (!q) return;
+    if (!window.confirm(q)) {
+      ev.preventDefault();
+      ev.stopPropagation();
+      return;
+    }
+    var c = form.querySelector('input[name="confirmed"]');
+    if (!c) {
+      c = document.createElement("input");
+      c.type = "hidden";
+      c.name = "confirmed";
+      form.appendChild(c);
+    }
+    c.value = "yes";
+  }, true);
   // htmx counts a 422 as successful (the config lets it swap the reason in beside the form), so
   // only a 2xx answer clears the reason and the note: a refusal must stay on screen.
   document.addEventListener("htmx:afterRequest", function (ev) {

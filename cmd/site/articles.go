@@ -33,7 +33,7 @@ func (s *server) handleArticle(entry content.Entry) echo.HandlerFunc {
 		site := s.site(entry.Path)
 		if !hx.Active {
 			if bar := s.roomBar(c, site); bar != nil {
-				site.Bar = pages.RoomBar(*bar)
+				site.Bar, site.InRoom = pages.RoomBar(*bar), true
 			}
 		}
 

@@ -41,7 +41,7 @@ func TestBrowserRooms(t *testing.T) {
 	host.do(chromedp.SendKeys(chromedp.CSS("#room-title"), "Thursday group"),
 		chromedp.Click(chromedp.CSS(`main form button[type="submit"]`)))
 	within(host, "the host link page", `!!document.querySelector("#host-link")`)
-	if link := browserEval[string](host, `document.querySelector("#host-link").value`); !strings.Contains(link, "/host?key=") {
+	if link := browserEval[string](host, `document.querySelector("#host-link").value`); !strings.Contains(link, "/host?token=") {
 		t.Fatalf("the host link page shows %q, not a host link", link)
 	}
 	host.do(chromedp.Click(chromedp.CSS(`main a.button`)))
@@ -139,7 +139,7 @@ func TestBrowserRooms(t *testing.T) {
 	// The host presents a page from the room bar on that page; both members follow it there.
 	host.open("/blocks/1")
 	streamOpen(host)
-	host.do(chromedp.Click(chromedp.CSS(`.roombar > form[action$="/present"] button`)))
+	host.do(chromedp.Click(chromedp.CSS(`.roombar .room-tools form[action$="/present"] button`)))
 	for _, m := range []*browserTab{alice, bob} {
 		within(m, "a follower on the presented page", `location.pathname === "/blocks/1" && !!document.querySelector(".roombar [data-present-path]")`)
 		streamOpen(m)
@@ -236,10 +236,10 @@ func TestBrowserRooms(t *testing.T) {
 	within(host, "round 1 among the earlier rounds", `!!document.querySelector("#room-history table")`)
 	overflow("host's room page with an earlier round", host, 390)
 
-	// Replacing the host link shows the new link on a page of its own, as starting the room did.
+	// A host link for another device is shown on a page of its own, as starting the room did.
 	host.do(chromedp.Click(chromedp.CSS("details.room-settings summary")),
 		chromedp.Click(chromedp.CSS(`details.room-settings form[action$="/host-link"] button`)))
-	within(host, "the new host link's page", `location.pathname.endsWith("/host-link") && /\/host\?key=/.test(document.querySelector("#host-link")?.value)`)
+	within(host, "the new host link's page", `location.pathname.endsWith("/host-link") && /\/host\?token=/.test(document.querySelector("#host-link")?.value)`)
 
 	// Alice hides the bar: she stays on her page, now without it.
 	alice.do(chromedp.Click(chromedp.CSS(".roombar-leave button")))

@@ -61,6 +61,10 @@ type config struct {
 	// behind a proxy: join links and QR codes are built on it, cookies are marked Secure when it
 	// is https, and cross-origin protection trusts it. Empty means "what each request says".
 	PublicOrigin string
+	// Hosts are further hosts (host or host:port, lower case) readers reach the site at, for the
+	// links it builds: without PublicOrigin, a request's Host is used only when it is the listen
+	// address or one of these (see origins).
+	Hosts []string
 	// Rooms holds the study rooms' limits and lifetimes; zero fields take rooms' defaults.
 	Rooms rooms.Config
 	// LabOff turns the live lab off (LAB=off): a public instance may not want readers forking
@@ -127,9 +131,12 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&c.DataDir, "data-dir", env("DATA_DIR", "./data"), "directory of the study rooms' SQLite file (env DATA_DIR)")
 	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "postgres:// URL for the study rooms instead of SQLite (env DATABASE_URL)")
 	fs.StringVar(&c.PublicOrigin, "public-origin", env("PUBLIC_ORIGIN", ""), "scheme and host readers reach the site at behind a proxy, e.g. https://eo.example.org (env PUBLIC_ORIGIN)")
+	hosts := fs.String("hosts", env("HOSTS", ""), "other hosts readers reach the site at (host or host:port, comma-separated); join links use a request's host only when it is one of these or the listen address (env HOSTS)")
 	fs.IntVar(&c.Rooms.MaxMembers, "room-members", envInt("ROOM_MEMBERS", 100), "members one study room seats (env ROOM_MEMBERS)")
 	fs.IntVar(&c.Rooms.MaxOpenRooms, "open-rooms", envInt("OPEN_ROOMS", 200), "study rooms open at once on this instance (env OPEN_ROOMS)")
 	fs.IntVar(&c.Rooms.MaxPins, "room-pins", envInt("ROOM_PINS", 20), "pins one member may put on a room's board (env ROOM_PINS)")
+	fs.IntVar(&c.Rooms.MaxBoard, "room-board", envInt("ROOM_BOARD", 200), "pins a room's board holds from all its members (env ROOM_BOARD)")
+	fs.IntVar(&c.Rooms.MaxRounds, "room-rounds", envInt("ROOM_ROUNDS", 100), "rounds one study room may ask (env ROOM_ROUNDS)")
 	fs.DurationVar(&c.Rooms.IdleClose, "room-idle-close", envDuration("ROOM_IDLE_CLOSE", 24*time.Hour), "a study room closes after this long without activity (env ROOM_IDLE_CLOSE)")
 	fs.DurationVar(&c.Rooms.UnjoinedClose, "room-unjoined-close", envDuration("ROOM_UNJOINED_CLOSE", time.Hour), "a study room nobody has joined closes after this long without activity (env ROOM_UNJOINED_CLOSE)")
 	fs.DurationVar(&c.Rooms.DeleteAfter, "room-delete-after", envDuration("ROOM_DELETE_AFTER", 30*24*time.Hour), "a closed study room is deleted this long after its last activity (env ROOM_DELETE_AFTER)")
@@ -170,12 +177,24 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 		c.Rooms.UnjoinedClose < time.Minute || c.Rooms.UnjoinedClose > c.Rooms.IdleClose {
 		return config{}, fmt.Errorf("room-members, open-rooms and room-pins must be positive, room-idle-close at least 1m, room-unjoined-close from 1m to room-idle-close, and room-delete-after at least room-idle-close")
 	}
+	if c.Rooms.MaxBoard < 1 || c.Rooms.MaxRounds < 1 {
+		return config{}, fmt.Errorf("room-board and room-rounds must be positive")
+	}
 	if c.PublicOrigin != "" {
 		u, err := url.Parse(c.PublicOrigin)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
 			return config{}, fmt.Errorf("public-origin %q: want a scheme and host only, like https://eo.example.org", c.PublicOrigin)
 		}
 		c.PublicOrigin = u.Scheme + "://" + u.Host
+	}
+	for _, h := range strings.Split(*hosts, ",") {
+		if h = strings.TrimSpace(h); h == "" && strings.TrimSpace(*hosts) == "" {
+			continue
+		}
+		if !validHost(h) {
+			return config{}, fmt.Errorf("hosts %q: want host names or host:port pairs, comma-separated, like eo.example.org,10.0.0.5:8080", h)
+		}
+		c.Hosts = append(c.Hosts, hostPort(h))
 	}
 	switch *labOn {
 	case "on":

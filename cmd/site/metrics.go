@@ -13,6 +13,9 @@ type metrics struct {
 	cache    *prometheus.CounterVec
 	rejected *prometheus.CounterVec
 	conns    *prometheus.CounterVec
+	// roomParts counts the room parts the event streams draw, by part: how much a room's changes
+	// cost in rendering, and that a part whose inputs did not change is not drawn again.
+	roomParts *prometheus.CounterVec
 	// rereads counts the times a room stream could not re-read its room (the database out of
 	// reach) and kept the stream open to try again.
 	rereads prometheus.Counter
@@ -37,11 +40,14 @@ func newMetrics() *metrics {
 		conns: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "site_connections_limited_total", Help: "Connections closed to keep within the connection bounds: evicted (idle, to make room) or refused (new, when nothing could go); event streams refused (stream_refused) or ended for a newer one of their key (stream_ended).",
 		}, []string{"outcome"}),
+		roomParts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "site_room_part_renders_total", Help: "Live parts of study rooms drawn for event streams, by part.",
+		}, []string{"part"}),
 		rereads: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "site_room_stream_rereads_failed_total", Help: "Times a room's event stream could not re-read the room (its database out of reach) and stayed open to try again.",
 		}),
 	}
-	m.reg.MustRegister(m.requests, m.runs, m.cache, m.rejected, m.conns, m.rereads,
+	m.reg.MustRegister(m.requests, m.runs, m.cache, m.rejected, m.conns, m.rereads, m.roomParts,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

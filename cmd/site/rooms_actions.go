@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -74,6 +76,55 @@ func (s *server) refuseAction(c echo.Context, err error) error {
 	return c.HTML(http.StatusUnprocessableEntity, html.EscapeString(pages.SayCap(strings.TrimSuffix(msg, ".")))+".")
 }
 
+// confirmFirst makes an action that cannot be undone ask first. With script, app.js asks (the
+// form's data-confirm) and the form carries confirmed=yes once the reader agreed; without, the
+// form posts without it and the answer is a page that asks, whose button posts the same fields
+// again with confirmed=yes. question says what is asked, and refuses early a caller who may not
+// do this at all.
+func (s *server) confirmFirst(question func(ctx context.Context, c echo.Context, r rooms.Room, key string) (string, error), do roomDo) roomDo {
+	return func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+		if c.FormValue("confirmed") == "yes" {
+			return do(ctx, c, r, key)
+		}
+		q, err := question(ctx, c, r, key)
+		if err != nil {
+			return err
+		}
+		if htmxOf(c.Request()).Active {
+			return &httpError{Status: http.StatusBadRequest, Msg: "this action asks to be confirmed first"}
+		}
+		form, err := c.FormParams()
+		if err != nil {
+			return err
+		}
+		site := s.site("")
+		site.InRoom = true
+		v := pages.ConfirmView{Site: site, Title: r.Title, Question: q, Action: c.Request().URL.Path, Back: site.URL("/rooms/" + r.ID)}
+		for _, k := range slices.Sorted(maps.Keys(form)) {
+			if k != "confirmed" {
+				v.Fields = append(v.Fields, pages.Hidden{Name: k, Value: form.Get(k)})
+			}
+		}
+		c.Response().Header().Set("Cache-Control", "no-store")
+		return render(c, http.StatusOK, pages.Layout(site, r.Title, pages.ConfirmAction(v)))
+	}
+}
+
+// hostQuestion is a confirmation's question for the host alone: anyone else is refused before
+// being asked.
+func (s *server) hostQuestion(ask func(c echo.Context, st rooms.View) (string, error)) func(context.Context, echo.Context, rooms.Room, string) (string, error) {
+	return func(ctx context.Context, c echo.Context, r rooms.Room, key string) (string, error) {
+		st, err := s.rooms.State(ctx, r.Code, key, nil)
+		if err != nil {
+			return "", err
+		}
+		if st.Role != rooms.AsHost {
+			return "", rooms.ErrForbidden
+		}
+		return ask(c, st)
+	}
+}
+
 // formNumber reads a number a person typed, with thousands separators as the notebook's own
 // forms take them (1,200 or 1 200). A comma that does not group thousands ("0,5") is refused
 // rather than read as 5, which a member writing a decimal comma could not notice.
@@ -95,7 +146,7 @@ func formNumber(field, s string) (float64, error) {
 }
 
 // roundFormFields are the fields of the form that opens a round, in the order the form shows them.
-var roundFormFields = []string{"question", "text", "unit", "min", "max", "experiment", "params", "measure"}
+var roundFormFields = []string{"question", "text", "unit", "min", "max", "number", "experiment", "params", "measure", "point"}
 
 // firstInForm is the refusal a form shows when several of its fields are wrong: the one whose field
 // comes first in the form (fields in order), so that the same mistakes always get the same
@@ -120,7 +171,15 @@ func (s *server) roomActions() map[string]roomDo {
 	return map[string]roomDo{
 		"/rounds": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
 			in := roundIn{Experiment: c.FormValue("experiment"), Params: c.FormValue("params"), Measure: c.FormValue("measure"),
-				Text: c.FormValue("text"), Unit: c.FormValue("unit")}
+				Point: c.FormValue("point"), Text: c.FormValue("text"), Unit: c.FormValue("unit")}
+			if number := c.FormValue("number"); number != "" {
+				// One choice of the host's list: the experiment, its parameters, the count, its row.
+				v, err := url.ParseQuery(number)
+				if err != nil {
+					return &rooms.FieldError{Field: "number", Err: rooms.ErrInvalid, Message: "pick a number from the list"}
+				}
+				in = roundIn{Experiment: v.Get("experiment"), Params: v.Get("params"), Measure: v.Get("measure"), Point: v.Get("point")}
+			}
 			if q := c.FormValue("question"); q != "custom" {
 				in.Question = q
 			}
@@ -196,21 +255,31 @@ func (s *server) roomActions() map[string]roomDo {
 			return s.rooms.SetNamesVisible(ctx, r.Code, key, seq, c.FormValue("visible") == "true")
 		},
 		"/pins": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			p, err := s.rooms.AddPin(ctx, r.Code, key, strings.TrimPrefix(c.FormValue("path"), s.cfg.BasePath), c.FormValue("note"))
-			if err == nil {
-				s.headline(ctx, p.Path)
-			}
+			_, err := s.rooms.AddPin(ctx, r.Code, key, strings.TrimPrefix(c.FormValue("path"), s.cfg.BasePath), c.FormValue("note"))
 			return err
 		},
 		"/pins/:pin/hidden": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
 			return s.rooms.SetPinHidden(ctx, r.Code, key, c.Param("pin"), c.FormValue("hidden") == "true")
 		},
 		"/present": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			return s.rooms.Present(ctx, r.Code, key, strings.TrimPrefix(c.FormValue("path"), s.cfg.BasePath))
+			return s.present(ctx, r.Code, key, strings.TrimPrefix(c.FormValue("path"), s.cfg.BasePath))
 		},
-		"/members/:member/kick": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+		// Removing a member cannot be undone (their name stays taken), so the host is asked first.
+		"/members/:member/kick": s.confirmFirst(s.hostQuestion(func(c echo.Context, st rooms.View) (string, error) {
+			for _, m := range st.Roster {
+				if m.ID == c.Param("member") {
+					return pages.KickQuestion(m.Name), nil
+				}
+			}
+			return "", rooms.ErrNotFound
+		}), func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
 			return s.rooms.Kick(ctx, r.Code, key, c.Param("member"))
-		},
+		}),
+		"/close": s.confirmFirst(s.hostQuestion(func(echo.Context, rooms.View) (string, error) {
+			return pages.CloseQuestion, nil
+		}), func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			return s.rooms.CloseRoom(ctx, r.Code, key)
+		}),
 		"/locked": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
 			return s.rooms.SetLocked(ctx, r.Code, key, c.FormValue("locked") == "true")
 		},
@@ -218,21 +287,29 @@ func (s *server) roomActions() map[string]roomDo {
 			_, err := s.rooms.RotateCode(ctx, r.Code, key)
 			return err
 		},
-		"/close": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			return s.rooms.CloseRoom(ctx, r.Code, key)
-		},
-		// A new host link is shown once, so this action answers a page, not a redirect.
+		// A host link is shown on a page of its own, which the link's cookie lets a reload show
+		// again: these actions answer a redirect there, with script or without.
 		"/host-link": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			token, expires, err := s.rooms.NewHostLink(ctx, r.Code, key)
+			if err != nil {
+				return err
+			}
+			return s.showHostLink(c, r.ID, token, expires, "")
+		},
+		"/host-key": s.confirmFirst(s.hostQuestion(func(echo.Context, rooms.View) (string, error) {
+			return pages.HostKeyQuestion, nil
+		}), func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
 			fresh, err := s.rooms.RotateHostKey(ctx, r.Code, key)
 			if err != nil {
 				return err
 			}
 			s.setRoomCookies(c, r.ID, hostCookie, fresh)
-			site := s.site("")
-			c.Response().Header().Set("Cache-Control", "no-store")
-			return render(c, http.StatusOK, pages.Layout(site, r.Title,
-				pages.HostLink(site, r.Title, site.URL("/rooms/"+r.ID), s.hostLink(c.Request(), r.ID, fresh), true)))
-		},
+			token, expires, err := s.rooms.NewHostLink(ctx, r.Code, fresh)
+			if err != nil {
+				return err
+			}
+			return s.showHostLink(c, r.ID, token, expires, "replaced")
+		}),
 		// Leaving hides the room bar from the notebook; the seat stays, so coming back to the
 		// room's page (or the join link) brings the member back under the same name.
 		"/leave": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
@@ -241,30 +318,5 @@ func (s *server) roomActions() map[string]roomDo {
 			}
 			return nil
 		},
-	}
-}
-
-// headline works out, once per permalink, the first sentence of what the pinned run shows: the
-// reading of the page's first experiment at the pin's parameters. A pin of a page without an
-// experiment is remembered as having none, so the board's redraws do not look again; one whose
-// run cannot be made now is tried again at the next redraw.
-func (s *server) headline(ctx context.Context, path string) {
-	if _, ok := s.headlines.get(path); ok {
-		return
-	}
-	run, _, known := s.permalinkRun(ctx, path)
-	if !known {
-		s.headlines.put(path, "")
-		return
-	}
-	if run.Result == nil {
-		return
-	}
-	pr, err := pages.PresenterOf(run.Experiment)
-	if err != nil {
-		return
-	}
-	if lines, err := pr.Reading(run.Params, run.Result); err == nil && len(lines) > 0 {
-		s.headlines.put(path, lines[0])
 	}
 }

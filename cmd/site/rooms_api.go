@@ -107,7 +107,8 @@ func errorField(err error) string {
 }
 
 // handleRoomCreate handles "POST /api/rooms": 201 with the join code and the host key. The key is
-// in this body only, never in a URL, since URLs end up in logs and browser history.
+// in this body only, never in a URL, since URLs end up in logs and browser history: host_url
+// carries a single-use token for a browser instead (see rooms_hostlink.go).
 func (s *server) handleRoomCreate() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in struct {
@@ -128,7 +129,7 @@ func (s *server) handleRoomCreate() echo.HandlerFunc {
 		return c.JSON(http.StatusCreated, map[string]string{
 			"code":     cr.Room.Code,
 			"join_url": s.origin(c.Request()) + base + "/j/" + cr.Room.Code,
-			"host_url": s.hostLink(c.Request(), cr.Room.ID, cr.HostKey),
+			"host_url": s.hostLink(c.Request(), cr.Room.ID, cr.LinkToken),
 			"host_key": cr.HostKey,
 		})
 	}
@@ -225,59 +226,6 @@ func (s *server) handleRoomState() echo.HandlerFunc {
 		}
 		return c.JSON(http.StatusOK, roomJSONOf(v))
 	}
-}
-
-// roundIn is what opens a round, from the API's JSON or a room page's form. It names one of
-// the five questions ({"question":"q1"}), an experiment's measure ({"experiment","params",
-// "measure"}, params as a permalink's query string), or a custom question ({"text","unit","min",
-// "max"}).
-type roundIn struct {
-	Question   string   `json:"question"`
-	Experiment string   `json:"experiment"`
-	Params     string   `json:"params"`
-	Measure    string   `json:"measure"`
-	Text       string   `json:"text"`
-	Unit       string   `json:"unit"`
-	Min        *float64 `json:"min"`
-	Max        *float64 `json:"max"`
-}
-
-// questionOf reads a round's question; a measure whose experiment or parameters are wrong is
-// refused now rather than at the reveal, when the room is waiting for the answer.
-func questionOf(in roundIn) (rooms.Question, error) {
-	q := rooms.Question{Unit: in.Unit}
-	if in.Min != nil {
-		q.Min = *in.Min
-	}
-	if in.Max != nil {
-		q.Max = *in.Max
-	}
-	switch {
-	case in.Question != "":
-		q.Kind, q.Prediction = rooms.KindPrediction, in.Question
-	case in.Experiment != "":
-		q.Kind, q.Experiment, q.Params, q.Measure = rooms.KindMeasure, in.Experiment, in.Params, in.Measure
-		if _, _, err := parseMeasured(q); err != nil {
-			return q, err
-		}
-	default:
-		q.Kind, q.Text = rooms.KindCustom, in.Text
-	}
-	return q, nil
-}
-
-// checkedQuestion reads a round's question and, for an experiment's number, measures it now: a
-// measure the experiment does not report would otherwise surface only at the reveal, with the
-// round locked and the room waiting. The run is cached, so the reveal costs nothing more.
-func (s *server) checkedQuestion(ctx context.Context, in roundIn) (rooms.Question, error) {
-	q, err := questionOf(in)
-	if err != nil || q.Kind != rooms.KindMeasure {
-		return q, err
-	}
-	if _, err := s.measure(ctx, q); err != nil {
-		return q, roomError(err)
-	}
-	return q, nil
 }
 
 // handleRoundOpen handles "POST /api/rooms/:code/rounds" (host): 201 with the round's number.
@@ -422,7 +370,7 @@ func (s *server) handlePresent() echo.HandlerFunc {
 		if err := readJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
-		if err := s.rooms.Present(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), in.Path); err != nil {
+		if err := s.present(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), in.Path); err != nil {
 			return roomError(err)
 		}
 		return c.NoContent(http.StatusNoContent)
@@ -472,31 +420,6 @@ func (s *server) writeExport(c echo.Context, code, key string) error {
 		return err
 	}
 	return c.Blob(http.StatusOK, "text/csv; charset=utf-8", buf.Bytes())
-}
-
-// parseMeasured finds a measure question's experiment and reads its stored parameters with the
-// experiment's own spec, as a permalink's would be.
-func parseMeasured(q rooms.Question) (*experiments.Experiment, any, error) {
-	e, ok := experiments.Lookup(q.Experiment)
-	if !ok {
-		return nil, nil, &httpError{Status: http.StatusBadRequest, Msg: "no experiment of this name; GET /api/experiments lists them",
-			Err: &rooms.FieldError{Field: "experiment", Message: "no experiment of this name", Err: rooms.ErrInvalid}}
-	}
-	vals, problems := parseQuery(q.Params)
-	if len(problems) > 0 {
-		return nil, nil, &httpError{Status: http.StatusBadRequest, Msg: "params: " + problems[0].Message,
-			Err: &rooms.FieldError{Field: "params", Message: problems[0].Message, Err: rooms.ErrInvalid}}
-	}
-	p, err := e.Parse(vals)
-	if err != nil {
-		var fe experiments.FieldErrors
-		if errors.As(err, &fe) && len(fe) > 0 {
-			return nil, nil, &httpError{Status: http.StatusBadRequest, Msg: "params: " + fe[0].Field + ": " + fe[0].Message,
-				Err: &rooms.FieldError{Field: "params", Message: fe[0].Field + ": " + fe[0].Message, Err: rooms.ErrInvalid}}
-		}
-		return nil, nil, err
-	}
-	return e, p, nil
 }
 
 // codeGate stands before every route that takes a join code: the code is looked up by

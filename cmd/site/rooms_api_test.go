@@ -80,7 +80,7 @@ func TestRoomSession(t *testing.T) {
 	s := newTestServer(t, testConfig())
 	room := createRoom(t, s, "Tuesday group")
 	if len(room.Code) != 6 || room.HostKey == "" || !strings.HasSuffix(room.JoinURL, "/j/"+room.Code) ||
-		!strings.Contains(room.HostURL, "/rooms/") || !strings.HasSuffix(room.HostURL, "/host?key="+room.HostKey) {
+		!strings.Contains(room.HostURL, "/rooms/") || !strings.Contains(room.HostURL, "/host?token=") || strings.Contains(room.HostURL, room.HostKey) {
 		t.Fatalf("created %+v", room)
 	}
 	base := "/api/rooms/" + room.Code
@@ -143,14 +143,14 @@ func TestRoomSession(t *testing.T) {
 	}
 
 	// A second round locked before its reveal refuses guesses at once.
-	must(t, call(t, s, "POST", base+"/rounds", room.HostKey, `{"experiment":"window","params":"max_delay=5000&windows=1000","measure":"escaped_duplicates"}`), http.StatusCreated, &round)
+	must(t, call(t, s, "POST", base+"/rounds", room.HostKey, `{"experiment":"window","params":"max_delay=5000&windows=1000","measure":"escaped"}`), http.StatusCreated, &round)
 	must(t, call(t, s, "POST", base+"/rounds/2/lock", room.HostKey, ""), http.StatusOK, nil)
 	if r := call(t, s, "PUT", base+"/rounds/2/guess", ada, `{"value":3}`); r.status != http.StatusConflict {
 		t.Errorf("guess after lock: %d %s", r.status, r.body)
 	}
 	must(t, call(t, s, "POST", base+"/rounds/2/reveal", room.HostKey, ""), http.StatusOK, &res)
 	if res.Measured != 317 || len(res.Guesses) != 0 {
-		t.Errorf("window's escaped duplicates at max_delay=5000, window 1,000: %+v, want 317 (its CSV's figure)", res)
+		t.Errorf("window's escaped duplicates at max_delay=5000, window 1,000: %+v, want 317 (its table's figure)", res)
 	}
 	if r := call(t, s, "POST", base+"/rounds", room.HostKey, `{"experiment":"window","params":"nope=1","measure":"x"}`); r.status != http.StatusBadRequest {
 		t.Errorf("unknown parameter: %d %s", r.status, r.body)

@@ -26,7 +26,7 @@ func TestRoomsConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Rooms.MaxMembers != 100 || c.Rooms.MaxOpenRooms != 200 || c.Rooms.MaxPins != 20 ||
+	if c.Rooms.MaxMembers != 100 || c.Rooms.MaxOpenRooms != 200 || c.Rooms.MaxPins != 20 || c.Rooms.MaxBoard != 200 || c.Rooms.MaxRounds != 100 ||
 		c.Rooms.IdleClose != 24*time.Hour || c.Rooms.DeleteAfter != 30*24*time.Hour || c.PublicOrigin != "" {
 		t.Errorf("defaults: %+v, origin %q", c.Rooms, c.PublicOrigin)
 	}
@@ -41,6 +41,8 @@ func TestRoomsConfig(t *testing.T) {
 		{[]string{"-public-origin", "eo.example.org"}, "public-origin"},
 		{[]string{"-public-origin", "https://eo.example.org/notebook"}, "public-origin"},
 		{[]string{"-room-members", "0"}, "room-members"},
+		{[]string{"-room-rounds", "0"}, "room-rounds"},
+		{[]string{"-room-board", "-1"}, "room-board"},
 		{[]string{"-room-idle-close", "2h", "-room-delete-after", "1h"}, "room-delete-after"},
 	} {
 		if _, err := loadConfig(bad.args, env(), io.Discard); err == nil || !strings.Contains(err.Error(), bad.want) {
@@ -59,13 +61,14 @@ func TestPublicOriginIsTrusted(t *testing.T) {
 		b := newBrowser(t, s)
 		return b.send("POST", "/rooms", url.Values{"title": {"Behind a proxy"}}, false, "Origin", origin, "Sec-Fetch-Site", "")
 	}
-	if got := post("https://eo.example.org"); got.status != http.StatusOK {
+	if got := post("https://eo.example.org"); got.status != http.StatusSeeOther {
 		t.Errorf("a form from the public origin: %d", got.status)
 	}
 	if got := post("https://evil.example"); got.status != http.StatusForbidden {
 		t.Errorf("a form from another origin: %d", got.status)
 	}
-	r := newBrowser(t, s).post("/rooms", url.Values{"title": {"Links"}})
+	b := newBrowser(t, s)
+	r := b.get(b.post("/rooms", url.Values{"title": {"Links"}}).header.Get("Location"))
 	if !strings.Contains(r.body, `>https://eo.example.org/rooms/`) {
 		t.Error("the host link does not use the public origin")
 	}

@@ -101,3 +101,9 @@ func (m *memo[V]) put(k string, v V) {
 	}
 	m.m[k] = v
 }
+
+func (m *memo[V]) len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.m)
+}

@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -28,8 +27,9 @@ func (s *server) handleRoomNew() echo.HandlerFunc {
 	}
 }
 
-// handleRoomStart handles "POST /rooms": it opens a room, makes this browser its host and shows
-// the host link once.
+// handleRoomStart handles "POST /rooms": it opens a room, makes this browser its host, and
+// redirects (post, redirect, get) to the page that shows the room's first host link, so that a
+// reload shows that page again instead of opening a second room.
 func (s *server) handleRoomStart() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		title := c.FormValue("title")
@@ -53,30 +53,7 @@ func (s *server) handleRoomStart() echo.HandlerFunc {
 			return err
 		}
 		s.setRoomCookies(c, cr.Room.ID, hostCookie, cr.HostKey)
-		c.Response().Header().Set("Cache-Control", "no-store") // the host link is on this page
-		roomURL := site.URL("/rooms/" + cr.Room.ID)
-		return render(c, http.StatusOK, pages.Layout(site, cr.Room.Title,
-			pages.HostLink(site, cr.Room.Title, roomURL, s.hostLink(c.Request(), cr.Room.ID, cr.HostKey), false)))
-	}
-}
-
-// handleHostLink handles "GET /rooms/:id/host?key=...": the link a host keeps. The key moves into
-// an HttpOnly cookie and a 303 takes it out of the address bar and the history. The request log
-// records the path only, never the query, so the key is not written there either.
-func (s *server) handleHostLink() echo.HandlerFunc {
-	return func(c echo.Context) error {
-		ctx := c.Request().Context()
-		r, err := s.rooms.RoomByID(ctx, c.Param("id"))
-		if err != nil {
-			return roomError(err)
-		}
-		key := c.QueryParam("key")
-		if _, caller, err := s.rooms.Identify(ctx, r.Code, key); err != nil || caller.Role != rooms.AsHost {
-			return &httpError{Status: http.StatusForbidden, Msg: "this host link is not (or no longer) valid for the room; a replaced link stops working"}
-		}
-		s.setRoomCookies(c, r.ID, hostCookie, key)
-		c.Response().Header().Set("Cache-Control", "no-store")
-		return c.Redirect(http.StatusSeeOther, s.cfg.BasePath+"/rooms/"+r.ID)
+		return s.showHostLink(c, cr.Room.ID, cr.LinkToken, cr.Room.HostLink.Expires, "opened")
 	}
 }
 
@@ -174,7 +151,7 @@ func (s *server) handleJoin() echo.HandlerFunc {
 			}
 			v.CodeError, status = he.Msg, he.Status
 		case errors.Is(err, rooms.ErrLimit):
-			v.CodeError, status = "The room is full: it seats "+strconv.Itoa(s.rooms.Config().MaxMembers)+" members.", http.StatusConflict
+			v.CodeError, status = "The room is full: it seats "+experiments.Thousands(int64(s.rooms.Config().MaxMembers))+" members.", http.StatusConflict
 		default:
 			return roomError(err)
 		}
@@ -197,6 +174,7 @@ func (s *server) handleRoomPage() echo.HandlerFunc {
 			return c.Redirect(http.StatusSeeOther, s.cfg.BasePath+"/join")
 		}
 		site := s.site("")
+		site.InRoom = true
 		v, err := s.roomView(ctx, site, r, key, false, "")
 		if errors.Is(err, rooms.ErrKicked) || errors.Is(err, rooms.ErrForbidden) {
 			s.clearRoomCookies(c, r.ID)
@@ -209,9 +187,14 @@ func (s *server) handleRoomPage() echo.HandlerFunc {
 		if v.IsHost() {
 			// Only the page has the round form; the stream's redraws never need these.
 			for _, e := range experiments.All() {
-				v.Experiments = append(v.Experiments, e.Name)
+				v.Experiments = append(v.Experiments, pages.ExperimentChoice{Name: e.Name, Title: e.Title})
 			}
-			v.MeasureExperiment, v.MeasureParams, v.Measures = s.measureChoices(ctx, v.Room.Presenting)
+			if v.ListExperiment = c.QueryParam("experiment"); v.ListExperiment != "" {
+				v.ListParams = c.QueryParam("params")
+				v.Numbers, v.ListError = s.listedNumbers(ctx, v.ListExperiment, v.ListParams)
+			} else {
+				v.Numbers = s.presentedNumbers(v.Room.Presenting)
+			}
 		}
 		if err := s.addJoinQR(c.Request(), &v); err != nil {
 			return err
@@ -229,15 +212,20 @@ func (s *server) roomView(ctx context.Context, site pages.Site, r rooms.Room, ke
 	}
 	base := site.URL("/rooms/" + r.ID)
 	v := pages.RoomView{Site: site, Room: st, URL: base, Actions: base, Stream: base + "/events", Bar: bar, Here: here,
-		Questions: s.asked, Headlines: map[string]string{}}
+		Questions: s.asked, Headlines: map[string]string{}, Titles: map[string]string{}}
+	if st.Presenting != "" {
+		v.Titles[st.Presenting] = s.pathTitle(st.Presenting)
+	}
 	if bar {
 		v.Stream += "?view=bar"
 	}
+	if bar {
+		return v, nil // the bar draws no board
+	}
 	for _, p := range st.Pins {
-		// Worked out here if not yet known on this instance (a pin made through the API, on
-		// another replica, or before a restart); runs are cached, so this is rare and cheap.
-		s.headline(ctx, p.Path)
-		if h, ok := s.headlines.get(p.Path); ok {
+		v.Titles[p.Path] = s.pathTitle(p.Path)
+		// Known, or asked for in the background: the board shows it once it is ready.
+		if h, ok := s.headline(ctx, p.Path, r.ID); ok && h != "" {
 			v.Headlines[p.Path] = h
 		}
 	}
@@ -268,22 +256,16 @@ func (s *server) roomBar(c echo.Context, site pages.Site) *pages.RoomView {
 	return &v
 }
 
-// hostLink is the host's link in full, for copying to another device.
-func (s *server) hostLink(r *http.Request, id, key string) string {
-	return s.origin(r) + s.cfg.BasePath + "/rooms/" + id + "/host?key=" + url.QueryEscape(key)
-}
-
-// origin is the site's public origin: PUBLIC_ORIGIN when set (behind a proxy), else what the
-// request itself says.
+// origin is the scheme and host of the links an answer to r hands out (see origins).
 func (s *server) origin(r *http.Request) string {
-	if s.cfg.PublicOrigin != "" {
-		return s.cfg.PublicOrigin
+	o, known := s.origins.of(r)
+	if !known {
+		s.origins.warned.Do(func() {
+			s.log.Warn("links name another host than the request's: set PUBLIC_ORIGIN or HOSTS to the host readers use",
+				"request_host", experiments.Clip(r.Host, 100), "links_on", o)
+		})
 	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
+	return o
 }
 
 // addJoinQR gives the host's room page the join link's QR code, for the page and the stream alike:

@@ -103,6 +103,7 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 
 	site := s.site("")
 	last := map[string]string{}
+	keys := map[string]uint64{} // the PartKey each keyed part was last drawn with
 	send := func() (bool, error) {
 		cur, err := s.rooms.RoomByID(ctx, r.ID) // the code may have been replaced since
 		if err != nil {
@@ -113,7 +114,16 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 		if errors.Is(err, rooms.ErrKicked) || errors.Is(err, rooms.ErrForbidden) {
 			msg := `<p class="banner closed" role="status">You are no longer in this room: the host removed your seat.</p>`
 			if errors.Is(err, rooms.ErrForbidden) {
-				msg = `<p class="banner closed" role="status">This browser's key no longer works in this room: the host link was replaced. Open the new host link to carry on.</p>`
+				msg = `<p class="banner closed" role="status">This browser's key no longer works in this room: the host key was replaced. Open a new host link to carry on.</p>`
+			}
+			// Every other part empties first: a removed member is offered nothing any more (no
+			// following, no guess, no pin), and sees nothing new of the room.
+			for _, name := range parts {
+				if name != pages.PartStatus {
+					if err := writeEvent(w, rc, name, ""); err != nil {
+						return false, err
+					}
+				}
 			}
 			if err := writeEvent(w, rc, pages.PartStatus, msg); err != nil {
 				return false, err
@@ -129,9 +139,19 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 			return false, err
 		}
 		for _, name := range parts {
+			// A part whose inputs did not change is not drawn again (a guess changes the count,
+			// not the board of 200 pins nor the history): its last HTML stands.
+			key, keyed := v.PartKey(name)
+			if _, sent := last[name]; keyed && sent && keys[name] == key {
+				continue
+			}
 			var buf bytes.Buffer
 			if err := pages.RoomPart(v, name).Render(ctx, &buf); err != nil {
 				return false, err
+			}
+			s.metrics.roomParts.WithLabelValues(name).Inc()
+			if keyed {
+				keys[name] = key
 			}
 			if html := buf.String(); last[name] != html || len(last) < len(parts) {
 				last[name] = html

@@ -16,6 +16,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -180,4 +181,76 @@ func rssMB() float64 {
 		}
 	}
 	return 0
+}
+
+// BenchmarkRoomGuessFullBoard: the issue's redraw case, a room of 60 members each holding a
+// stream, its board full (200 pins, the default bound, their headlines known), and one op a guess
+// that every stream must show as "N of 60 answered". cpu-ms/op is the process's CPU time (server
+// and clients) per guess; before the boards were keyed, every stream drew the whole board and
+// history again for each guess. Run it with
+//
+//	go test ./cmd/site -run '^$' -bench GuessFullBoard -benchtime 20x
+func BenchmarkRoomGuessFullBoard(b *testing.B) {
+	const members = 60
+	cfg := testConfig()
+	cfg.RatePerSec, cfg.RateBurst = 1e6, 1<<20
+	cfg.RoomJoinsPerMinute = 100_000
+	s := newTestServer(b, cfg)
+	base := serveLoopback(b, s)
+	b.Cleanup(func() { close(s.stopping) })
+	room := newLoopbackRoom(b, base, members)
+	api := memberClient()
+	rb := base + "/api/rooms/" + room.Code
+	for i := range 200 {
+		path := fmt.Sprintf("/blocks/%d?seed=%d", 1+i%3, i%4)
+		if status, text, err := apiCall(api, "POST", rb+"/pins", room.MemberKeys[i%members], `{"path":"`+path+`","note":"pin `+fmt.Sprint(i)+`"}`); err != nil || status != http.StatusCreated {
+			b.Fatalf("pin %d: %d %v %s", i, status, err, text)
+		}
+	}
+	streams := streamClient()
+	var open []*sseStream
+	for _, key := range room.MemberKeys {
+		status, st, err := openStream(b.Context(), streams, rb+"/events", key)
+		if err != nil || status != http.StatusOK {
+			b.Fatalf("stream: %d %v", status, err)
+		}
+		b.Cleanup(st.close)
+		if _, err := st.snapshot(30*time.Second, pages.RoomParts); err != nil {
+			b.Fatal(err)
+		}
+		open = append(open, st)
+	}
+	// Let the headlines arrive and every stream draw its board with them before measuring.
+	for s.headlines.known.len() < 12 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, st := range open {
+		for {
+			if _, err := st.next(500 * time.Millisecond); err != nil {
+				break
+			}
+		}
+	}
+	cpu := func() time.Duration {
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+			b.Fatal(err)
+		}
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	start := cpu()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		member := i % members
+		want := fmt.Sprintf("%d of %d answered", min(i+1, members), members)
+		if status, text, err := apiCall(api, "PUT", fmt.Sprintf("%s/rounds/%d/guess", rb, room.Seq), room.MemberKeys[member], `{"value":`+fmt.Sprint(i)+`}`); err != nil || status != http.StatusNoContent {
+			b.Fatalf("guess: %d %v %s", status, err, text)
+		}
+		for _, st := range open {
+			if _, _, err := st.until(30*time.Second, func(ev sseEvent) bool { return ev.Name == pages.PartCount && text(ev.Data) == want }); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(cpu()-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }

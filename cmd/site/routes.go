@@ -61,6 +61,7 @@ func (s *server) routes() {
 	g.POST("/api/rooms/:code/rounds/:seq/reveal", s.handleRoundReveal(), small, miss, change)
 	g.POST("/api/rooms/:code/pins", s.handlePin(), small, miss, change)
 	g.POST("/api/rooms/:code/present", s.handlePresent(), small, miss, change)
+	g.POST("/api/rooms/:code/host-link", s.handleAPIHostLink(), small, miss, change)
 	get("/api/rooms/:code/export", s.handleRoomExport(), miss)
 	get("/api/rooms/:code/events", s.handleAPIRoomEvents(), miss)
 
@@ -72,7 +73,9 @@ func (s *server) routes() {
 	get("/j/:code", s.handleJoinForm())
 	g.POST("/join", s.handleJoin(), small)
 	get("/rooms/:id", s.handleRoomPage())
-	get("/rooms/:id/host", s.handleHostLink())
+	get("/rooms/:id/host", s.handleHostConfirm())
+	g.POST("/rooms/:id/host", s.handleHostUse(), small)
+	get("/rooms/:id/host-link", s.handleHostLinkPage())
 	get("/rooms/:id/events", s.handleRoomEvents())
 	get("/rooms/:id/export", s.handleRoomPageExport())
 	for path, do := range s.roomActions() {

@@ -93,8 +93,12 @@ type server struct {
 	conns *connLimiter
 	// asked are the five questions as a host picks them; headlines and qrs are worked out once
 	// for each pinned permalink and each join link.
-	asked     []pages.Asked
-	headlines *memo[string]
+	asked []pages.Asked
+	// origins are the hosts absolute links may name (see origin.go).
+	origins *origins
+	// titles are notebook paths in words, as rooms show them (see rooms_paths.go).
+	titles    *memo[string]
+	headlines *headlines
 	qrs       *memo[pages.QR]
 	echo      *echo.Echo
 }
@@ -110,7 +114,7 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *
 	m := newMetrics()
 	run := newRunner(cfg, m)
 	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: run, lab: newLabRunner(cfg, log), spreads: newSpreads(run.cache),
-		hub: hub, stopping: make(chan struct{}), heartbeat: heartbeat, headlines: newMemo[string](1000), qrs: newMemo[pages.QR](256),
+		hub: hub, stopping: make(chan struct{}), heartbeat: heartbeat, origins: newOrigins(cfg), titles: newMemo[string](1000), headlines: newHeadlines(), qrs: newMemo[pages.QR](256),
 		limiter:     newRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
 		roomCreates: newRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
 		roomJoins:   newRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients),
@@ -152,6 +156,7 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *
 			return &panicError{err: err, stack: stack}
 		}}))
 	e.Use(securityHeaders)
+	e.Use(varyHTMX)
 	e.Use(identify)
 	cop, err := crossOrigin(cfg.PublicOrigin)
 	if err != nil {
@@ -317,6 +322,7 @@ func (s *server) httpServer(ln net.Listener) (*http.Server, *connLimiter) {
 		files, _ := raiseFileLimit()
 		total = maxConnsDefault(files, s.cfg.MemLimit)
 	}
+	s.origins.listening(ln.Addr())
 	conns := newConnLimiter(ln, total, s.cfg.MaxConnsPerClient, s.metrics)
 	conns.streams = maxStreams(total, s.cfg.MemLimit)
 	conns.registerGauge(s.metrics.reg)

@@ -48,6 +48,7 @@ var cases = []struct {
 	{"concurrent guesses", testConcurrentGuesses},
 	{"pins", testPins},
 	{"pins limit", testPinLimit},
+	{"rounds limit", testRoundLimit},
 	{"unknown ids", testUnknown},
 }
 
@@ -100,7 +101,7 @@ func seed(t *testing.T, s rooms.Store, n int) (rooms.Room, []rooms.Member) {
 		ms = append(ms, m)
 	}
 	_, err := s.AddRound(ctx, rooms.Round{RoomID: r.ID, State: rooms.RoundOpen, OpenedAt: t0,
-		Question: rooms.Question{Kind: rooms.KindCustom, Text: "How many?", Min: 0, Max: 100}})
+		Question: rooms.Question{Kind: rooms.KindCustom, Text: "How many?", Min: 0, Max: 100}}, 100)
 	must(t, err)
 	return r, ms
 }
@@ -109,13 +110,14 @@ func testRooms(t *testing.T, s rooms.Store) {
 	ctx := context.Background()
 	r := room("r1", "ABC123")
 	r.Presenting = "/blocks/4?max_delay=5000"
+	r.HostLink = rooms.HostLink{TokenHash: hash("link"), Sealed: "c2VhbGVk", Expires: t0.Add(30 * time.Minute)}
 	must(t, s.CreateRoom(ctx, r, 10))
 	got, err := s.RoomByCode(ctx, "ABC123")
 	must(t, err)
-	if !got.CreatedAt.Equal(r.CreatedAt) || !got.LastActivity.Equal(r.LastActivity) {
+	if !got.CreatedAt.Equal(r.CreatedAt) || !got.LastActivity.Equal(r.LastActivity) || !got.HostLink.Expires.Equal(r.HostLink.Expires) {
 		t.Fatalf("times changed: %v", got)
 	}
-	got.CreatedAt, got.LastActivity = r.CreatedAt, r.LastActivity
+	got.CreatedAt, got.LastActivity, got.HostLink.Expires = r.CreatedAt, r.LastActivity, r.HostLink.Expires
 	if got != r {
 		t.Fatalf("RoomByCode = %+v, want %+v", got, r)
 	}
@@ -173,6 +175,18 @@ func testUpdateRoom(t *testing.T, s rooms.Store) {
 	}
 	_, err = s.RoomByCode(ctx, "ABC123")
 	wantErr(t, err, rooms.ErrNotFound)
+	// A host link is set, and used (cleared), by an update like any field.
+	link := rooms.HostLink{TokenHash: hash("link"), Sealed: "c2VhbGVk", Expires: t1}
+	_, err = s.UpdateRoom(ctx, "r1", func(r *rooms.Room) error { r.HostLink = link; return nil })
+	must(t, err)
+	if r, _ := s.RoomByID(ctx, "r1"); r.HostLink.TokenHash != link.TokenHash || r.HostLink.Sealed != link.Sealed || !r.HostLink.Expires.Equal(t1) {
+		t.Fatalf("stored host link %+v, want %+v", r.HostLink, link)
+	}
+	_, err = s.UpdateRoom(ctx, "r1", func(r *rooms.Room) error { r.HostLink = rooms.HostLink{}; return nil })
+	must(t, err)
+	if r, _ := s.RoomByID(ctx, "r1"); !r.HostLink.IsZero() {
+		t.Fatalf("a cleared host link is still stored: %+v", r.HostLink)
+	}
 	boom := errors.New("boom")
 	_, err = s.UpdateRoom(ctx, "r1", func(r *rooms.Room) error { r.Title = "changed"; return boom })
 	wantErr(t, err, boom)
@@ -349,7 +363,7 @@ func testPins(t *testing.T, s rooms.Store) {
 		{ID: "p3", MemberID: ms[0].ID, Path: "/assembly", Note: ""},
 	} {
 		p.RoomID, p.At = r.ID, t0.Add(time.Duration(i)*time.Second)
-		must(t, s.AddPin(ctx, p, 10))
+		must(t, s.AddPin(ctx, p, 10, 100))
 	}
 	got, err := s.UpdatePin(ctx, r.ID, "p2", func(p *rooms.Pin) error { p.Hidden = true; return nil })
 	must(t, err)
@@ -366,22 +380,6 @@ func testPins(t *testing.T, s rooms.Store) {
 	}
 }
 
-func testPinLimit(t *testing.T, s rooms.Store) {
-	ctx := context.Background()
-	r, ms := seed(t, s, 2)
-	pin := func(id string, m rooms.Member) rooms.Pin {
-		return rooms.Pin{ID: id, RoomID: r.ID, MemberID: m.ID, Path: "/", At: t0}
-	}
-	must(t, s.AddPin(ctx, pin("a", ms[0]), 2))
-	must(t, s.AddPin(ctx, pin("b", ms[0]), 2))
-	_, err := s.UpdatePin(ctx, r.ID, "a", func(p *rooms.Pin) error { p.Hidden = true; return nil })
-	must(t, err)
-	err = s.AddPin(ctx, pin("c", ms[0]), 2)
-	wantErr(t, err, rooms.ErrLimit)
-	wantField(t, err, "pins")
-	must(t, s.AddPin(ctx, pin("d", ms[1]), 2)) // the limit is per member
-}
-
 func testUnknown(t *testing.T, s rooms.Store) {
 	ctx := context.Background()
 	r, _ := seed(t, s, 1)
@@ -395,7 +393,7 @@ func testUnknown(t *testing.T, s rooms.Store) {
 			_, err := s.UpdateMember(ctx, r.ID, "nope", func(m *rooms.Member) error { return noop(m) })
 			return err
 		},
-		"AddRound": func() error { _, err := s.AddRound(ctx, rooms.Round{RoomID: "nope"}); return err },
+		"AddRound": func() error { _, err := s.AddRound(ctx, rooms.Round{RoomID: "nope"}, 100); return err },
 		"Rounds":   func() error { _, err := s.Rounds(ctx, "nope"); return err },
 		"UpdateRound": func() error {
 			_, err := s.UpdateRound(ctx, r.ID, 7, func(rd *rooms.Round) error { return noop(rd) })
@@ -403,7 +401,7 @@ func testUnknown(t *testing.T, s rooms.Store) {
 		},
 		"PutGuess": func() error { return s.PutGuess(ctx, rooms.Guess{RoomID: r.ID, Seq: 1, MemberID: "nope"}) },
 		"Guesses":  func() error { _, err := s.Guesses(ctx, "nope"); return err },
-		"AddPin":   func() error { return s.AddPin(ctx, rooms.Pin{ID: "p", RoomID: r.ID, MemberID: "nope"}, 10) },
+		"AddPin":   func() error { return s.AddPin(ctx, rooms.Pin{ID: "p", RoomID: r.ID, MemberID: "nope"}, 10, 100) },
 		"Pins":     func() error { _, err := s.Pins(ctx, "nope"); return err },
 		"UpdatePin": func() error {
 			_, err := s.UpdatePin(ctx, r.ID, "nope", func(p *rooms.Pin) error { return noop(p) })

@@ -20,7 +20,7 @@ func testRounds(t *testing.T, s rooms.Store) {
 	q := rooms.Question{Kind: rooms.KindMeasure, Experiment: "window", Params: "max_delay=5000",
 		Measure: "escaped", Unit: "duplicates", Min: 0, Max: 1e9}
 	for want := 1; want <= 3; want++ {
-		rd, err := s.AddRound(ctx, rooms.Round{RoomID: "r1", Question: q, State: rooms.RoundOpen, OpenedAt: t0})
+		rd, err := s.AddRound(ctx, rooms.Round{RoomID: "r1", Question: q, State: rooms.RoundOpen, OpenedAt: t0}, 100)
 		must(t, err)
 		if rd.Seq != want {
 			t.Fatalf("round %d got seq %d", want, rd.Seq)
@@ -65,7 +65,7 @@ func testRoundRush(t *testing.T, s rooms.Store) {
 	for i := range n {
 		wg.Go(func() {
 			_, errs[i] = s.AddRound(ctx, rooms.Round{RoomID: r.ID, State: rooms.RoundOpen, OpenedAt: t0,
-				Question: rooms.Question{Kind: rooms.KindCustom, Text: fmt.Sprint("Q", i), Max: 10}})
+				Question: rooms.Question{Kind: rooms.KindCustom, Text: fmt.Sprint("Q", i), Max: 10}}, 100)
 		})
 	}
 	wg.Wait()
@@ -158,7 +158,7 @@ func testConcurrentGuesses(t *testing.T, s rooms.Store) {
 
 	// Second round: guesses race a lock.
 	_, err = s.AddRound(ctx, rooms.Round{RoomID: r.ID, State: rooms.RoundOpen, OpenedAt: t0,
-		Question: rooms.Question{Kind: rooms.KindCustom, Text: "Again?", Max: 100}})
+		Question: rooms.Question{Kind: rooms.KindCustom, Text: "Again?", Max: 100}}, 100)
 	must(t, err)
 	accepted := make([]bool, n)
 	start := make(chan struct{})

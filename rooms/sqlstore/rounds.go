@@ -25,10 +25,11 @@ func scanRound(sc scanner) (rooms.Round, error) {
 }
 
 // AddRound implements rooms.Store. The room's row is claimed so that two rounds added at once take
-// turns: each gets its own number (the primary key (room_id, seq) would refuse a duplicate in any
-// case), and each locks the rounds the one before left open. On Postgres the UPDATE waits for the
-// guesses holding an open round in share mode, so a guess commits before the lock or sees it.
-func (s *Store) AddRound(ctx context.Context, r rooms.Round) (rooms.Round, error) {
+// turns: each counts the rounds against max, gets its own number (the primary key (room_id, seq)
+// would refuse a duplicate in any case), and locks the rounds the one before left open. On
+// Postgres the UPDATE waits for the guesses holding an open round in share mode, so a guess
+// commits before the lock or sees it.
+func (s *Store) AddRound(ctx context.Context, r rooms.Round, max int) (rooms.Round, error) {
 	q, err := json.Marshal(r.Question)
 	if err != nil {
 		return rooms.Round{}, err
@@ -37,6 +38,13 @@ func (s *Store) AddRound(ctx context.Context, r rooms.Round) (rooms.Round, error
 		var id string
 		if err := tx.QueryRowContext(ctx, `SELECT id FROM rooms WHERE id = $1`+s.d.claim, r.RoomID).Scan(&id); err != nil {
 			return notFound(err)
+		}
+		n, err := count(ctx, tx, `SELECT count(*) FROM rounds WHERE room_id = $1`, r.RoomID)
+		if err != nil {
+			return err
+		}
+		if n >= max {
+			return &rooms.LimitError{Field: "rounds", Max: max}
 		}
 		if r.State == rooms.RoundOpen {
 			if _, err := tx.ExecContext(ctx, `UPDATE rounds SET state = $2 WHERE room_id = $1 AND state = $3`,

@@ -218,9 +218,13 @@ func scanPin(sc scanner) (rooms.Pin, error) {
 
 // AddPin implements rooms.Store. Claiming the author's row makes one member's pins take turns at
 // the limit without holding up anyone else in the room.
-func (s *Store) AddPin(ctx context.Context, p rooms.Pin, max int) error {
+func (s *Store) AddPin(ctx context.Context, p rooms.Pin, max, perRoom int) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		var id string
+		// The room's row too, so that two members pinning at once count the board in turn.
+		if err := tx.QueryRowContext(ctx, `SELECT id FROM rooms WHERE id = $1`+s.d.claim, p.RoomID).Scan(&id); err != nil {
+			return notFound(err)
+		}
 		err := tx.QueryRowContext(ctx, `SELECT id FROM members WHERE room_id = $1 AND id = $2`+s.d.claim,
 			p.RoomID, p.MemberID).Scan(&id)
 		if err != nil {
@@ -236,6 +240,12 @@ func (s *Store) AddPin(ctx context.Context, p rooms.Pin, max int) error {
 		}
 		if n >= max {
 			return &rooms.LimitError{Field: "pins", Max: max}
+		}
+		if n, err = count(ctx, tx, `SELECT count(*) FROM pins WHERE room_id = $1`, p.RoomID); err != nil {
+			return err
+		}
+		if n >= perRoom {
+			return &rooms.LimitError{Field: "board", Max: perRoom}
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO pins (`+pinCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 			p.ID, p.RoomID, p.MemberID, p.Path, p.Note, p.Hidden, micros(p.At))

@@ -84,7 +84,7 @@ func TestSQLiteDurable(t *testing.T) {
 	must(t, s.CreateRoom(ctx, r, 10))
 	must(t, s.AddMember(ctx, m, 10))
 	_, err := s.AddRound(ctx, rooms.Round{RoomID: "r1", State: rooms.RoundOpen, OpenedAt: at,
-		Question: rooms.Question{Kind: rooms.KindCustom, Text: "How many?", Max: 100}})
+		Question: rooms.Question{Kind: rooms.KindCustom, Text: "How many?", Max: 100}}, 100)
 	must(t, err)
 	must(t, s.PutGuess(ctx, rooms.Guess{RoomID: "r1", Seq: 1, MemberID: "m1", Value: 42.5, At: at}))
 	must(t, s.Close())

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -84,19 +85,51 @@ func roomExists(ctx context.Context, q querier, id string) error {
 	return err
 }
 
-const roomCols = `id, code, title, host_key_hash, locked, closed, created_at, last_activity, presenting`
+const roomCols = `id, code, title, host_key_hash, locked, closed, created_at, last_activity, presenting, host_link`
 
 func scanRoom(sc scanner) (rooms.Room, error) {
 	var r rooms.Room
 	var h []byte
 	var created, active int64
-	if err := sc.Scan(&r.ID, &r.Code, &r.Title, &h, &r.Locked, &r.Closed, &created, &active, &r.Presenting); err != nil {
+	var link string
+	if err := sc.Scan(&r.ID, &r.Code, &r.Title, &h, &r.Locked, &r.Closed, &created, &active, &r.Presenting, &link); err != nil {
 		return r, notFound(err)
 	}
 	r.CreatedAt, r.LastActivity = fromMicros(created), fromMicros(active)
 	var err error
-	r.HostKeyHash, err = toHash(h)
+	if r.HostKeyHash, err = toHash(h); err != nil {
+		return r, err
+	}
+	r.HostLink, err = hostLinkFrom(link)
 	return r, err
+}
+
+// hostLinkJSON is a rooms.HostLink as its column keeps it.
+type hostLinkJSON struct {
+	TokenHash []byte `json:"token_hash"`
+	Sealed    string `json:"sealed"`
+	Expires   int64  `json:"expires"` // microseconds, as every time of the schema
+}
+
+// hostLinkText is the column's text for l: empty for no link.
+func hostLinkText(l rooms.HostLink) (string, error) {
+	if l.IsZero() {
+		return "", nil
+	}
+	b, err := json.Marshal(hostLinkJSON{TokenHash: l.TokenHash[:], Sealed: l.Sealed, Expires: micros(l.Expires)})
+	return string(b), err
+}
+
+func hostLinkFrom(text string) (rooms.HostLink, error) {
+	if text == "" {
+		return rooms.HostLink{}, nil
+	}
+	var j hostLinkJSON
+	if err := json.Unmarshal([]byte(text), &j); err != nil {
+		return rooms.HostLink{}, fmt.Errorf("sqlstore: a room's host link: %w", err)
+	}
+	h, err := toHash(j.TokenHash)
+	return rooms.HostLink{TokenHash: h, Sealed: j.Sealed, Expires: fromMicros(j.Expires)}, err
 }
 
 // CreateRoom implements rooms.Store.
@@ -120,8 +153,12 @@ func (s *Store) CreateRoom(ctx context.Context, r rooms.Room, maxOpen int) error
 		if open >= maxOpen {
 			return &rooms.LimitError{Field: "rooms", Max: maxOpen}
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO rooms (`+roomCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-			r.ID, r.Code, r.Title, r.HostKeyHash[:], r.Locked, r.Closed, micros(r.CreatedAt), micros(r.LastActivity), r.Presenting)
+		link, err := hostLinkText(r.HostLink)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO rooms (`+roomCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+			r.ID, r.Code, r.Title, r.HostKeyHash[:], r.Locked, r.Closed, micros(r.CreatedAt), micros(r.LastActivity), r.Presenting, link)
 		if s.d.unique(err) {
 			return taken("code", "the join code is in use")
 		}
@@ -166,9 +203,13 @@ func (s *Store) UpdateRoom(ctx context.Context, id string, fn func(*rooms.Room) 
 		if r.ID != id {
 			return errChanged
 		}
+		link, err := hostLinkText(r.HostLink)
+		if err != nil {
+			return err
+		}
 		_, err = tx.ExecContext(ctx, `UPDATE rooms SET code = $2, title = $3, host_key_hash = $4, locked = $5,
-			closed = $6, created_at = $7, last_activity = $8, presenting = $9 WHERE id = $1`,
-			r.ID, r.Code, r.Title, r.HostKeyHash[:], r.Locked, r.Closed, micros(r.CreatedAt), micros(r.LastActivity), r.Presenting)
+			closed = $6, created_at = $7, last_activity = $8, presenting = $9, host_link = $10 WHERE id = $1`,
+			r.ID, r.Code, r.Title, r.HostKeyHash[:], r.Locked, r.Closed, micros(r.CreatedAt), micros(r.LastActivity), r.Presenting, link)
 		if s.d.unique(err) {
 			return taken("code", "the join code is in use")
 		}
