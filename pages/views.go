@@ -61,6 +61,9 @@ type Field struct {
 	Value string
 	Error string
 	List  bool
+	// Bound is the largest value that runs with the other values as they are, when that is less
+	// than the range's maximum (the budget of one run), as the site writes numbers; "" otherwise.
+	Bound string
 }
 
 // Hidden is a query value the form carries through unchanged: another experiment's parameters on the
@@ -164,6 +167,7 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) (Experiment
 			ID: v.DOMID + "-" + f.Name, Name: r.Prefix + f.Name, Label: f.Label, Unit: f.Unit, Help: f.Help,
 			Range: f.Range(), Value: val, Error: r.Errors.For(f.Name), List: f.IsList(),
 		}
+		field.Bound = boundOf(r, all, f)
 		if r.Inherited[f.Name] {
 			field.Name = f.Name
 			v.Stream = append(v.Stream, field)
@@ -243,6 +247,34 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) (Experiment
 		v.Jobs = NewJobLinks(site, e, r.Params, v.DOMID)
 	}
 	return v, nil
+}
+
+// boundOf is the largest value of the whole-number field f that r's run, and every later run on
+// the page that takes f from r's form, can run with their other values as they are: the range of a
+// field says what it accepts alone, and the budget of a run can refuse far less (a crash rate of 1
+// makes every job a redelivery). "" when the range's maximum runs, or a run did not parse.
+func boundOf(r Run, all []Run, f experiments.Field) string {
+	if f.Kind != experiments.KindInt || r.Params == nil {
+		return ""
+	}
+	low, tighter := f.MaxInt, false
+	take := func(e *experiments.Experiment, p any) {
+		if b, ok := e.MaxFitting(p, f.Name); ok && b < low {
+			low, tighter = b, true
+		}
+	}
+	take(r.Experiment, r.Params)
+	if r.Prefix == "" {
+		for _, o := range all {
+			if o.Prefix != "" && o.Inherited[f.Name] && o.Params != nil {
+				take(o.Experiment, o.Params)
+			}
+		}
+	}
+	if !tighter || low < f.MinInt {
+		return ""
+	}
+	return count(low)
 }
 
 // ArticleView is a prose page with its interactive parts resolved.
