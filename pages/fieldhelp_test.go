@@ -117,3 +117,16 @@ func between(s, from, to string) string {
 	}
 	return s
 }
+
+// TestDocumentTitleNamesTheSiteOnce (issue 19, item 19): the home page's title is the notebook's
+// name, and the tab read "Effectively Once · Effectively Once".
+func TestDocumentTitleNamesTheSiteOnce(t *testing.T) {
+	for title, want := range map[string]string{
+		SiteName:                    "<title>Effectively Once</title>",
+		"Block 4: The dedup window": "<title>Block 4: The dedup window · Effectively Once</title>",
+	} {
+		if html := render(t, Layout(testSite(), title, Contents(nil))); !strings.Contains(html, want) {
+			t.Errorf("title %q: page lacks %s", title, want)
+		}
+	}
+}
