@@ -28,3 +28,23 @@ func TestQuestionsComeBeforeTheirAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestProseTablesBecomeCardsOnAPhone (issue 19, item 15): a prose table too wide for a phone's
+// column is marked to show its rows as cards, each body cell carrying its column's name, so no
+// column is cut mid-word behind a scroll; a narrow one stays a table.
+func TestProseTablesBecomeCardsOnAPhone(t *testing.T) {
+	p, _ := loadBook(t).Page("semantics")
+	var html string
+	for _, part := range p.Parts {
+		html += part.HTML
+	}
+	if !strings.Contains(html, `<table class="stack">`) || !strings.Contains(html, `<td data-label="Where the ack goes">`) {
+		t.Errorf("the three semantics' table is not marked for cards:\n%.600s", html[strings.Index(html, "<table"):])
+	}
+	if StacksOnPhone([][]string{{"window", "escaped"}, {"1,000", "195"}}, true, nil) {
+		t.Error("a two-column table of short numbers fits a phone, yet would become cards")
+	}
+	if !StacksOnPhone([][]string{{"design", "lost", "exactly once", "duplicated", "correct"}, {"dedup-non-transactional", "0", "19,602", "398", "no"}}, true, nil) {
+		t.Error("the assembly's table does not fit a phone, yet would stay a table")
+	}
+}

@@ -182,7 +182,7 @@ func SpreadTable(experiment string, s experiments.SpreadResult) Table {
 	t := newTable(fmt.Sprintf("Spread over %d seeds: this run against the others", s.N),
 		col{"point", "point", false}, col{"count", "count", false}, col{"this run", "value", true},
 		col{"median", "median", true}, col{"middle 90%", "p5_p95", true}, col{"lowest–highest", "min_max", true},
-		col{"percentile among seeds", "percentile", true})
+		col{"percentile among seeds", "percentile", false})
 	// The two forms differ in shape here: people read ranges in one cell, programs want one
 	// number per column, so Keys and Data are written out in full below.
 	t.Keys = []string{"point", "count", "value", "median", "p5", "p95", "min", "max", "percentile"}

@@ -296,7 +296,19 @@ type Source struct {
 	Name string
 	File string
 	HTML string
+	// Lines counts the function's lines as written.
+	Lines int
 }
+
+// PlainFile is the file of the experiments package that holds each design's mechanism in its
+// plainest form; every other source a page shows is the optimised code that runs.
+const PlainFile = "mechanisms.go"
+
+// Plain reports whether s is a plain mechanism rather than the optimised code that runs.
+func (s Source) Plain() bool { return s.File == PlainFile }
+
+// LinesText says how long the function is, for the summary of a folded one: "115 lines".
+func (s Source) LinesText() string { return plural(int64(s.Lines), "line", "lines") }
 
 // TimelineView is the crash-window walk-through: every step, the current one, and links to step.
 type TimelineView struct {

@@ -247,8 +247,12 @@
   var announcer = null;
 
   function makeAnnouncer() {
-    // A history restore swaps the whole body, this region with it: make it again then.
+    // The server draws the region in every page (pages.Layout); a history restore swaps the whole
+    // body, and the region with it, so it is looked up again then. Only a page without one (an
+    // error page) gets one made here.
     if (announcer && document.body.contains(announcer)) return;
+    announcer = document.querySelector("[data-announcer]");
+    if (announcer) return;
     announcer = document.createElement("div");
     announcer.className = "offscreen";
     announcer.setAttribute("role", "status");
