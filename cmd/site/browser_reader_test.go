@@ -7,6 +7,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -24,6 +25,55 @@ func TestBrowserReader(t *testing.T) {
 	t.Run("TablesShowEveryColumn", func(t *testing.T) { browserTablesShowEveryColumn(t, b) })
 	t.Run("LiveRegionAnnouncesRuns", func(t *testing.T) { browserLiveRegionAnnouncesRuns(t, b) })
 	t.Run("NoEmptyChartBoxesWithoutScript", func(t *testing.T) { browserNoEmptyChartBoxes(t, b) })
+	t.Run("PredictionRefusesWhatIsNoNumber", func(t *testing.T) { browserPredictionRefusesWhatIsNoNumber(t, b) })
+}
+
+// browserPredictionRefusesWhatIsNoNumber (item 16): "abc" typed as a prediction is refused next to
+// its field, in the words of the site's other refusals, stays in the field, is not counted as
+// saved, and reveals no measurement; a good answer beside it is saved and revealed.
+func browserPredictionRefusesWhatIsNoNumber(t *testing.T, b *browserSuite) {
+	tb := b.newTab(t, tabOption{ownStorage: true})
+	tb.open("/")
+	tb.waitFor("app.js to bind the form", `document.querySelector("form[data-predictions]").dataset.bound === "1"`)
+	tb.do(chromedp.SendKeys(chromedp.ID("predict-q1"), "abc"), chromedp.SendKeys(chromedp.ID("predict-q2"), "1,200"))
+	tb.do(chromedp.Click(chromedp.CSS(`form[data-predictions] button[type="submit"]`)))
+	tb.waitFor("the status", `document.querySelector("form[data-predictions] .status").textContent !== ""`)
+	type state struct {
+		Status   string `json:"status"`
+		Error    string `json:"error"`
+		Shown    bool   `json:"shown"`
+		Invalid  string `json:"invalid"`
+		Value    string `json:"value"`
+		Stored   string `json:"stored"`
+		Revealed []bool `json:"revealed"`
+		Focus    string `json:"focus"`
+	}
+	got := browserEval[state](tb, `(() => { const e = document.getElementById("predict-q1-error"); return {
+		status: document.querySelector("form[data-predictions] .status").textContent,
+		error: e.textContent, shown: e.checkVisibility(),
+		invalid: document.getElementById("predict-q1").getAttribute("aria-invalid") || "",
+		value: document.getElementById("predict-q1").value,
+		stored: String(localStorage.getItem("eo.predict.q1")),
+		revealed: [...document.querySelectorAll(".prediction .reveal")].slice(0, 2).map(r => r.checkVisibility()),
+		focus: document.activeElement.id}; })()`)
+	want := state{
+		Status: "1 prediction saved in this browser. 1 answer is not a number and was not saved.",
+		Error:  "Prediction 1: “abc” is not a number; write a count of 0 or more, such as 350 or 1,200.",
+		Shown:  true, Invalid: "true", Value: "abc", Stored: "null", Revealed: []bool{false, true}, Focus: "predict-q1",
+	}
+	if g, w := fmt.Sprintf("%+v", got), fmt.Sprintf("%+v", want); g != w {
+		t.Errorf("after saving abc and 1,200:\n got %s\nwant %s", g, w)
+	}
+	// Fixed, it is saved and the message goes.
+	tb.retype("#predict-q1", "398")
+	tb.do(chromedp.Click(chromedp.CSS(`form[data-predictions] button[type="submit"]`)))
+	tb.waitFor("the second status", `document.querySelector("form[data-predictions] .status").textContent.startsWith("2 predictions saved")`)
+	if browserEval[bool](tb, `document.getElementById("predict-q1-error").checkVisibility() || document.getElementById("predict-q1").hasAttribute("aria-invalid")`) {
+		t.Error("the refusal stays after the answer was fixed")
+	}
+	for _, prob := range tb.takeProblems() {
+		t.Errorf("predictions: %s", prob)
+	}
 }
 
 // browserPlainMechanismInView: on every block page the plain mechanism is open and its code on
