@@ -242,11 +242,16 @@ func leaseChart(domID string, r experiments.LeaseResult) Chart {
 		return extend(c.JSON(), func(o map[string]any) {
 			withTicksAt(o, ticks)
 			withCountLabels(o, "no renewal")
+			// Where the three lines meet (at zero), the smaller rings are painted inside the larger:
+			// t/3's 15 px ring lowest, the real queue's 11 px above it, no renewal's 7 px on top.
 			for _, s := range list(o["series"]) {
-				if s["name"] == "no renewal" {
+				switch s["name"] {
+				case "no renewal":
 					// Above the renewal lines' symbols, and its counts clear of their large rings.
 					s["z"] = 4 // a line series is z 3 by default
 					s["label"].(map[string]any)["distance"] = 10
+				case leaseRealName:
+					s["z"] = 3.5
 				}
 			}
 			for _, g := range list(o["grid"]) {

@@ -231,7 +231,7 @@ func browserLiveRegionAnnouncesRuns(t *testing.T, b *browserSuite) {
 // (the tables under them hold the numbers), where they were blank boxes 340 px high.
 func browserNoEmptyChartBoxes(t *testing.T, b *browserSuite) {
 	tb := b.newTab(t, tabOption{noScript: true})
-	for _, p := range []string{"/blocks/4", "/blocks/6", "/assembly", "/semantics"} {
+	for _, p := range []string{"/blocks/4", "/blocks/6", "/assembly", "/boundaries"} {
 		tb.open(p)
 		type box struct {
 			Charts int `json:"charts"`
