@@ -159,7 +159,7 @@ func Load(fsys fs.FS, opts ...Option) (*Book, error) {
 	md := goldmark.New(
 		goldmark.WithExtensions(extension.GFM),
 		goldmark.WithParserOptions(parser.WithAutoHeadingID(),
-			parser.WithASTTransformers(util.Prioritized(baseLinks(o.base), 100))),
+			parser.WithASTTransformers(util.Prioritized(baseLinks(o.base), 100), util.Prioritized(tableCards{}, 200))),
 	)
 	b := &Book{pages: map[string]*Page{}}
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {

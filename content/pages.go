@@ -38,6 +38,7 @@ func Contents() []Entry {
 		{"blocks/5", "/blocks/5", "5 · The dual write"},
 		{"blocks/6", "/blocks/6", "6 · The lease and its heartbeat"},
 		{"assembly", "/assembly", "The assembly"},
+		{"boundaries", "/boundaries", "Across system boundaries"},
 		{"lab", "/lab", "The live lab"},
 		{"verify", "/verify", "Verify the claims"},
 		{"glossary", "/glossary", "Glossary"},

@@ -198,7 +198,9 @@ func (e *Experiment) overBudget(p any) FieldError {
 		}
 		return 0
 	})
-	const head = "this run is too large to compute here"
+	// The message follows the field's label ("Jobs: 3,000,000 makes ..."), so it opens with what
+	// the reader gave, not with a sentence of its own.
+	const head = "makes this run too large to compute here"
 	for _, l := range levers {
 		fx := e.solve(p, l)
 		if !fx.ok {
@@ -210,13 +212,13 @@ func (e *Experiment) overBudget(p any) FieldError {
 		}
 		switch l.way {
 		case lowerValue:
-			return FieldError{l.field, fmt.Sprintf("%s: with the other values as they are, %s can be at most %s%s; lower it to that or less",
-				head, name, fx.text, unit)}
+			return FieldError{l.field, fmt.Sprintf("%s %s; with the other values as they are, %s can be at most %s%s; lower it to that or less",
+				givenText(p, fx.f), head, name, fx.text, unit)}
 		case raiseFloor:
-			return FieldError{l.field, fmt.Sprintf("%s: with the other values as they are, each of the %s must be at least %s%s; raise those below it",
+			return FieldError{l.field, fmt.Sprintf("this list %s; with the other values as they are, each of the %s must be at least %s%s; raise those below it",
 				head, name, fx.text, unit)}
 		case fewerItems:
-			return FieldError{l.field, fmt.Sprintf("%s: with the other values as they are, at most %s %s fit in one run; give that many or fewer",
+			return FieldError{l.field, fmt.Sprintf("this list %s; with the other values as they are, at most %s %s fit in one run; give that many or fewer",
 				head, fx.text, name)}
 		}
 	}
@@ -226,8 +228,36 @@ func (e *Experiment) overBudget(p any) FieldError {
 		field = levers[0].field
 	}
 	f, _ := e.Field(field)
-	return FieldError{field, fmt.Sprintf("%s, and no value of %s alone would make it fit; bring the other values back toward the document's as well",
-		head, strings.ToLower(f.Label))}
+	return FieldError{field, fmt.Sprintf("this value, with the others, %s, and no value of %s alone would make it fit; bring the other values back toward the document's as well",
+		strings.TrimPrefix(head, "makes "), strings.ToLower(f.Label))}
+}
+
+// givenText is a scalar parameter's value in p as the site writes numbers (3,000,000, 0.5).
+func givenText(p any, f Field) string {
+	m, _ := member(reflect.ValueOf(p), f.Name)
+	if f.Kind == KindInt {
+		return Thousands(m.Int())
+	}
+	return rangeFloat(m.Float())
+}
+
+// MaxFitting returns the largest value of the whole-number field that keeps a run with p's other
+// values within the budget, so that a form can state the real bound beside the field's range. It
+// reports false when the field's own maximum fits, or when the field is not a whole number of e's.
+func (e *Experiment) MaxFitting(p any, field string) (int64, bool) {
+	f, ok := e.Field(field)
+	if !ok || f.Kind != KindInt || reflect.TypeOf(p) != reflect.TypeOf(e.defaults()) {
+		return 0, false
+	}
+	top := with(p, field, f.MaxInt)
+	if e.fits(top) {
+		return f.MaxInt, false
+	}
+	fx := e.solve(top, lower(field))
+	if !fx.ok {
+		return f.MinInt - 1, true // not even the smallest value fits: the others must move
+	}
+	return fx.value.(int64), true
 }
 
 // fitRanges narrows, once when the catalog is built, any whole-number field whose advertised

@@ -295,11 +295,11 @@ func (f Field) ParseScalar(raw string) (any, string) {
 func parseInto(f Field, raw string, m reflect.Value) string {
 	bad := "must be " + f.Range()
 	if len(raw) > maxRawLen {
-		return fmt.Sprintf("is %d characters long; it %s", len(raw), bad)
+		return fmt.Sprintf("the value is %s characters long; it %s", Thousands(int64(len(raw))), bad)
 	}
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
-		return "is empty; it " + bad
+		return "the field is empty; it " + bad
 	}
 	if !f.IsList() {
 		plain, ok := Ungroup(raw)
@@ -324,7 +324,7 @@ func parseInto(f Field, raw string, m reflect.Value) string {
 	}
 	items := strings.Split(raw, ",")
 	if len(items) > MaxListItems {
-		return fmt.Sprintf("has %d items; it %s", len(items), bad)
+		return fmt.Sprintf("the list has %d items; it %s", len(items), bad)
 	}
 	if f.Kind == KindIntList {
 		return parseList(f, items, parseInt, m)

@@ -53,7 +53,7 @@ func TestParseRefuses(t *testing.T) {
 		{"fraction for int", "window", q("jobs", "1.5"), "jobs", []string{"not a whole number"}},
 		{"rate above 1", "window", q("crash_rate", "1.01"), "crash_rate", []string{"out of range", "from 0 to 1"}},
 		{"outbox rate above its max", "outbox", q("crash_rate", "0.6"), "crash_rate", []string{"from 0 to 0.5"}},
-		{"too long", "window", q("windows", strings.Repeat("1", 1001)), "windows", []string{"1001 characters"}},
+		{"too long", "window", q("windows", strings.Repeat("1", 1001)), "windows", []string{"1,001 characters"}},
 		{"repeated", "window", map[string][]string{"jobs": {"1", "2"}}, "jobs", []string{"given 2 times"}},
 		{"unknown", "window", q("job", "5"), "job", []string{"no parameter of this name", "jobs, crash_rate"}},
 		{"cost: 10M jobs, 50 windows", "window", q("jobs", "10000000", "windows", windowsList(50)), "jobs",

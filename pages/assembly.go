@@ -175,9 +175,13 @@ func readAssembly(p experiments.StreamParams, r experiments.AssemblyResult) []st
 	}
 	switch {
 	case len(correct) == 0 && len(r.Rows) == 1:
-		out = append(out, fmt.Sprintf("So %s is not correct on this run: it lost or doubled jobs.", r.Rows[0].Design))
+		out = append(out, fmt.Sprintf("So %s is not correct on this run: it %s.", r.Rows[0].Design, failedHow(r.Rows[0])))
 	case len(correct) == 0:
-		out = append(out, "No design was correct on this run: every row lost or doubled something.")
+		var how []string
+		for _, row := range r.Rows {
+			how = append(how, string(row.Design)+" "+failedHow(row))
+		}
+		out = append(out, "No design was correct on this run: "+sayList(how)+".")
 	case len(correct) == 1 && len(r.Rows) == 1:
 		out = append(out, fmt.Sprintf("On this run %s lost nothing and doubled nothing.", correct[0]))
 	case len(correct) == 1:
@@ -186,6 +190,19 @@ func readAssembly(p experiments.StreamParams, r experiments.AssemblyResult) []st
 		out = append(out, fmt.Sprintf("Correct on this run, losing nothing and doubling nothing: %s.", sayList(correct)))
 	}
 	return out
+}
+
+// failedHow says what an incorrect row did wrong, and only that: a row that only lost jobs did not
+// double any, and a reading that says "lost or doubled" leaves the reader to find out which.
+func failedHow(row experiments.AssemblyRow) string {
+	switch {
+	case row.Lost > 0 && row.Duplicated > 0:
+		return "lost jobs and doubled others"
+	case row.Lost > 0:
+		return "lost jobs"
+	default:
+		return "doubled jobs"
+	}
 }
 
 // noCrashAdvice says how to get a crash into a run that had none: a rate of zero cannot crash

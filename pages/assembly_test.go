@@ -36,7 +36,10 @@ func TestReadAssembly(t *testing.T) {
 	checkReadings(t, "assembly", []readingCase{
 		{name: "assembly cut to one row, as block 1 shows it", params: stream,
 			result: experiments.AssemblyResult{Jobs: 20_000, Crashed: 398, SameSet: true, Rows: docAssembly.Rows[:1]},
-			want:   []string{"So at-most-once is not correct on this run"}, not: []string{"every row", "No design"}},
+			want:   []string{"So at-most-once is not correct on this run: it lost jobs."}, not: []string{"every row", "No design", "doubled"}},
+		{name: "assembly cut to two rows, as block 2 shows it", params: stream,
+			result: experiments.AssemblyResult{Jobs: 20_000, Crashed: 398, SameSet: true, Rows: docAssembly.Rows[:2]},
+			want:   []string{"No design was correct on this run: at-most-once lost jobs and at-least-once doubled jobs."}, not: []string{"lost or doubled"}},
 		{name: "mismatched result", params: stream, result: docWindow, empty: true},
 		{name: "pointer instead of value", params: &stream, result: &docAssembly, empty: true},
 		{name: "assembly at the document's values", params: stream, result: docAssembly,

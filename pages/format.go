@@ -37,7 +37,18 @@ func count(v int64) string { return experiments.Thousands(v) }
 func percent(f float64) string { return fixed(f*100, 2) + "%" }
 
 // rate writes a rate the reader gave as a percentage, as given: 0.001 is 0.1%, 1e-6 is 0.0001%.
-func rate(f float64) string { return exact(f*100) + "%" }
+// The decimal point of the shortest form of f is moved two places rather than f multiplied by
+// 100, which in binary adds noise (0.07 × 100) and, near the smallest doubles, loses digits to a
+// subnormal (1e-320 would read 9.99988867183 × 10⁻³¹⁹%).
+func rate(f float64) string {
+	mant, exp, _ := strings.Cut(strconv.FormatFloat(f, 'e', -1, 64), "e")
+	e, _ := strconv.Atoi(exp)
+	v, err := strconv.ParseFloat(mant+"e"+strconv.Itoa(e+2), 64)
+	if err != nil { // f*100 overflows: the value itself says it
+		v = f * 100
+	}
+	return exact(v) + "%"
+}
 
 // seconds writes a time the reader gave, as given (0.001 s, 86,400 s).
 func seconds(s float64) string { return exact(s) + " s" }
@@ -107,15 +118,18 @@ func fixed(v float64, places int) string {
 // exact writes a value the reader gave (a parameter, a constant of the model) as they would type
 // it, with separators: 0.001, 20,000, 1,000,000,000,000,000.
 func exact(v float64) string {
-	switch a := math.Abs(v); {
+	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):
 		return "unbounded"
 	case v == 0:
 		return "0"
-	case a >= bigFrom || a < tinyBelow:
-		return sci(v, givenDigits)
 	}
 	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', givenDigits, 64), 64)
+	if a := math.Abs(v); a >= bigFrom || a < tinyBelow {
+		// The shortest form of the value rounded to what a reader types: a subnormal has fewer
+		// true digits than givenDigits, and more would print its binary noise.
+		return sciText(strconv.FormatFloat(r, 'e', -1, 64))
+	}
 	return group(strconv.FormatFloat(r, 'f', -1, 64))
 }
 
@@ -134,6 +148,14 @@ func sci(v float64, n int) string {
 	if r, _ := strconv.ParseFloat(trimZeros(mant)+"e"+exp, 64); same(r, v) {
 		mant = trimZeros(mant)
 	}
+	return mant + " × 10" + superscript(e)
+}
+
+// sciText writes a number in Go's e-notation ("1e-318", "3.65e+28") as a mantissa times a power
+// of ten, with the digits it has.
+func sciText(s string) string {
+	mant, exp, _ := strings.Cut(s, "e")
+	e, _ := strconv.Atoi(exp)
 	return mant + " × 10" + superscript(e)
 }
 

@@ -42,6 +42,11 @@ func TestFormatAtEveryMagnitude(t *testing.T) {
 		{rate(1e-6), "0.0001%"},
 		{rate(5e-6), "0.0005%"},
 		{rate(0.07), "7%"},
+		// A rate next to the smallest doubles is moved by its decimal point, not multiplied by
+		// 100: 1e-320 × 100 in binary is a subnormal that reads 9.99988867183 × 10⁻³¹⁹.
+		{rate(1e-320), "1 × 10⁻³¹⁸%"},
+		{rate(5e-324), "5 × 10⁻³²²%"},
+		{exact(1e-318), "1 × 10⁻³¹⁸"},
 		{seconds(0.001), "0.001 s"},
 		{saySecs(0.0004), "0.0004 s"},
 		{saySecs(0.00123), "0.0012 s"},

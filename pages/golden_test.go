@@ -141,7 +141,7 @@ func TestChartsCarrySeries(t *testing.T) {
 		series []string
 	}{
 		{"window", windowRun().Params, windowRun().Result, []string{"escape rate"}},
-		{"lease", experiments.DefaultLeaseParams(), experiments.LeaseResult{Points: []experiments.LeasePoint{{TimeoutS: 5, NoRenewal: 2448, RenewDouble: 20000}}}, []string{"no renewal", "renew at t/3", "renew at 2t"}},
+		{"lease", experiments.DefaultLeaseParams(), experiments.LeaseResult{Points: []experiments.LeasePoint{{TimeoutS: 5, NoRenewal: 2448, RenewDouble: 20000}}}, []string{"no renewal", "renew at 2t, real queue", "renew at t/3"}},
 		{"assembly", experiments.DefaultStreamParams(), experiments.AssemblyResult{Rows: []experiments.AssemblyRow{{Design: experiments.DesignAtMostOnce, Lost: 398}}}, []string{"lost", "duplicated"}},
 		{"window-grid", experiments.DefaultWindowGridParams(), experiments.WindowGridResult{Windows: []int64{500}, MaxDelays: []int64{200, 1000}, Cells: []experiments.GridCell{{MaxDelay: 200, Window: 500}, {MaxDelay: 1000, Window: 500, Escaped: 198}}}, []string{"window 500"}},
 	} {

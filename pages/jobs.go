@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"fmt"
 	"maps"
 	"net/url"
 	"slices"
@@ -310,6 +311,13 @@ func EndLabel(unit, step string) string {
 		return step + " s"
 	}
 	return StepName(unit) + " " + step
+}
+
+// AxisText says where the figure's axis starts and ends, by the marks that sit there: "The axis
+// runs from step 16 (mark 1) to step 1,085 (mark 3)."
+func AxisText(v JobView) string {
+	last := v.Marks[len(v.Marks)-1]
+	return fmt.Sprintf("The axis runs from %s (mark 1) to %s (mark %d).", EndLabel(v.StepUnit, v.Marks[0].Step), EndLabel(v.StepUnit, last.Step), last.N)
 }
 
 // OneStepText is said instead of a figure when every event happens at one step, where a figure

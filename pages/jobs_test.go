@@ -78,7 +78,7 @@ func TestTimelineWordsAndUnits(t *testing.T) {
 	}}
 	html := renderTimeline(t, NewJobView(window, tr))
 	for _, want := range []string{">dedup miss<", ">key written<", ">redelivery scheduled<", `data-kind="dedup_miss"`, `class="ev-dedup_miss"`,
-		"step 16, dedup miss, key written, redelivery scheduled", ">step 16<", ">step 1,085<"} {
+		"step 16, dedup miss, key written, redelivery scheduled", "The axis runs from step 16 (mark 1) to step 1,085 (mark 2)."} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the timeline lacks %q", want)
 		}
@@ -88,8 +88,18 @@ func TestTimelineWordsAndUnits(t *testing.T) {
 			t.Errorf("the timeline shows the raw kind %q to a reader", raw)
 		}
 	}
+	// An end's label must not sit in the figure, where one right-aligned at the axis's end ran
+	// back under the mark before it (issue 19: "step 1,085" under mark 2, the eviction at 1,016).
+	if strings.Contains(html, `class="end"`) {
+		t.Error("the figure still prints the axis's ends inside it")
+	}
+	// An end's label must not sit in the figure, where one right-aligned at the axis's end ran
+	// back under the mark before it (issue 19: "step 1,085" under mark 2, the eviction at 1,016).
+	if strings.Contains(html, `class="end"`) {
+		t.Error("the figure still prints the axis's ends inside it")
+	}
 	lease, _ := experiments.Lookup("lease")
-	if html := renderTimeline(t, NewJobView(lease, traceAt("s", 0, 30, 608.755))); !strings.Contains(html, ">608.755 s<") || !strings.Contains(html, ">0 s<") {
+	if html := renderTimeline(t, NewJobView(lease, traceAt("s", 0, 30, 608.755))); !strings.Contains(html, "from 0 s (mark 1) to 608.755 s (mark 3)") {
 		t.Errorf("the lease figure's ends lack their unit: %s", html)
 	}
 }

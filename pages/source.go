@@ -71,7 +71,7 @@ func LoadSources(fsys fs.FS) (map[string]Source, error) {
 			// A code block scrolls sideways on a narrow screen; tabindex lets a keyboard reach and
 			// scroll it (axe: scrollable-region-focusable).
 			html := strings.Replace(buf.String(), "<pre ", `<pre tabindex="0" `, 1)
-			out[name] = Source{Name: name, File: file, HTML: html}
+			out[name] = Source{Name: name, File: file, HTML: html, Lines: strings.Count(strings.TrimRight(code, "\n"), "\n") + 1}
 		}
 	}
 	return out, nil

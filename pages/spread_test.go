@@ -50,9 +50,12 @@ func TestSpreadTableWords(t *testing.T) {
 		[]any{"5", "renew_double_real", 2448.0, 2440.0, 2403.25, 2534.65000000000003, 2398.0, 2544.0, 55.0},
 		[]any{"300", "no_renewal", 3.0, 3.0, 1.0, 6.0, 0.0, 8.0, 50.0}))
 	want := [][]string{
-		{"timeout 5 s", "renew at t/3", "0", "0", "0–0", "0–0", "did not move over 20 seeds"},
-		{"timeout 5 s", "2t, real queue", "2,448", "2,440", "2,403.3–2,534.7", "2,398–2,544", "55th, typical"},
-		{"timeout 300 s", "no renewal", "3", "3", "1–6", "0–8", "50th, typical"},
+		{"timeout 5 s", "renew at t/3", "0", "0", "0–0", "did not move over 20 seeds"},
+		{"timeout 5 s", "2t, real queue", "2,448", "2,440", "2,403.3–2,534.7", "55th percentile, typical"},
+		{"timeout 300 s", "no renewal", "3", "3", "1–6", "50th percentile, typical"},
+	}
+	if h := lease.Head[len(lease.Head)-1]; h != "percentile among seeds" {
+		t.Errorf("the rank column is headed %q; a percentile must say it is one", h)
 	}
 	for i, row := range lease.Rows {
 		if strings.Join(row, "|") != strings.Join(want[i], "|") {

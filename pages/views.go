@@ -64,6 +64,9 @@ type Field struct {
 	Value string
 	Error string
 	List  bool
+	// Bound is the largest value that runs with the other values as they are, when that is less
+	// than the range's maximum (the budget of one run), as the site writes numbers; "" otherwise.
+	Bound string
 }
 
 // Hidden is a query value the form carries through unchanged: another experiment's parameters on the
@@ -167,6 +170,7 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) (Experiment
 			ID: v.DOMID + "-" + f.Name, Name: r.Prefix + f.Name, Label: f.Label, Unit: f.Unit, Help: f.Help,
 			Range: f.Range(), Value: val, Error: r.Errors.For(f.Name), List: f.IsList(),
 		}
+		field.Bound = boundOf(r, all, f)
 		if r.Inherited[f.Name] {
 			field.Name = f.Name
 			v.Stream = append(v.Stream, field)
@@ -248,6 +252,34 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) (Experiment
 	return v, nil
 }
 
+// boundOf is the largest value of the whole-number field f that r's run, and every later run on
+// the page that takes f from r's form, can run with their other values as they are: the range of a
+// field says what it accepts alone, and the budget of a run can refuse far less (a crash rate of 1
+// makes every job a redelivery). "" when the range's maximum runs, or a run did not parse.
+func boundOf(r Run, all []Run, f experiments.Field) string {
+	if f.Kind != experiments.KindInt || r.Params == nil {
+		return ""
+	}
+	low, tighter := f.MaxInt, false
+	take := func(e *experiments.Experiment, p any) {
+		if b, ok := e.MaxFitting(p, f.Name); ok && b < low {
+			low, tighter = b, true
+		}
+	}
+	take(r.Experiment, r.Params)
+	if r.Prefix == "" {
+		for _, o := range all {
+			if o.Prefix != "" && o.Inherited[f.Name] && o.Params != nil {
+				take(o.Experiment, o.Params)
+			}
+		}
+	}
+	if !tighter || low < f.MinInt {
+		return ""
+	}
+	return count(low)
+}
+
 // ArticleView is a prose page with its interactive parts resolved.
 type ArticleView struct {
 	Site  Site
@@ -267,7 +299,19 @@ type Source struct {
 	Name string
 	File string
 	HTML string
+	// Lines counts the function's lines as written.
+	Lines int
 }
+
+// PlainFile is the file of the experiments package that holds each design's mechanism in its
+// plainest form; every other source a page shows is the optimised code that runs.
+const PlainFile = "mechanisms.go"
+
+// Plain reports whether s is a plain mechanism rather than the optimised code that runs.
+func (s Source) Plain() bool { return s.File == PlainFile }
+
+// LinesText says how long the function is, for the summary of a folded one: "115 lines".
+func (s Source) LinesText() string { return plural(int64(s.Lines), "line", "lines") }
 
 // TimelineView is the crash-window walk-through: every step, the current one, and links to step.
 type TimelineView struct {

@@ -135,14 +135,21 @@
     return numbers ? numbers.format(n) : String(n);
   }
 
+  // guessOf reads a prediction as a number the way the forms read one (thousands separators
+  // allowed), or returns null for anything that is not a count a question can be answered with.
+  function guessOf(raw) {
+    var s = String(raw).trim().replace(/[,_\s\u2009\u202f\u00a0]/g, "");
+    if (!/^[+]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return null;
+    var n = Number(s);
+    return isFinite(n) ? n : null;
+  }
+
   // verdictOf puts a guess beside the question's measurement and says how far off it is: exact,
   // close (within 10%) or far, with the distance in words. The gap is the lesson, so a far guess
   // is said plainly and never styled as a success.
   function verdictOf(raw, measured) {
-    var guess = Number(String(raw).replace(/[,_\s]/g, ""));
-    if (String(raw).trim() === "" || isNaN(guess)) {
-      return { kind: "", text: "You wrote \u201c" + raw + "\u201d, which is not a number to compare." };
-    }
+    var guess = guessOf(raw);
+    if (guess === null) return { kind: "", text: "" };
     var said = "You said " + fmt(guess) + ": ";
     var gap = guess - measured;
     if (gap === 0) return { kind: "exact", text: said + "exactly right." };
@@ -173,12 +180,16 @@
       });
     } catch (e) {}
     var items = form.querySelectorAll("[data-question]");
-    function show() {
+    // show reveals the measurement beside every saved guess; a question whose answer was just
+    // refused (in keep) keeps what the reader typed and reveals nothing new.
+    function show(keep) {
       items.forEach(function (li) {
         var q = li.getAttribute("data-question");
         var input = li.querySelector("input");
         var saved = null;
         try { saved = localStorage.getItem("eo.predict." + q); } catch (e) {}
+        if (saved !== null && guessOf(saved) === null) saved = null; // an older version stored anything
+        if (keep && keep.indexOf(li) >= 0) saved = null;
         if (saved !== null && input.value === "") input.value = saved;
         var reveal = li.querySelector(".reveal");
         reveal.hidden = saved === null;
@@ -189,25 +200,46 @@
         ["exact", "close", "far"].forEach(function (k) { reveal.classList.toggle(k, v.kind === k); });
       });
     }
+    // mark shows, next to a prediction's field, why it cannot be saved, or clears that.
+    function mark(li, msg) {
+      var input = li.querySelector("input");
+      var err = li.querySelector("[data-prediction-error]");
+      if (msg) input.setAttribute("aria-invalid", "true");
+      else input.removeAttribute("aria-invalid");
+      if (err) { err.textContent = msg; err.hidden = !msg; }
+    }
     form.addEventListener("submit", function (ev) {
       ev.preventDefault();
-      var n = 0;
-      items.forEach(function (li) {
+      var n = 0, bad = [];
+      items.forEach(function (li, i) {
         var q = li.getAttribute("data-question");
         var v = li.querySelector("input").value.trim();
+        // A value that is not a count is refused where it was typed and stays there; it is not
+        // saved, and a guess saved for it before is kept, so its measurement is not revealed.
+        if (v !== "" && guessOf(v) === null) {
+          var shown = v.length > 24 ? v.slice(0, 23) + "\u2026" : v;
+          mark(li, "Prediction " + (i + 1) + ": \u201c" + shown + "\u201d is not a number; write a count of 0 or more, such as 350 or 1,200.");
+          bad.push(li);
+          return;
+        }
+        mark(li, "");
         try {
           if (v === "") localStorage.removeItem("eo.predict." + q);
           else { localStorage.setItem("eo.predict." + q, v); n++; }
         } catch (e) {}
       });
-      form.querySelector(".status").textContent = n + " prediction" + (n === 1 ? "" : "s") + " saved in this browser.";
-      show();
+      var said = n + " prediction" + (n === 1 ? "" : "s") + " saved in this browser.";
+      if (bad.length) said += " " + bad.length + (bad.length === 1 ? " answer is" : " answers are") + " not a number and " + (bad.length === 1 ? "was" : "were") + " not saved.";
+      form.querySelector(".status").textContent = said;
+      show(bad);
+      if (bad.length) bad[0].querySelector("input").focus();
     });
     form.querySelector("[data-clear-predictions]").addEventListener("click", function () {
       items.forEach(function (li) {
         var q = li.getAttribute("data-question");
         try { localStorage.removeItem("eo.predict." + q); } catch (e) {}
         li.querySelector("input").value = "";
+        mark(li, "");
       });
       form.querySelector(".status").textContent = "Predictions cleared.";
       show();
@@ -250,8 +282,12 @@
   var announcer = null;
 
   function makeAnnouncer() {
-    // A history restore swaps the whole body, this region with it: make it again then.
+    // The server draws the region in every page (pages.Layout); a history restore swaps the whole
+    // body, and the region with it, so it is looked up again then. Only a page without one (an
+    // error page) gets one made here.
     if (announcer && document.body.contains(announcer)) return;
+    announcer = document.querySelector("[data-announcer]");
+    if (announcer) return;
     announcer = document.createElement("div");
     announcer.className = "offscreen";
     announcer.setAttribute("role", "status");

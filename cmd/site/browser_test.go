@@ -99,7 +99,7 @@ func browserChartsDrawSeries(t *testing.T, b *browserSuite) {
 	}{
 		{"/blocks/1", [][]string{{"lost", "duplicated"}, {"lost", "duplicated", "errors raised"}}},
 		{"/blocks/4", [][]string{{"escape rate"}}},
-		{"/blocks/6", [][]string{{"no renewal", "renew at t/3", "renew at 2t"}}},
+		{"/blocks/6", [][]string{{"no renewal", "renew at 2t, real queue", "renew at t/3"}}},
 		{"/assembly", [][]string{{"lost", "duplicated"}}},
 	} {
 		tb.open(tc.path)
@@ -215,10 +215,12 @@ func browserKeyboard(t *testing.T, b *browserSuite) {
 	tb.do(chromedp.Focus(chromedp.CSS(`#timeline [data-tl="prev"]`)), chromedp.KeyEvent(kb.ArrowLeft))
 	tb.waitFor("step 2 after ArrowLeft", `location.search.includes("step=2") && `+activeJS+`.startsWith("Step 2:")`)
 
-	// Tab reaches a card's summary; Enter opens it, Space opens the next one.
+	// Tab reaches a card's summary; Enter opens it, Space opens the next one. The interview cards
+	// are on the page after the assembly.
+	tb.open("/boundaries")
 	n := browserEval[int](tb, `document.querySelectorAll("details.card").length`)
 	if n < 2 {
-		t.Fatalf("%d interview cards on /semantics, want at least 2", n)
+		t.Fatalf("%d interview cards on /boundaries, want at least 2", n)
 	}
 	// Focus whatever comes just before the first summary in the tab order, then press Tab.
 	browserEval[chromedp.Void](tb, tb.script("focus-before-first-card.js"))
@@ -273,6 +275,7 @@ func browserWithoutJavaScript(t *testing.T, b *browserSuite) {
 	if l := activeLabel(); !strings.HasPrefix(l, "Step 2:") {
 		t.Errorf("active step after the link: %q, want step 2", l)
 	}
+	tb.open("/boundaries") // the interview cards
 	if attrs, err := chromedp.Run(tb.ctx, chromedp.Attributes(chromedp.CSS("details.card"))); err != nil {
 		t.Fatal(err)
 	} else if _, open := attrs["open"]; open {

@@ -22,18 +22,19 @@ func TestRoutes(t *testing.T) {
 	// shows is, for each page's slug, text that only that page renders: a route that served the
 	// wrong page, or the layout without the prose, lacks it.
 	shows := map[string]string{
-		"index":     "Predict",
-		"semantics": `id="exp-scale"`,
-		"blocks/1":  `id="exp-assembly"`,
-		"blocks/2":  `id="exp-assembly"`,
-		"blocks/3":  `id="exp-keys"`,
-		"blocks/4":  `id="exp-window"`,
-		"blocks/5":  `id="exp-orderings"`,
-		"blocks/6":  `id="exp-lease"`,
-		"assembly":  "dedup-transactional",
-		"lab":       `action="/lab/runs"`,
-		"verify":    "9/9 claims verified",
-		"glossary":  "Glossary",
+		"index":      "Predict",
+		"semantics":  `id="exp-scale"`,
+		"blocks/1":   `id="exp-assembly"`,
+		"blocks/2":   `id="exp-assembly"`,
+		"blocks/3":   `id="exp-keys"`,
+		"blocks/4":   `id="exp-window"`,
+		"blocks/5":   `id="exp-orderings"`,
+		"blocks/6":   `id="exp-lease"`,
+		"assembly":   "dedup-transactional",
+		"boundaries": `id="exp-outbox"`,
+		"lab":        `action="/lab/runs"`,
+		"verify":     "9/9 claims verified",
+		"glossary":   "Glossary",
 	}
 	// route is one request and what its answer must hold.
 	type route struct {

@@ -8,7 +8,7 @@ import (
 )
 
 // TestTimelineLabelsTracksAndState holds issue 8 item 25: the crash-window timeline names its two
-// tracks in text (not only by colour), numbers its steps 1 to 11 without restarting, and shows beside
+// tracks in text (not only by colour), numbers its steps 1 to 12 without restarting, and shows beside
 // every step the state the concept document draws: committed offset, rows, processed keys.
 func TestTimelineLabelsTracksAndState(t *testing.T) {
 	s := newTestServer(t, testConfig())
@@ -27,8 +27,8 @@ func TestTimelineLabelsTracksAndState(t *testing.T) {
 		t.Error("the fix track's label does not come before its first step, step 7")
 	}
 	labels := regexp.MustCompile(`aria-label="Step (\d+): ([^"]*)"`).FindAllStringSubmatch(tl, -1)
-	if len(labels) != 11 {
-		t.Fatalf("%d steps, want 11", len(labels))
+	if len(labels) != 12 {
+		t.Fatalf("%d steps, want 12", len(labels))
 	}
 	for i, m := range labels {
 		if m[1] != strconv.Itoa(i+1) {
@@ -42,18 +42,18 @@ func TestTimelineLabelsTracksAndState(t *testing.T) {
 		}
 	}
 	state := regexp.MustCompile(`<text[^>]*class="state"[^>]*>([^<]*)</text>`).FindAllStringSubmatch(tl, -1)
-	if len(state) != 11 {
-		t.Fatalf("%d steps show their state, want all 11", len(state))
+	if len(state) != 12 {
+		t.Fatalf("%d steps show their state, want all 12", len(state))
 	}
-	for i, want := range map[int]string{0: "offset 41 · 0 rows · no keys", 5: "offset 41 · 2 rows · no keys", 8: "offset 41 · 1 row · key 42", 10: "offset 42 · 1 row · key 42"} {
+	for i, want := range map[int]string{0: "offset 41 · 0 rows · no keys", 5: "offset 41 · 2 rows · no keys", 8: "offset 41 · 1 row · key 42", 9: "offset 41 · 1 row · key 42", 11: "offset 42 · 1 row · key 42"} {
 		if state[i][1] != want {
 			t.Errorf("state beside step %d = %q, want %q", i+1, state[i][1], want)
 		}
 	}
-	last := do(t, s, "GET", "/semantics?step=11", map[string]string{"HX-Request": "true", "HX-Target": "timeline"})
-	for _, want := range []string{"Step 11 of 11 · with the fix", "<dt>Committed offset</dt><dd>42</dd>", "<dt>Rows written</dt><dd>1</dd>", "<dt>processed_keys</dt><dd>42</dd>"} {
+	last := do(t, s, "GET", "/semantics?step=12", map[string]string{"HX-Request": "true", "HX-Target": "timeline"})
+	for _, want := range []string{"Step 12 of 12 · with the fix", "<dt>Committed offset</dt><dd>42</dd>", "<dt>Rows written</dt><dd>1</dd>", "<dt>processed_keys</dt><dd>42</dd>"} {
 		if !strings.Contains(last.body, want) {
-			t.Errorf("the panel of step 11 lacks %q", want)
+			t.Errorf("the panel of step 12 lacks %q", want)
 		}
 	}
 }

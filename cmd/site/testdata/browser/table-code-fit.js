@@ -23,8 +23,13 @@
   };
   const names = [];
   for (const table of document.querySelectorAll("table.data")) {
-    if (!table.getClientRects().length) continue;
+    // A table shown as cards on a phone (table.stack) has no columns to measure.
+    if (!table.getClientRects().length || getComputedStyle(table).display !== "table") continue;
     const ths = [...table.querySelectorAll("tbody th")];
+    // Whether the table would fit with every name whole: a name may break only where it would not.
+    ths.forEach(th => { th.style.whiteSpace = "nowrap"; });
+    const fitsWhole = table.getBoundingClientRect().width <= table.parentElement.clientWidth + 1;
+    ths.forEach(th => { th.style.whiteSpace = ""; });
     const head = table.querySelector("thead th");
     // The column is as wide as its widest name or its heading needs.
     const col = Math.max(0, ...ths.map(th => need(th).w), head ? need(head).w : 0);
@@ -32,7 +37,7 @@
     for (const th of ths) {
       const cs = getComputedStyle(th), pad = parseFloat(cs.paddingLeft) + parseFloat(cs.paddingRight);
       names.push({text: need(th).text, need: Math.round(col), width: Math.round(th.getBoundingClientRect().width - pad),
-        broken: lines(th) > 1, tableFits: table.getBoundingClientRect().width <= wrap.clientWidth + 1});
+        broken: lines(th) > 1, tableFits: fitsWhole});
     }
   }
   const code = [...document.querySelectorAll(".source pre")].filter(p => p.getClientRects().length).map(p => ({
