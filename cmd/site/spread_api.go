@@ -23,7 +23,7 @@ func querySpread(e *experiments.Experiment, p any, q map[string][]string) (int, 
 		return 0, &experiments.FieldError{Field: experiments.SpreadField, Message: "give it once"}
 	}
 	if v[0] == "" {
-		return 0, &experiments.FieldError{Field: experiments.SpreadField, Message: fmt.Sprintf("is empty; it must be a whole number of seeds from %d to %d", experiments.MinSpread, experiments.MaxSpread)}
+		return 0, &experiments.FieldError{Field: experiments.SpreadField, Message: fmt.Sprintf("the field is empty; it must be a whole number of seeds from %d to %d", experiments.MinSpread, experiments.MaxSpread)}
 	}
 	return e.ParseSpread(p, v[0])
 }

@@ -85,7 +85,7 @@ func TestAPISpreadRefused(t *testing.T) {
 		{"/api/experiments/window?spread=1", "out of range"},
 		{"/api/experiments/window?spread=201", "out of range"},
 		{"/api/experiments/window?spread=abc", "not a whole number"},
-		{"/api/experiments/window?spread=", "empty"},
+		{"/api/experiments/window?spread=", "the field is empty; it must be"},
 		{"/api/experiments/window?spread=5&spread=6", "once"},
 		{"/api/experiments/crash-sweep?spread=5", "draws nothing at random"},
 		{"/api/experiments/window?jobs=10000000&spread=200", "at most"},
