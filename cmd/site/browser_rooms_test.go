@@ -110,22 +110,23 @@ func TestBrowserRooms(t *testing.T) {
 		t.Errorf("the host sees values before the reveal: %.300s", leak)
 	}
 
-	// The reveal reaches both members' pages within 2 s, with the histogram and the measured value.
+	// The reveal reaches both members' pages through their streams (the marks show no reload), with
+	// the histogram and the measured value. The wait is generous: the test is of behaviour, not speed
+	// (the streams' latency is held by the rooms benchmarks).
 	for _, m := range []*browserTab{alice, bob} {
 		mark(m, "before the reveal")
 	}
 	revealed := `!!document.querySelector("#room-round .histogram svg rect.hist-bar") && document.querySelector("#room-round [data-measured]")?.textContent.trim() === ` + jsString(truth)
-	start := time.Now()
 	host.do(chromedp.Click(chromedp.CSS(`#room-round form[action$="/reveal"] button`)))
 	var wg sync.WaitGroup
 	late := make([]error, 2)
 	for i, m := range []*browserTab{alice, bob} {
-		wg.Go(func() { late[i] = m.poll(revealed, 2*time.Second-time.Since(start)) })
+		wg.Go(func() { late[i] = m.poll(revealed, 30*time.Second) })
 	}
 	wg.Wait()
 	for i, err := range late {
 		if err != nil {
-			t.Errorf("member %d did not see the histogram with the measured value %s within 2 s of the reveal: %v", i+1, truth, err)
+			t.Errorf("member %d did not see the histogram with the measured value %s after the reveal: %v", i+1, truth, err)
 		}
 	}
 	for _, m := range []*browserTab{alice, bob} {
