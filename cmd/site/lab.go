@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/web"
 	"effectivelyonce/lab"
 	"effectivelyonce/pages"
 )
@@ -77,7 +78,7 @@ type labRunner struct {
 	// command line's process is its run's watcher.
 	unwatched time.Duration
 	// starts limits the runs a client address starts in an hour (perHour of them); nil, no limit.
-	starts  *rateLimiter[netip.Addr]
+	starts  *web.RateLimiter[netip.Addr]
 	perHour int
 	// begin, when set, is told of each design as it starts (the command line says so on stderr).
 	begin func(lab.Config)
@@ -120,7 +121,7 @@ func newLabRunner(cfg config, log *slog.Logger) *labRunner {
 	r := &labRunner{command: siteLabWorker, natsURL: cfg.LabNATSURL, sinkURL: cfg.DatabaseURL, log: log,
 		scratchDir: labScratchDir(cfg.DataDir), deadline: lab.DefaultDeadline, unwatched: labUnwatched, perHour: cfg.LabRunsPerHour}
 	if cfg.LabRunsPerHour > 0 {
-		r.starts = newRateLimiter(float64(cfg.LabRunsPerHour)/3600, cfg.LabRunsPerHour, cfg.RateClients)
+		r.starts = web.NewRateLimiter(float64(cfg.LabRunsPerHour)/3600, cfg.LabRunsPerHour, cfg.RateClients)
 	}
 	return r
 }
@@ -167,7 +168,7 @@ func (r *labRunner) start(p lab.Params, owner labOwner, client netip.Addr) (*lab
 		return nil, errLabBusy
 	}
 	if r.starts != nil {
-		if ok, wait := r.starts.allow(client); !ok {
+		if ok, wait := r.starts.Allow(client); !ok {
 			return nil, &labLimited{wait: wait}
 		}
 	}
@@ -344,6 +345,6 @@ func (r *labRunner) stop() {
 	}
 	r.wg.Wait()
 	if r.starts != nil {
-		r.starts.close()
+		r.starts.Close()
 	}
 }

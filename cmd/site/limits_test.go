@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/web"
 )
 
 // TestBusyAnswers503 fills every heavy slot and checks that a heavy rerun is refused with 503,
@@ -214,7 +215,7 @@ func TestRateMustBeANumberThatLimits(t *testing.T) {
 			t.Errorf("RATE=%s accepted", bad)
 		}
 	}
-	if l := newRateLimiter(1e-300, 60, 10); l.idle <= 0 {
-		t.Errorf("idle time %v at a tiny rate: the sweep would forget every bucket at once", l.idle)
+	if l := web.NewRateLimiter(1e-300, 60, 10); l.Forgets() <= 0 {
+		t.Errorf("idle time %v at a tiny rate: the sweep would forget every bucket at once", l.Forgets())
 	}
 }

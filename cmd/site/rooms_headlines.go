@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
 )
 
@@ -71,7 +72,7 @@ func (s *server) headline(ctx context.Context, path, roomID string) (string, boo
 			// Not run now (busy, rate limited, stopping): a later redraw asks again, not sooner
 			// than the refusal said.
 			wait := time.Second
-			var he *httpError
+			var he *web.Error
 			if errors.As(err, &he) && he.RetryAfter > 0 {
 				wait = he.RetryAfter
 			}
@@ -117,7 +118,7 @@ func (s *server) workOutHeadline(ctx context.Context, path string) (string, erro
 	}
 	res, err := s.runner.run(ctx, r.experiment, r.params)
 	if err != nil {
-		var he *httpError
+		var he *web.Error
 		if errors.As(err, &he) && he.RetryAfter == 0 && he.Status != 0 {
 			return "", nil // a run this server can never make (too much memory, too slow): no headline
 		}

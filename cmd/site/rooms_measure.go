@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
 	"effectivelyonce/rooms"
 )
@@ -165,7 +166,7 @@ func (s *server) listedNumbers(ctx context.Context, name, params string) ([]page
 		res, err = s.runner.run(ctx, e, p)
 	}
 	if err != nil {
-		if he, ok := roomError(err).(*httpError); ok {
+		if he, ok := roomError(err).(*web.Error); ok {
 			return nil, pages.SayCap(he.Msg) + "."
 		}
 		return nil, "The experiment could not run now."
@@ -246,19 +247,19 @@ func (s *server) checkedQuestion(ctx context.Context, in roundIn) (rooms.Questio
 func parseMeasured(q rooms.Question) (*experiments.Experiment, any, error) {
 	e, ok := experiments.Lookup(q.Experiment)
 	if !ok {
-		return nil, nil, &httpError{Status: http.StatusBadRequest, Msg: "no experiment of this name; GET /api/experiments lists them",
+		return nil, nil, &web.Error{Status: http.StatusBadRequest, Msg: "no experiment of this name; GET /api/experiments lists them",
 			Err: &rooms.FieldError{Field: "experiment", Message: "no experiment of this name", Err: rooms.ErrInvalid}}
 	}
 	vals, problems := parseQuery(q.Params)
 	if len(problems) > 0 {
-		return nil, nil, &httpError{Status: http.StatusBadRequest, Msg: "params: " + problems[0].Message,
+		return nil, nil, &web.Error{Status: http.StatusBadRequest, Msg: "params: " + problems[0].Message,
 			Err: &rooms.FieldError{Field: "params", Message: problems[0].Message, Err: rooms.ErrInvalid}}
 	}
 	p, err := e.Parse(vals)
 	if err != nil {
 		var fe experiments.FieldErrors
 		if errors.As(err, &fe) && len(fe) > 0 {
-			return nil, nil, &httpError{Status: http.StatusBadRequest, Msg: "params: " + fe[0].Field + ": " + fe[0].Message,
+			return nil, nil, &web.Error{Status: http.StatusBadRequest, Msg: "params: " + fe[0].Field + ": " + fe[0].Message,
 				Err: &rooms.FieldError{Field: "params", Message: fe[0].Field + ": " + fe[0].Message, Err: rooms.ErrInvalid}}
 		}
 		return nil, nil, err

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/web"
 )
 
 // lightCost is the work below which a run is cheap enough (a few milliseconds) to skip the heavy
@@ -23,12 +24,12 @@ const lightCost = 4_000_000
 
 // errBusy is returned when every heavy slot, or the memory the heavy runs share, stayed taken for
 // the whole queue wait.
-var errBusy = &httpError{Status: http.StatusServiceUnavailable, RetryAfter: 5 * time.Second,
+var errBusy = &web.Error{Status: http.StatusServiceUnavailable, RetryAfter: 5 * time.Second,
 	Msg: "Every experiment slot is busy with other readers' runs."}
 
 // errStopping answers every run still waiting for a slot when the server begins to shut down: a
 // clean refusal at once instead of a cut connection when the grace period ends.
-var errStopping = &httpError{Status: http.StatusServiceUnavailable, RetryAfter: 10 * time.Second,
+var errStopping = &web.Error{Status: http.StatusServiceUnavailable, RetryAfter: 10 * time.Second,
 	Msg: "The server is restarting."}
 
 // runner runs experiments with a result cache (runs are deterministic, so a result never goes
@@ -121,7 +122,7 @@ func (r *runner) run(ctx context.Context, e *experiments.Experiment, p any) (any
 			}
 			return res.Val, res.Err
 		case <-ctx.Done():
-			r.metrics.rejected.WithLabelValues("client_gone").Inc()
+			r.metrics.Rejected.WithLabelValues("client_gone").Inc()
 			return nil, ctx.Err()
 		}
 	}
@@ -153,8 +154,8 @@ func (r *runner) within(ctx context.Context, name string, cost, need int64, work
 	if cost > lightCost {
 		slots, lane = r.heavy, "heavy"
 		if need > r.budget {
-			r.metrics.rejected.WithLabelValues("memory").Inc()
-			return &httpError{Status: http.StatusServiceUnavailable,
+			r.metrics.Rejected.WithLabelValues("memory").Inc()
+			return &web.Error{Status: http.StatusServiceUnavailable,
 				Msg: fmt.Sprintf("This run would need about %d MB, more than this server keeps for runs (%d MB); try smaller parameters.", need>>20, r.budget>>20)}
 		}
 	} else {
@@ -165,13 +166,13 @@ func (r *runner) within(ctx context.Context, name string, cost, need int64, work
 	defer context.AfterFunc(r.stopping, cancel)()
 	refused := func() error {
 		if r.stopping.Err() != nil {
-			r.metrics.rejected.WithLabelValues("stopping").Inc()
+			r.metrics.Rejected.WithLabelValues("stopping").Inc()
 			return errStopping
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		r.metrics.rejected.WithLabelValues("busy").Inc()
+		r.metrics.Rejected.WithLabelValues("busy").Inc()
 		return errBusy
 	}
 	if r.stopping.Err() != nil {
@@ -199,8 +200,8 @@ func (r *runner) within(ctx context.Context, name string, cost, need int64, work
 	r.metrics.runs.WithLabelValues(name, lane).Observe(time.Since(start).Seconds())
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			r.metrics.rejected.WithLabelValues("deadline").Inc()
-			return &httpError{Status: http.StatusServiceUnavailable, Msg: "The run took longer than the server allows; try smaller parameters.", Err: err}
+			r.metrics.Rejected.WithLabelValues("deadline").Inc()
+			return &web.Error{Status: http.StatusServiceUnavailable, Msg: "The run took longer than the server allows; try smaller parameters.", Err: err}
 		}
 		return fmt.Errorf("experiment %q: %w", name, err)
 	}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"effectivelyonce/content"
+	"effectivelyonce/internal/web"
 	"effectivelyonce/rooms/sqlstore"
 	"effectivelyonce/static"
 )
@@ -51,7 +52,7 @@ func newTestServer(t testing.TB, cfg config) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := loadAssets(static.Files)
+	a, err := web.LoadAssets(static.Files)
 	if err != nil {
 		t.Fatal(err)
 	}

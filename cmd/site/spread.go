@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
 )
 
@@ -147,15 +148,15 @@ func (s *server) startSpread(ctx context.Context, e *experiments.Experiment, p a
 		return j, nil
 	}
 	if len(sp.byKey) >= maxSpreadJobs {
-		return nil, &httpError{Status: http.StatusServiceUnavailable, RetryAfter: 5 * time.Second,
+		return nil, &web.Error{Status: http.StatusServiceUnavailable, RetryAfter: 5 * time.Second,
 			Msg: fmt.Sprintf("The server already runs %d spreads over seeds for other readers; the block shows the form's own run.", maxSpreadJobs)}
 	}
 	// Charged as the API's spread is (spreadCharge). The form's own run that came before is cached
 	// by now, so the reload a refusal asks for costs the spread alone, and the wait it names is true.
-	if charge := s.limiter.spreadCharge(n); charge > 0 {
-		if ok, wait := s.limiter.allowN(clientOf(ctx), charge); !ok {
-			s.metrics.rejected.WithLabelValues("rate_limited").Inc()
-			return nil, &httpError{Status: http.StatusTooManyRequests, RetryAfter: wait,
+	if charge := s.limiter.SpreadCharge(n); charge > 0 {
+		if ok, wait := s.limiter.AllowN(web.ClientOf(ctx), charge); !ok {
+			s.metrics.Rejected.WithLabelValues("rate_limited").Inc()
+			return nil, &web.Error{Status: http.StatusTooManyRequests, RetryAfter: wait,
 				Msg: "Too many runs from your network address in a short time; the block shows the form's own run."}
 		}
 	}
@@ -184,7 +185,7 @@ func (s *server) runSpreadJob(ctx context.Context, j *spreadJob, e *experiments.
 	j.mu.Lock()
 	if j.state != "cancelled" { // otherwise Cancel said so already, with the count at that moment
 		j.ended = time.Now()
-		var he *httpError
+		var he *web.Error
 		switch {
 		case err == nil:
 			j.state = "done"
@@ -257,11 +258,11 @@ func (s *server) handleSpreadProgress() echo.HandlerFunc {
 		if j, ok := s.spreads.job(c.QueryParam("id")); ok {
 			p = j.snapshot(s.cfg.BasePath)
 		}
-		if p.Running && htmxOf(c.Request()).Active {
-			return render(c, http.StatusOK, pages.SpreadMeter(p))
+		if p.Running && web.HTMXOf(c.Request()).Active {
+			return web.Render(c, http.StatusOK, pages.SpreadMeter(p))
 		}
 		retargetSpreadBox(c)
-		return render(c, http.StatusOK, pages.SpreadBox(p))
+		return web.Render(c, http.StatusOK, pages.SpreadBox(p))
 	}
 }
 
@@ -269,8 +270,8 @@ func (s *server) handleSpreadProgress() echo.HandlerFunc {
 // asked, rather than over the meter the poll names as its target.
 func retargetSpreadBox(c echo.Context) {
 	h := c.Response().Header()
-	h.Set(hxRetargetHeader, "closest .spread-progress")
-	h.Set(hxReswapHeader, "outerHTML")
+	h.Set(web.HXRetargetHeader, "closest .spread-progress")
+	h.Set(web.HXReswapHeader, "outerHTML")
 }
 
 // handleSpreadCancel handles "POST /spread/cancel": it stops a spread and answers with the note
@@ -282,7 +283,7 @@ func (s *server) handleSpreadCancel() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		j, ok := s.spreads.job(c.QueryParam("id"))
 		if !ok {
-			return render(c, http.StatusOK, pages.SpreadBox(pages.SpreadProgress{Note: "This spread over seeds had already ended."}))
+			return web.Render(c, http.StatusOK, pages.SpreadBox(pages.SpreadProgress{Note: "This spread over seeds had already ended."}))
 		}
 		j.cancel()
 		j.mu.Lock()
@@ -290,10 +291,10 @@ func (s *server) handleSpreadCancel() echo.HandlerFunc {
 			j.state, j.stopped, j.ended = "cancelled", int(j.done.Load()), time.Now()
 		}
 		j.mu.Unlock()
-		if !htmxOf(c.Request()).Active {
+		if !web.HTMXOf(c.Request()).Active {
 			return c.Redirect(http.StatusSeeOther, withoutParam(j.back, j.field))
 		}
-		return render(c, http.StatusOK, pages.SpreadBox(j.snapshot(s.cfg.BasePath)))
+		return web.Render(c, http.StatusOK, pages.SpreadBox(j.snapshot(s.cfg.BasePath)))
 	}
 }
 

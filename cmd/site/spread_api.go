@@ -9,6 +9,7 @@ import (
 	"runtime"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
 )
 
@@ -84,7 +85,7 @@ func (s *server) spreadProgress(ctx context.Context, v *pages.ExperimentView, r 
 	j, err := s.startSpread(ctx, r.Experiment, r.Params, r.SpreadN, key, r.Prefix+experiments.SpreadField, v.Permalink, v.DOMID)
 	if err != nil {
 		msg := "The spread over seeds could not start; the block shows the form's own run."
-		var he *httpError
+		var he *web.Error
 		if errors.As(err, &he) {
 			msg = he.Msg
 			if he.RetryAfter > 0 {

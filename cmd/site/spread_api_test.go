@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/web"
 )
 
 // TestAPISpread: spread=5 on the window experiment's defaults runs seeds 13..17 (and delay seeds
@@ -139,14 +140,14 @@ func TestSpreadPollSwapsOnlyTheMeter(t *testing.T) {
 	s.spreads.mu.Lock()
 	s.spreads.jobs[j.id] = j
 	s.spreads.mu.Unlock()
-	hx := map[string]string{hxRequestHeader: "true"}
+	hx := map[string]string{web.HXRequestHeader: "true"}
 
 	r := do(t, s, "GET", "/spread/progress?id=feed", hx)
 	if r.status != 200 || !strings.Contains(r.body, `class="spread-meter"`) || !strings.Contains(r.body, "7 of 20 seeds") {
 		t.Fatalf("poll of a running spread: status %d: %s", r.status, r.body)
 	}
-	if strings.Contains(r.body, "spread-cancel") || strings.Contains(r.body, `class="spread-progress`) || r.header.Get(hxRetargetHeader) != "" {
-		t.Errorf("poll of a running spread swaps more than the meter (retarget %q): %s", r.header.Get(hxRetargetHeader), r.body)
+	if strings.Contains(r.body, "spread-cancel") || strings.Contains(r.body, `class="spread-progress`) || r.header.Get(web.HXRetargetHeader) != "" {
+		t.Errorf("poll of a running spread swaps more than the meter (retarget %q): %s", r.header.Get(web.HXRetargetHeader), r.body)
 	}
 
 	c := do(t, s, "POST", "/spread/cancel?id=feed", hx)
@@ -158,8 +159,8 @@ func TestSpreadPollSwapsOnlyTheMeter(t *testing.T) {
 	if !strings.Contains(r.body, "spread-note") || !strings.Contains(r.body, "Cancelled after 7 of 20 seeds") || strings.Contains(r.body, "hx-trigger") {
 		t.Errorf("poll after cancel: %s", r.body)
 	}
-	if r.header.Get(hxRetargetHeader) != "closest .spread-progress" || r.header.Get(hxReswapHeader) != "outerHTML" {
-		t.Errorf("poll after cancel retargets %q with %q, want the whole box", r.header.Get(hxRetargetHeader), r.header.Get(hxReswapHeader))
+	if r.header.Get(web.HXRetargetHeader) != "closest .spread-progress" || r.header.Get(web.HXReswapHeader) != "outerHTML" {
+		t.Errorf("poll after cancel retargets %q with %q, want the whole box", r.header.Get(web.HXRetargetHeader), r.header.Get(web.HXReswapHeader))
 	}
 }
 
@@ -168,9 +169,7 @@ func TestSpreadPollSwapsOnlyTheMeter(t *testing.T) {
 func frozenClock(s *server) func(time.Duration) {
 	var at atomic.Int64
 	at.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
-	s.limiter.mu.Lock()
-	s.limiter.now = func() time.Time { return time.Unix(0, at.Load()) }
-	s.limiter.mu.Unlock()
+	s.limiter.SetClock(func() time.Time { return time.Unix(0, at.Load()) })
 	return func(d time.Duration) { at.Add(int64(d)) }
 }
 
