@@ -14,7 +14,7 @@ import (
 // defaults are, from start-up) costs the server nothing and is never refused; a refusal is a 429
 // that says when the client's next run will be allowed.
 func (s *server) admitRun(ctx context.Context, e *experiments.Experiment, p any) error {
-	if s.runner.cached(e, p) {
+	if s.runner.Cached(e, p) {
 		return nil
 	}
 	ok, wait := s.limiter.Allow(web.ClientOf(ctx))
@@ -44,7 +44,7 @@ func (s *server) admitSpread(ctx context.Context, e *experiments.Experiment, p a
 	if ok {
 		return nil
 	}
-	if !s.runner.cached(e, p) { // admitRun charged it a moment ago
+	if !s.runner.Cached(e, p) { // admitRun charged it a moment ago
 		s.limiter.Refund(key, 1)
 	}
 	s.metrics.Rejected.WithLabelValues("rate_limited").Inc()

@@ -114,7 +114,7 @@ func (s *server) handleExperiment() echo.HandlerFunc {
 				return err
 			}
 		}
-		res, err := s.runner.run(c.Request().Context(), e, p)
+		res, err := s.runner.Run(c.Request().Context(), e, p)
 		if err != nil {
 			return err
 		}

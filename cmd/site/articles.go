@@ -216,14 +216,14 @@ func (s *server) runOne(ctx context.Context, r *pages.Run, sub map[string][]stri
 	err = s.admitRun(ctx, e, p)
 	var res any
 	if err == nil {
-		res, err = s.runner.run(ctx, e, p)
+		res, err = s.runner.Run(ctx, e, p)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // the reader left; nobody will see the block
 		}
 		var he *web.Error
-		if !errors.As(err, &he) {
+		if !web.As(err, &he) {
 			s.log.Error("experiment run", "experiment", e.Name, "err", err)
 			he = &web.Error{Status: http.StatusInternalServerError, Msg: "The run failed.", RetryAfter: time.Second, Err: err}
 		}
@@ -356,7 +356,7 @@ func (s *server) defaultMeasures(ctx context.Context) map[string]string {
 			continue
 		}
 		p := e.Defaults()
-		res, err := s.runner.run(ctx, e, p)
+		res, err := s.runner.Run(ctx, e, p)
 		if err != nil {
 			continue
 		}

@@ -88,7 +88,7 @@ func (s *server) replay(ctx context.Context, jq jobsQuery, work func(context.Con
 		return err
 	}
 	need := memoryOf(jq.e, jq.params) + 8*jq.e.IDCount(jq.params)
-	return s.runner.within(ctx, jq.e.Name, jq.e.Cost(jq.params), need, work)
+	return s.runner.Within(ctx, jq.e.Name, jq.e.Cost(jq.params), need, work)
 }
 
 // jobsList lists the jobs of a request, under the run limits.

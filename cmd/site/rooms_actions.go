@@ -7,7 +7,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"html"
 	"maps"
@@ -63,7 +62,7 @@ func (s *server) roomAction(do roomDo) echo.HandlerFunc {
 func (s *server) refuseAction(c echo.Context, err error) error {
 	err = roomError(err)
 	var he *web.Error
-	if !errors.As(err, &he) || !web.HTMXOf(c.Request()).Active {
+	if !web.As(err, &he) || !web.HTMXOf(c.Request()).Active {
 		return err
 	}
 	msg := he.Msg

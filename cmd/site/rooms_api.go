@@ -48,9 +48,9 @@ func readJSON(r *http.Request, v any, optional bool) error {
 	if err == nil || (optional && errors.Is(err, io.EOF)) {
 		return nil
 	}
-	var he *echo.HTTPError
-	if errors.As(err, &he) { // the body limit, which answers 413 itself
-		return he
+	var ee *echo.HTTPError
+	if errors.As(err, &ee) { // the body limit, which answers 413 itself
+		return ee
 	}
 	return &web.Error{Status: http.StatusBadRequest, Msg: "the body is not the JSON object this route takes", Err: err}
 }

@@ -52,7 +52,7 @@ func (s *server) measure(ctx context.Context, q rooms.Question) (float64, error)
 // the presenter's Measures answers, or a count of the run at its row (pages.FindReported, which
 // refuses a count reported at several rows unless the row is named).
 func (s *server) reported(ctx context.Context, e *experiments.Experiment, p any, measure, point string) (pages.Reported, error) {
-	res, err := s.runner.run(ctx, e, p)
+	res, err := s.runner.Run(ctx, e, p)
 	if err != nil {
 		return pages.Reported{}, err
 	}
@@ -146,7 +146,7 @@ func (s *server) presentedNumbers(presenting string) []pages.NumberGroup {
 	}
 	results := map[string]any{}
 	for _, r := range runs {
-		if res, ok := s.runner.cache.get(r.experiment.Key(r.params)); ok {
+		if res, ok := s.runner.Cache().Get(r.experiment.Key(r.params)); ok {
 			results[r.experiment.Name] = res
 		}
 	}
@@ -163,7 +163,7 @@ func (s *server) listedNumbers(ctx context.Context, name, params string) ([]page
 	}
 	var res any
 	if err == nil {
-		res, err = s.runner.run(ctx, e, p)
+		res, err = s.runner.Run(ctx, e, p)
 	}
 	if err != nil {
 		if he, ok := roomError(err).(*web.Error); ok {

@@ -47,7 +47,7 @@ func (s *server) handleRoomStart() echo.HandlerFunc {
 			// A full instance: the form again with the title kept, saying why and when to retry.
 			err = s.createRefusal(err)
 			var he *web.Error
-			if errors.As(err, &he) && he.Status == http.StatusServiceUnavailable {
+			if web.As(err, &he) && he.Status == http.StatusServiceUnavailable {
 				c.Response().Header().Set("Retry-After", strconv.Itoa(web.RetrySeconds(he.RetryAfter)))
 				return web.Render(c, he.Status, pages.Layout(site, "Start a study room", pages.StartRoom(site, title, he.Msg)))
 			}
@@ -75,7 +75,7 @@ func (s *server) handleJoinForm() echo.HandlerFunc {
 			// all join in one minute, and an address over its allowance learns nothing.
 			r, err := s.lookUpCode(ctx, v.Code)
 			var he *web.Error
-			if errors.As(err, &he) && he.Status == http.StatusTooManyRequests || errors.Is(err, rooms.ErrUnavailable) {
+			if web.As(err, &he) && he.Status == http.StatusTooManyRequests || errors.Is(err, rooms.ErrUnavailable) {
 				return roomError(err)
 			}
 			switch {

@@ -19,6 +19,7 @@ import (
 
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/runs"
 	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
 	"effectivelyonce/rooms"
@@ -34,7 +35,7 @@ type server struct {
 	book    *content.Book
 	assets  *web.Assets
 	sources map[string]pages.Source
-	runner  *runner
+	runner  *runs.Runner
 	// lab holds the instance's one live-lab run; its command field is how a test swaps the
 	// worker process for the test binary.
 	lab *labRunner
@@ -77,8 +78,9 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *web.Assets, 
 		return nil, err
 	}
 	m := newMetrics()
-	run := newRunner(cfg, m)
-	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: run, lab: newLabRunner(cfg, log), spreads: newSpreads(run.cache),
+	run := runs.NewRunner(runs.Config{MaxRuns: cfg.MaxRuns, QueueWait: cfg.QueueWait, RunTimeout: cfg.RunTimeout,
+		CacheBytes: cfg.CacheBytes, MemLimit: cfg.MemLimit, Memory: memoryOf}, runs.Metrics{Runs: m.runs, Cache: m.cache, Rejected: m.Rejected})
+	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: run, lab: newLabRunner(cfg, log), spreads: newSpreads(run.Cache()),
 		hub: hub, stopping: make(chan struct{}), heartbeat: heartbeat, origins: web.NewOrigins(cfg.PublicOrigin, cfg.Addr, cfg.Hosts), titles: newMemo[string](1000), headlines: newHeadlines(), qrs: newMemo[pages.QR](256),
 		limiter:     web.NewRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
 		roomCreates: web.NewRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
@@ -86,7 +88,7 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *web.Assets, 
 		roomChanges: web.NewKeyedLimiter[rooms.Hash](float64(cfg.RoomChangesPerMinute)/60, roomChangeBurst(cfg.RoomChangesPerMinute), cfg.RateClients)}
 	m.Reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "site_result_cache_bytes", Help: "Estimated size of the cached experiment results.",
-	}, func() float64 { return float64(s.runner.cache.bytes()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+	}, func() float64 { return float64(s.runner.Cache().Bytes()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "site_rate_limiter_clients", Help: "Client addresses the rate limiter tracks now (at most -rate-clients).",
 	}, func() float64 { return float64(s.limiter.Size()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "site_room_streams", Help: "Study room event streams open now.",
@@ -333,7 +335,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	}
 	go s.sweepRooms(ctx)
 	s.lab.sweep(ctx) // the files of lab runs a killed site left behind
-	if err := s.runner.warm(ctx); err != nil {
+	if err := s.runner.Warm(ctx); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -345,7 +347,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	go func() { errc <- hs.Serve(conns) }()
 	log.Info("serving", "addr", "http://"+ln.Addr().String()+cfg.BasePath+"/", "max_runs", cfg.MaxRuns,
 		"max_conns", cfg.MaxConns, "max_streams", web.MaxStreams(cfg.MaxConns, cfg.MemLimit), "max_conns_per_client", cfg.MaxConnsPerClient, "open_files", files,
-		"mem_limit_mb", cfg.MemLimit>>20, "mem_limit_from", cfg.MemLimitSource, "run_budget_mb", s.runner.budget>>20, "rooms_db", store.Dialect())
+		"mem_limit_mb", cfg.MemLimit>>20, "mem_limit_from", cfg.MemLimitSource, "run_budget_mb", s.runner.BudgetBytes()>>20, "rooms_db", store.Dialect())
 	select {
 	case err := <-errc:
 		return err
@@ -354,7 +356,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	grace := gracePeriod(cfg)
 	log.Info("shutting down", "grace", grace)
 	start := time.Now()
-	s.runner.stop()
+	s.runner.Stop()
 	s.spreads.stop() // cancels every background spread over seeds
 	s.lab.stop()     // kills a lab run's worker processes and removes its files before the exit
 	s.limiter.Close()

@@ -67,7 +67,7 @@ func newTestServer(t testing.TB, cfg config) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.runner.warm(context.Background()); err != nil {
+	if err := s.runner.Warm(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	// A lab run started by a test has the test binary for its workers, and ends with the test.

@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/runs"
 	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
 )
@@ -84,10 +85,10 @@ type spreads struct {
 	unwatched time.Duration
 	// results keeps the summaries, in the runner's result cache beside the single runs: a summary
 	// is as deterministic as a run, and one cache bounded in bytes holds both.
-	results *resultCache
+	results *runs.Cache
 }
 
-func newSpreads(results *resultCache) *spreads {
+func newSpreads(results *runs.Cache) *spreads {
 	root, stop := context.WithCancel(context.Background())
 	return &spreads{jobs: map[string]*spreadJob{}, byKey: map[string]*spreadJob{}, root: root, stop: stop,
 		unwatched: spreadUnwatched, results: results}
@@ -101,14 +102,14 @@ func spreadKey(e *experiments.Experiment, p any, n int) string {
 
 // cached returns a computed summary.
 func (sp *spreads) cached(key string) (experiments.SpreadResult, bool) {
-	v, ok := sp.results.get(key)
+	v, ok := sp.results.Get(key)
 	res, isSpread := v.(experiments.SpreadResult)
 	return res, ok && isSpread
 }
 
 // remember keeps a summary until the result cache needs its room.
 func (sp *spreads) remember(key string, res experiments.SpreadResult) {
-	sp.results.add(key, res, false)
+	sp.results.Add(key, res, false)
 }
 
 // spreadNow runs a spread of n seeds of e on p under the shared run limits: one heavy slot for
@@ -117,7 +118,7 @@ func (sp *spreads) remember(key string, res experiments.SpreadResult) {
 func (s *server) spreadNow(ctx context.Context, e *experiments.Experiment, p any, n int, progress func(int)) (experiments.SpreadResult, error) {
 	workers := max(1, min(s.cfg.MaxRuns, runtime.GOMAXPROCS(0), n))
 	var res experiments.SpreadResult
-	err := s.runner.within(ctx, e.Name, e.SpreadCost(p, n), int64(workers)*memoryOf(e, p), func(ctx context.Context) error {
+	err := s.runner.Within(ctx, e.Name, e.SpreadCost(p, n), int64(workers)*memoryOf(e, p), func(ctx context.Context) error {
 		var err error
 		res, err = e.Spread(ctx, p, experiments.SpreadOptions{N: n, Workers: workers, Progress: func(done int) {
 			if progress != nil {
@@ -192,7 +193,7 @@ func (s *server) runSpreadJob(ctx context.Context, j *spreadJob, e *experiments.
 			s.spreads.remember(j.key, res)
 		case errors.Is(err, context.Canceled):
 			j.state, j.stopped = "cancelled", int(j.done.Load())
-		case errors.As(err, &he):
+		case web.As(err, &he):
 			j.state, j.note = "failed", "The spread was not finished: "+he.Msg
 		default:
 			s.log.Error("spread over seeds", "experiment", e.Name, "err", err)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -86,7 +85,7 @@ func (s *server) spreadProgress(ctx context.Context, v *pages.ExperimentView, r 
 	if err != nil {
 		msg := "The spread over seeds could not start; the block shows the form's own run."
 		var he *web.Error
-		if errors.As(err, &he) {
+		if web.As(err, &he) {
 			msg = he.Msg
 			if he.RetryAfter > 0 {
 				msg += " " + waitText(he.RetryAfter)

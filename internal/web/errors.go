@@ -34,6 +34,29 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// Refusal is an error from below the web layer (runs, which must not import it) that says the
+// status it means, the sentence to show and how long to wait.
+type Refusal interface {
+	error
+	Status() int
+	Message() string
+	RetryAfter() time.Duration
+}
+
+// As is errors.As for the one error type: it finds an *Error in err's chain, or a Refusal,
+// which it sets *target to as an equivalent *Error wrapping err.
+func As(err error, target **Error) bool {
+	if errors.As(err, target) {
+		return true
+	}
+	var r Refusal
+	if errors.As(err, &r) {
+		*target = &Error{Status: r.Status(), Msg: r.Message(), RetryAfter: r.RetryAfter(), Err: err}
+		return true
+	}
+	return false
+}
+
 // PanicError is a handler's panic, recovered, with the stack it was raised on.
 type PanicError struct {
 	Err   error
@@ -76,7 +99,7 @@ func (h Errors) Handler(err error, c echo.Context) {
 	var he *Error
 	var ee *echo.HTTPError
 	switch {
-	case errors.As(err, &he):
+	case As(err, &he):
 		status, msg = he.Status, he.Msg
 	case errors.As(err, &ee):
 		status = ee.Code
