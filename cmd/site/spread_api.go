@@ -94,7 +94,7 @@ func (s *server) spreadProgress(ctx context.Context, v *pages.ExperimentView, r 
 		v.Progress = &pages.SpreadProgress{Note: msg}
 		return
 	}
-	p := j.snapshot(s.cfg.BasePath)
+	p := snapshot(j, s.cfg.BasePath)
 	v.Progress = &p
 }
 
