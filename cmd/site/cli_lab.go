@@ -112,7 +112,7 @@ func cliLab(ctx context.Context, args []string, getenv func(string) string, stdo
 			fmt.Fprintf(stderr, "lab: %s: %s jobs on %d workers…\n", c.Design, experiments.Thousands(c.Jobs), c.Workers)
 		}}
 	r.setUnwatched(0) // this process is the run's watcher
-	r.sweep(ctx) // what a killed run of this command, or of the site, left behind
+	r.sweep(ctx)      // what a killed run of this command, or of the site, left behind
 	run, err := r.start(p, labProcess, netip.Addr{})
 	if err != nil {
 		return fmt.Errorf("lab: %w", err)
