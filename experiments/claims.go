@@ -183,7 +183,7 @@ type ClaimsResult struct {
 
 // Claims re-derives the document's nine claims with code independent of the other experiments.
 // It shares only the random generator with them: its stream, sinks, redelivery queue (a heap
-// rather than buckets), dedup window (a growing slice rather than a ring) and duration draws are
+// rather than buckets), dedup window (insertion numbers rather than a ring) and duration draws are
 // written again here, plainly, so a bug in a fast experiment cannot make its own claim pass.
 //
 // The claims and their order are the document's verify(), generalised from its fixed 20,000 jobs
@@ -387,27 +387,23 @@ func Claims(ctx context.Context, p ClaimsParams) (ClaimsResult, error) {
 // after it, waits in a queue; every entry is decremented each iteration and fires at 0, in queue
 // order, after the iteration's own job. Here the queue is a heap ordered by (iteration it fires,
 // position in the queue), which pops entries in exactly the order the list scan would fire them.
-// The dedup set forgets the oldest insertion once it holds more than window ids.
+// The dedup set forgets the oldest insertion once it holds more than window ids; it is counted
+// here by insertion numbers rather than with the experiments' DedupWindow ring, so that the two
+// are checked against each other.
 func claimWindowed(ctx context.Context, crashed []bool, window, maxDelay, seed int64) (int64, error) {
 	rng := newPyRandom(seed)
-	seen := make([]bool, len(crashed))
-	applied := make([]uint8, len(crashed))                                        // a job is delivered at most twice
-	order := make([]int32, 0, min(2*len(crashed), int(min(window, 1<<30))+1<<17)) // ids in insertion order; see the compaction below
-	head := 0
+	applied := make([]uint8, len(crashed)) // a job is delivered at most twice
+	// The window is the last window insertions, so no list of them is kept: each job carries the
+	// number of its latest insertion (0 for none), and it is in the window while that number is
+	// above inserted - window. A hit never refreshes the number; a repeat that escapes gets a new one.
+	last := make([]int32, len(crashed)) // at most two insertions a job, and jobs < 2^24
+	var inserted int64
 	apply := func(j int) {
-		if seen[j] {
+		if n := int64(last[j]); n != 0 && n > inserted-window {
 			return
 		}
-		seen[j] = true
-		order = append(order, int32(j))
-		if int64(len(order)-head) > window {
-			seen[order[head]] = false
-			head++
-			if head >= 1<<16 && 2*head >= len(order) { // drop the evicted prefix now and then
-				order = append(order[:0], order[head:]...)
-				head = 0
-			}
-		}
+		inserted++
+		last[j] = int32(inserted)
 		applied[j]++
 	}
 	// The heap holds fire<<seqBits | seq: ordering those integers orders by (fire, seq), and the

@@ -389,29 +389,18 @@ type redelivery struct {
 	escaped       bool
 }
 
-// claimRedeliveries replays claimWindowed, the same queue order and the same window, and says of every
-// redelivery when it landed and whether it got past the window. It is kept apart from
-// claimWindowed so that the verifier's count carries no tracing; a test checks the two agree.
+// claimRedeliveries replays claimWindowed, the same queue order and a window of the same size, and
+// says of every redelivery when it landed and whether it got past the window. Its window is the
+// experiments' DedupWindow rather than the verifier's own, so the test that checks the two agree
+// also holds the shared window to the verifier's count; the verifier's count carries no tracing.
 func claimRedeliveries(ctx context.Context, crashed []bool, window, maxDelay, seed int64) ([]redelivery, error) {
 	rng := newPyRandom(seed)
-	seen := make([]bool, len(crashed))
-	var order []int32 // ids in insertion order; order[head:] is the window
-	head := 0
-	apply := func(j int) bool {
-		if seen[j] {
-			return false
-		}
-		seen[j] = true
-		order = append(order, int32(j))
-		if int64(len(order)-head) > window {
-			seen[order[head]] = false
-			head++
-			if head >= 1<<16 && 2*head >= len(order) {
-				order = append(order[:0], order[head:]...)
-				head = 0
-			}
-		}
-		return true
+	win := NewDedupWindow(window, len(crashed))
+	apply := win.Remember
+	if window == 0 {
+		// A window of no ids forgets each id as it enters, so every repeat gets past it; the
+		// DedupWindow of capacity 0 is the one that forgets nothing.
+		apply = func(int32) bool { return true }
 	}
 	var out []redelivery
 	var q redeliveryHeap
@@ -421,7 +410,7 @@ func claimRedeliveries(ctx context.Context, crashed []bool, window, maxDelay, se
 				return nil, err
 			}
 		}
-		apply(jid)
+		apply(int32(jid))
 		if c {
 			d := rng.randint(1, maxDelay)
 			fire := uint64(int64(jid) + d - 1)
@@ -430,14 +419,14 @@ func claimRedeliveries(ctx context.Context, crashed []bool, window, maxDelay, se
 		}
 		for len(q) > 0 && q[0]>>seqBits <= uint64(jid) {
 			r := &out[q.pop()&(1<<seqBits-1)]
-			r.landed, r.escaped = int64(jid), apply(int(r.id))
+			r.landed, r.escaped = int64(jid), apply(int32(r.id))
 		}
 	}
 	rest := []uint64(q)
 	slices.SortFunc(rest, func(a, b uint64) int { return cmp.Compare(a&(1<<seqBits-1), b&(1<<seqBits-1)) })
 	for _, e := range rest {
 		r := &out[e&(1<<seqBits-1)]
-		r.escaped = apply(int(r.id))
+		r.escaped = apply(int32(r.id))
 	}
 	return out, nil
 }

@@ -19,37 +19,21 @@ type windowWatch struct {
 	escaped       bool
 }
 
-// replay runs the deliveries through a window of the given size exactly as escaped does (the same
-// ring, the same order of inserts), marking in esc (a bitmap over job ids) every job whose
-// redelivery escaped, and following watch's job when watch is not nil. It is a copy rather than a
+// replay runs the deliveries through a DedupWindow of the given size in the order escaped does,
+// one id at a time, marking in esc (a bitmap over job ids) every job whose redelivery escaped, and
+// following watch's job when watch is not nil. It walks the deliveries itself rather than through a
 // hook in escaped so that the counting loop stays as it is; the tests hold both to the same counts.
 func (d deliveries) replay(ctx context.Context, window int64, esc []uint64, watch *windowWatch) error {
-	applies := int64(d.jobs + len(d.early) + len(d.late))
-	w := int(min(window, applies))
-	ring := make([]int32, w)
-	seen := make([]uint64, (d.jobs+63)/64)
-	head, size := 0, 0
+	win := NewDedupWindow(window, d.jobs)
 	var step int64
 	insert := func(id int32, redelivery bool) {
-		seen[id>>6] |= 1 << (id & 63)
-		if size < w {
-			ring[size] = id
-			size++
-			return
-		}
-		old := ring[head]
-		seen[old>>6] &^= 1 << (old & 63)
-		if watch != nil && old == watch.target && !watch.evicted && !watch.redelivered {
+		old := win.Insert(id)
+		if watch != nil && old >= 0 && old == watch.target && !watch.evicted && !watch.redelivered {
 			watch.evicted, watch.evictedAt, watch.evictedBy, watch.byRedelivery = true, step, id, redelivery
-		}
-		ring[head] = id
-		head++
-		if head == w {
-			head = 0
 		}
 	}
 	redeliver := func(id int32) {
-		escaped := seen[id>>6]&(1<<(id&63)) == 0
+		escaped := !win.Seen(id)
 		if watch != nil && id == watch.target {
 			watch.redelivered, watch.redeliveredAt, watch.escaped = true, step, escaped
 		}

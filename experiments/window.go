@@ -134,73 +134,55 @@ func drawDeliveries(ctx context.Context, s jobStream, maxDelay, delaySeed int64)
 	return d, nil
 }
 
-// escaped replays the deliveries through the document's WindowedSink and returns how many
-// applications there were beyond each job's first.
-//
-// The document calls its set an LRU, but a hit never refreshes an id: it is first-in first-out by
-// insertion, and an escaped redelivery is inserted again like any new id. Here the order list is
-// a ring of capacity window and the set is a bitmap over the dense job ids (an eighth of the
-// memory of a []bool, so a redelivery's lookup usually hits the cache), so an apply costs O(1)
-// where the document's list.pop(0) costs O(window).
-func (d deliveries) escaped(ctx context.Context, window int64, seen []uint64, ring []int32) (int64, error) {
-	clear(seen)
-	w := int(min(window, int64(len(ring))))
-	ring = ring[:w]
-	head, size := 0, 0
+// escaped replays the deliveries through the document's WindowedSink, win emptied to the given
+// size, and returns how many applications there were beyond each job's first. A job's own
+// delivery is never in the set yet; a redelivery that is not found escapes and is inserted again
+// like any new id.
+func (d deliveries) escaped(ctx context.Context, window int64, win *DedupWindow) (int64, error) {
+	win.Reset(window)
 	var escaped int64
-	insert := func(id int32) {
-		seen[id>>6] |= 1 << (id & 63)
-		if size < w { // still filling: nothing to evict, and head is still 0
-			ring[size] = id
-			size++
-			return
-		}
-		old := ring[head] // evict the oldest insertion
-		seen[old>>6] &^= 1 << (old & 63)
-		ring[head] = id
-		head++
-		if head == w {
-			head = 0
-		}
-	}
-	redeliver := func(id int32) {
-		if seen[id>>6]&(1<<(id&63)) == 0 {
-			insert(id)
-			escaped++
-		}
-	}
+	// The jobs up to the next iteration a redelivery is due at enter as one run; the context is
+	// looked at once every ctxEvery jobs, as elsewhere.
 	early := d.early
-	for t := 0; t < d.jobs; t++ {
-		if t%ctxEvery == 0 {
+	check := 0
+	for t := 0; t < d.jobs; {
+		if t >= check {
 			if err := ctx.Err(); err != nil {
 				return 0, err
 			}
+			check = t + ctxEvery
 		}
-		insert(int32(t)) // a job's own delivery is never in the set yet
-		for len(early) > 0 && early[0]>>32 == uint64(t) {
-			redeliver(int32(uint32(early[0])))
+		next := min(check, d.jobs) // the first job after this run
+		if len(early) > 0 && int(early[0]>>32) < next {
+			next = int(early[0]>>32) + 1
+		}
+		win.InsertRange(int32(t), int32(next))
+		t = next
+		for len(early) > 0 && early[0]>>32 == uint64(t-1) {
+			if win.Remember(int32(uint32(early[0]))) {
+				escaped++
+			}
 			early = early[1:]
 		}
 	}
 	for _, id := range d.late {
-		redeliver(id)
+		if win.Remember(id) {
+			escaped++
+		}
 	}
 	return escaped, nil
 }
 
-// sweep runs every window over one delay draw, sharing the scratch space between windows.
+// sweep runs every window over one delay draw, sharing one DedupWindow between them.
 func (d deliveries) sweep(ctx context.Context, windows []int64) ([]int64, error) {
-	applies := int64(d.jobs + len(d.early) + len(d.late))
 	var widest int64
 	for _, w := range windows {
 		widest = max(widest, w)
 	}
-	// A ring never holds more ids than there are applications, however wide the window.
-	ring := make([]int32, min(widest, applies))
-	seen := make([]uint64, (d.jobs+63)/64)
+	win := NewDedupWindow(widest, d.jobs)
 	out := make([]int64, len(windows))
 	for i, w := range windows {
-		e, err := d.escaped(ctx, w, seen, ring)
+		e, err := d.escaped(ctx, w, win)
 		if err != nil {
 			return nil, err
 		}

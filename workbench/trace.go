@@ -164,7 +164,7 @@ func (t *tracer) finished(d *delivery, w *world) {
 	f.applied = w.applied[d.job]
 	f.published = w.published[d.job]
 	for _, k := range t.keys {
-		if w.keys.has(k) {
+		if w.keys.Seen(k) {
 			f.keysHeld = true
 		}
 	}

@@ -3,6 +3,8 @@ package workbench
 import (
 	"fmt"
 	"math"
+
+	"effectivelyonce/experiments"
 )
 
 // opKind is one primitive operation of the handler's world. A crash point counts these.
@@ -68,21 +70,21 @@ type world struct {
 	applied   []uint16
 	acked     []bool
 	published []uint16
-	keys      *keyWindow
+	keys      *experiments.DedupWindow
 	in        *interner
 	tr        *tracer // nil unless one job's timeline is being recorded
 }
 
 func newWorld(jobs int, keyWindow int64, in *interner) *world {
 	return &world{applied: make([]uint16, jobs), acked: make([]bool, jobs), published: make([]uint16, jobs),
-		keys: newKeyWindow(keyWindow), in: in}
+		keys: experiments.NewDedupWindow(keyWindow, 0), in: in}
 }
 
 func (w *world) reset() {
 	clear(w.applied)
 	clear(w.acked)
 	clear(w.published)
-	w.keys.reset()
+	w.keys.Clear()
 }
 
 func bump(c *uint16) {
@@ -106,9 +108,9 @@ func (w *world) exec(d *delivery, o *op) (bool, error) {
 	case opApply:
 		bump(&w.applied[o.arg])
 	case opSeen:
-		return w.keys.has(o.arg), nil
+		return w.keys.Seen(o.arg), nil
 	case opRemember:
-		if w.keys.has(o.arg) {
+		if w.keys.Seen(o.arg) {
 			return false, nil
 		}
 		w.addKey(d, o.arg)
@@ -124,9 +126,9 @@ func (w *world) exec(d *delivery, o *op) (bool, error) {
 		case opTxApply:
 			t.applies = append(t.applies, o.arg)
 		case opTxSeen:
-			return w.keys.has(o.arg) || t.hasKey(o.arg), nil
+			return w.keys.Seen(o.arg) || t.hasKey(o.arg), nil
 		case opTxRemember:
-			if w.keys.has(o.arg) || t.hasKey(o.arg) {
+			if w.keys.Seen(o.arg) || t.hasKey(o.arg) {
 				return false, nil
 			}
 			t.keys = append(t.keys, o.arg)
@@ -140,7 +142,7 @@ func (w *world) exec(d *delivery, o *op) (bool, error) {
 			// A key another transaction committed meanwhile is a unique-key violation: the
 			// whole transaction rolls back, and commit says so.
 			for _, k := range t.keys {
-				if w.keys.has(k) {
+				if w.keys.Seen(k) {
 					return false, nil
 				}
 			}
@@ -167,7 +169,7 @@ func (w *world) exec(d *delivery, o *op) (bool, error) {
 }
 
 func (w *world) addKey(d *delivery, k int32) {
-	if ev := w.keys.add(k); ev >= 0 && w.tr != nil {
+	if ev := w.keys.Insert(k); ev >= 0 && w.tr != nil {
 		w.tr.evicted(ev, d)
 	}
 	if w.tr.on(d.job) {
