@@ -40,6 +40,12 @@ func testConfig() config {
 // names one (to reopen the same rooms in a second server); the store closes when the test ends.
 func newTestServer(t testing.TB, cfg config) *server {
 	t.Helper()
+	return newLoggingServer(t, cfg, io.Discard)
+}
+
+// newLoggingServer is newTestServer with its log written to w, for a test of what is logged.
+func newLoggingServer(t testing.TB, cfg config, w io.Writer) *server {
+	t.Helper()
 	if cfg.DataDir == "" {
 		cfg.DataDir = t.TempDir()
 	}
@@ -56,7 +62,7 @@ func newTestServer(t testing.TB, cfg config) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := slog.New(slog.NewTextHandler(w, nil))
 	// The hub serve would use: in-process with SQLite, LISTEN/NOTIFY with a DATABASE_URL.
 	hub, err := newHub(context.Background(), cfg, log)
 	if err != nil {
