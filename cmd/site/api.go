@@ -96,14 +96,14 @@ func (s *server) handleExperiment() echo.HandlerFunc {
 		if err != nil {
 			var fe experiments.FieldErrors
 			if errors.As(err, &fe) {
-				s.metrics.rejected.WithLabelValues("invalid").Inc()
+				s.metrics.Rejected.WithLabelValues("invalid").Inc()
 				return c.JSON(http.StatusBadRequest, apiErrors{Errors: capErrors(fe)})
 			}
 			return err
 		}
 		spreadN, sfe := querySpread(e, p, q) // spread_api.go
 		if sfe != nil {
-			s.metrics.rejected.WithLabelValues("invalid").Inc()
+			s.metrics.Rejected.WithLabelValues("invalid").Inc()
 			return c.JSON(http.StatusBadRequest, apiErrors{Errors: experiments.FieldErrors{*sfe}})
 		}
 		if err := s.admitRun(c.Request().Context(), e, p); err != nil {
@@ -114,7 +114,7 @@ func (s *server) handleExperiment() echo.HandlerFunc {
 				return err
 			}
 		}
-		res, err := s.runner.run(c.Request().Context(), e, p)
+		res, err := s.runner.Run(c.Request().Context(), e, p)
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -14,6 +15,7 @@ import (
 
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
 )
 
@@ -24,12 +26,12 @@ func (s *server) handleArticle(entry content.Entry) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		page, ok := s.book.Page(entry.Slug)
 		if !ok {
-			return &httpError{Status: http.StatusNotFound, Msg: "no such page"}
+			return &web.Error{Status: http.StatusNotFound, Msg: "no such page"}
 		}
 		req := c.Request()
 		ctx := req.Context()
 		q := c.QueryParams()
-		hx := htmxOf(req)
+		hx := web.HTMXOf(req)
 		site := s.site(entry.Path)
 		if !hx.Active {
 			if bar := s.roomBar(c, site); bar != nil {
@@ -38,10 +40,10 @@ func (s *server) handleArticle(entry content.Entry) echo.HandlerFunc {
 		}
 
 		if hx.Target == pages.TimelineID && hasMarker(page, content.MarkerTimeline) {
-			return render(c, http.StatusOK, pages.Timeline(s.timeline(site, entry.Path, pageParams(page, q))))
+			return web.Render(c, http.StatusOK, pages.Timeline(s.timeline(site, entry.Path, pageParams(page, q))))
 		}
 		only := ""
-		if name, ok := hx.experiment(); ok && slices.Contains(experimentsOn(page), name) {
+		if name, ok := targetExperiment(hx); ok && slices.Contains(experimentsOn(page), name) {
 			only = name
 		}
 		problems, _ := c.Get(queryProblemsKey).(experiments.FieldErrors)
@@ -82,10 +84,10 @@ func (s *server) handleArticle(entry content.Entry) echo.HandlerFunc {
 			}
 		}
 		if retry > 0 {
-			c.Response().Header().Set("Retry-After", strconv.Itoa(retrySeconds(retry)))
+			c.Response().Header().Set("Retry-After", strconv.Itoa(web.RetrySeconds(retry)))
 		}
 		if only != "" {
-			return render(c, status, templ.Join(append([]templ.Component{pages.Experiment(views[only])}, also...)...))
+			return web.Render(c, status, templ.Join(append([]templ.Component{pages.Experiment(views[only])}, also...)...))
 		}
 
 		view := pages.ArticleView{Site: site, Page: onceEach(page), Runs: views, Code: s.sources}
@@ -99,7 +101,7 @@ func (s *server) handleArticle(entry content.Entry) echo.HandlerFunc {
 		if hasMarker(page, content.MarkerLab) {
 			view.Lab = s.labOnPage(c, site)
 		}
-		return render(c, status, pages.Layout(site, page.Title, pages.Article(view)))
+		return web.Render(c, status, pages.Layout(site, page.Title, pages.Article(view)))
 	}
 }
 
@@ -128,8 +130,8 @@ func hasMarker(page *content.Page, marker string) bool {
 // one experiment, the others are read (their values ride along in its form) but not run, except
 // those that take the stream from the first form when only is the first: they are drawn again.
 // refused holds, by experiment, why a run was not run now.
-func (s *server) pageRuns(ctx context.Context, page *content.Page, q url.Values, only string, problems experiments.FieldErrors) (runs []pages.Run, refused map[string]*httpError) {
-	refused = map[string]*httpError{}
+func (s *server) pageRuns(ctx context.Context, page *content.Page, q url.Values, only string, problems experiments.FieldErrors) (runs []pages.Run, refused map[string]*web.Error) {
+	refused = map[string]*web.Error{}
 	for _, name := range experimentsOn(page) {
 		e, _ := experiments.Lookup(name) // checkBook made sure it exists
 		prefix := ""
@@ -187,13 +189,13 @@ func dependsOnFirst(r pages.Run) bool { return r.Prefix != "" && len(r.Inherited
 // or its field errors, or why it could not run now. A run not run now (rate limited, every slot
 // busy, too big for the server) is marked Busy with what to do, and its refusal is returned: the
 // block then shows no result, old or new, only that it was not run and when to press Run again.
-func (s *server) runOne(ctx context.Context, r *pages.Run, sub map[string][]string, problems experiments.FieldErrors) *httpError {
+func (s *server) runOne(ctx context.Context, r *pages.Run, sub map[string][]string, problems experiments.FieldErrors) *web.Error {
 	e := r.Experiment
 	p, err := e.Parse(sub)
 	if err != nil {
 		var fe experiments.FieldErrors
 		if errors.As(err, &fe) {
-			s.metrics.rejected.WithLabelValues("invalid").Inc()
+			s.metrics.Rejected.WithLabelValues("invalid").Inc()
 			explainMalformed(fe, problems, func(f string) string {
 				if r.Inherited[f] {
 					return f
@@ -204,7 +206,7 @@ func (s *server) runOne(ctx context.Context, r *pages.Run, sub map[string][]stri
 			return nil
 		}
 		r.Busy = "The parameters could not be read."
-		return &httpError{Status: http.StatusBadRequest, Msg: r.Busy, Err: err}
+		return &web.Error{Status: http.StatusBadRequest, Msg: r.Busy, Err: err}
 	}
 	r.Params = p
 	if fe := s.pageSpread(r); fe != nil { // spread.go: a refused spread is a refused field
@@ -214,16 +216,16 @@ func (s *server) runOne(ctx context.Context, r *pages.Run, sub map[string][]stri
 	err = s.admitRun(ctx, e, p)
 	var res any
 	if err == nil {
-		res, err = s.runner.run(ctx, e, p)
+		res, err = s.runner.Run(ctx, e, p)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // the reader left; nobody will see the block
 		}
-		var he *httpError
-		if !errors.As(err, &he) {
+		var he *web.Error
+		if !web.As(err, &he) {
 			s.log.Error("experiment run", "experiment", e.Name, "err", err)
-			he = &httpError{Status: http.StatusInternalServerError, Msg: "The run failed.", RetryAfter: time.Second, Err: err}
+			he = &web.Error{Status: http.StatusInternalServerError, Msg: "The run failed.", RetryAfter: time.Second, Err: err}
 		}
 		r.Busy = he.Msg
 		if he.RetryAfter > 0 {
@@ -354,7 +356,7 @@ func (s *server) defaultMeasures(ctx context.Context) map[string]string {
 			continue
 		}
 		p := e.Defaults()
-		res, err := s.runner.run(ctx, e, p)
+		res, err := s.runner.Run(ctx, e, p)
 		if err != nil {
 			continue
 		}
@@ -385,4 +387,12 @@ func onceEach(page *content.Page) *content.Page {
 		out.Parts = append(out.Parts, part)
 	}
 	return &out
+}
+
+// targetExperiment names the experiment whose block an htmx request will swap, if it targets one.
+func targetExperiment(h web.HTMX) (string, bool) {
+	if !h.Active {
+		return "", false
+	}
+	return strings.CutPrefix(h.Target, pages.DOMIDPrefix)
 }

@@ -190,11 +190,11 @@ func TestFragmentDoesOnlyItsOwnWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	do(t, s, "GET", "/blocks/4?max_delay=1700&window-grid.windows=700", hxGrid)
-	if _, ok := s.runner.cache.get(win.Key(p)); ok {
+	if _, ok := s.runner.Cache().Get(win.Key(p)); ok {
 		t.Error("a grid fragment ran the window experiment as well")
 	}
 	do(t, s, "GET", "/blocks/4?max_delay=1700&window-grid.windows=700", nil)
-	if _, ok := s.runner.cache.get(win.Key(p)); !ok {
+	if _, ok := s.runner.Cache().Get(win.Key(p)); !ok {
 		t.Error("the whole page did not run the window experiment")
 	}
 	tl := do(t, s, "GET", "/semantics?step=3", map[string]string{"HX-Request": "true", "HX-Target": "timeline"})

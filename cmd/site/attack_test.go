@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"effectivelyonce/internal/web"
 )
 
 var attackRun = flag.Bool("attack", false, "run the loopback attack figures of issues 9 and 18, each asserting its bound (go test ./cmd/site -run '^TestAttack' -v -args -attack)")
@@ -219,22 +221,22 @@ func TestAttackAddressFlood(t *testing.T) {
 	wg.Wait()
 	report := "address flood through HTTP (one new address and one new run a request):\n" + strings.Join(lines, "\n")
 
-	l := newRateLimiter(20, 60, 100_000)
+	l := web.NewRateLimiter(20, 60, 100_000)
 	var ms0, ms1 runtimeMem
 	ms0.read()
 	start := time.Now()
 	for i := range 3_000_000 {
-		l.allow(addrOf(uint32(i) * 2654435761))
+		l.Allow(addrOf(uint32(i) * 2654435761))
 	}
 	ms1.read()
 	report += fmt.Sprintf("\nlimiter alone: 3,000,000 addresses in %s, %d tracked, heap %d MB before, %d MB after",
-		time.Since(start).Round(time.Millisecond), l.size(), ms0.heap>>20, ms1.heap>>20)
+		time.Since(start).Round(time.Millisecond), l.Size(), ms0.heap>>20, ms1.heap>>20)
 	t.Log(report)
 	fmt.Fprintln(os.Stderr, report)
 	// The bounds: the limiter never tracks more than RATE_CLIENTS, so memory stays flat (the
 	// result cache at its 64 MB and the limiter's 100,000 entries fit well under 512 MB).
-	if maxClients > 100_000 || l.size() > 100_000 || maxRSS > 512 {
-		t.Errorf("limiter %d clients through HTTP and %d alone (want at most 100,000), RSS up to %d MB (want under 512)", maxClients, l.size(), maxRSS)
+	if maxClients > 100_000 || l.Size() > 100_000 || maxRSS > 512 {
+		t.Errorf("limiter %d clients through HTTP and %d alone (want at most 100,000), RSS up to %d MB (want under 512)", maxClients, l.Size(), maxRSS)
 	}
 }
 

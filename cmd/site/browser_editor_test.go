@@ -25,6 +25,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"effectivelyonce/internal/web"
 	"effectivelyonce/static"
 )
 
@@ -55,15 +56,15 @@ func editorErrors(src string) string {
 // only the errors list, which the form swaps in) and the site's static files, every answer with
 // the site's security headers. posted records the source of every POST.
 type editorPage struct {
-	assets *assets
+	assets *web.Assets
 	mu     sync.Mutex
 	posted []string
 }
 
 func (p *editorPage) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	setSecurityHeaders(w.Header())
+	web.SetSecurityHeaders(w.Header())
 	if hash, name, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/static/"), "/"); ok && strings.HasPrefix(r.URL.Path, "/static/") {
-		if !p.assets.serve(w, r, hash, name) {
+		if !p.assets.Serve(w, r, hash, name) {
 			http.NotFound(w, r)
 		}
 		return
@@ -85,7 +86,7 @@ func (p *editorPage) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, list)
 		return
 	}
-	url := func(name string) string { return p.assets.url("", name) }
+	url := func(name string) string { return p.assets.URL("", name) }
 	fmt.Fprintf(w, `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="htmx-config" content='{"includeIndicatorStyles":false,"allowEval":false}'>
@@ -134,7 +135,7 @@ const (
 // and renewed by a Check that htmx swaps in; and the plain form without JavaScript.
 func TestBrowserEditor(t *testing.T) {
 	execPath := findChromium(t)
-	a, err := loadAssets(static.Files)
+	a, err := web.LoadAssets(static.Files)
 	if err != nil {
 		t.Fatal(err)
 	}

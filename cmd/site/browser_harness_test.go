@@ -79,7 +79,7 @@ func startBrowserSuite(t *testing.T) *browserSuite {
 	s := newTestServer(t, testConfig())
 	ts := httptest.NewServer(s.echo)
 	t.Cleanup(ts.Close)
-	s.origins.listening(ts.Listener.Addr()) // the links a room hands out name the test server
+	s.origins.Listening(ts.Listener.Addr()) // the links a room hands out name the test server
 	return &browserSuite{ctx: startChromium(t, execPath), base: ts.URL}
 }
 

@@ -111,19 +111,20 @@ func cliLab(ctx context.Context, args []string, getenv func(string) string, stdo
 		begin: func(c lab.Config) {
 			fmt.Fprintf(stderr, "lab: %s: %s jobs on %d workers…\n", c.Design, experiments.Thousands(c.Jobs), c.Workers)
 		}}
-	r.sweep(ctx) // what a killed run of this command, or of the site, left behind
+	r.setUnwatched(0) // this process is the run's watcher
+	r.sweep(ctx)      // what a killed run of this command, or of the site, left behind
 	run, err := r.start(p, labProcess, netip.Addr{})
 	if err != nil {
 		return fmt.Errorf("lab: %w", err)
 	}
 	select {
-	case <-run.done:
+	case <-run.Finished():
 	case <-ctx.Done():
-		r.cancelRun(run.id, labProcess) // kills the workers and removes the files before the exit
+		r.cancelRun(run.ID, labProcess) // kills the workers and removes the files before the exit
 		return ctx.Err()
 	}
 	r.mu.Lock()
-	results, runErr := run.results, run.err
+	results, runErr := run.Data.results, run.Data.err
 	r.mu.Unlock()
 	if runErr != nil {
 		return fmt.Errorf("lab: %w", runErr)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"effectivelyonce/internal/web"
 	"effectivelyonce/lab"
 	"effectivelyonce/rooms"
 	"effectivelyonce/rooms/sqlstore"
@@ -191,10 +192,10 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 		if h = strings.TrimSpace(h); h == "" && strings.TrimSpace(*hosts) == "" {
 			continue
 		}
-		if !validHost(h) {
+		if !web.ValidHost(h) {
 			return config{}, fmt.Errorf("hosts %q: want host names or host:port pairs, comma-separated, like eo.example.org,10.0.0.5:8080", h)
 		}
-		c.Hosts = append(c.Hosts, hostPort(h))
+		c.Hosts = append(c.Hosts, web.HostPort(h))
 	}
 	switch *labOn {
 	case "on":

@@ -14,62 +14,24 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"effectivelyonce/internal/web"
 )
 
 // TestConnLimiterEvictsIdleFirst drives the limiter's bookkeeping directly: at a client's bound the
+
 // oldest idle connection goes, then the oldest that has sent nothing, a busy one never; when all
+
 // are busy the new one is refused; the bound in all works the same across clients.
-func TestConnLimiterEvictsIdleFirst(t *testing.T) {
-	l := newConnLimiter(nil, 4, 3, newMetrics())
-	a, b := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2")
-	open := func(key netip.Addr) (*limitedConn, net.Conn) {
-		c, peer := net.Pipe()
-		t.Cleanup(func() { c.Close(); peer.Close() })
-		return l.admit(c, key), peer
-	}
-	c1, _ := open(a)
-	c2, _ := open(a)
-	c3, _ := open(a)
-	if c1 == nil || c2 == nil || c3 == nil {
-		t.Fatal("refused within the bound")
-	}
-	l.connState(c1, http.StateActive)
-	l.connState(c2, http.StateActive)
-	l.connState(c2, http.StateIdle) // c2 served a request and waits: idle, first to go
-	c4, _ := open(a)
-	if c4 == nil || !c2.gone || c1.gone || c3.gone {
-		t.Fatalf("at the client's bound: new admitted %v, idle gone %v, busy gone %v, new gone %v", c4 != nil, c2.gone, c1.gone, c3.gone)
-	}
-	c5, _ := open(a) // no idle one left: the oldest that sent nothing (c3) goes
-	if c5 == nil || !c3.gone || c1.gone {
-		t.Fatalf("second eviction: admitted %v, c3 gone %v, busy c1 gone %v", c5 != nil, c3.gone, c1.gone)
-	}
-	l.connState(c4, http.StateActive)
-	l.connState(c5, http.StateActive)
-	if c, _ := open(a); c != nil {
-		t.Fatal("admitted a fourth connection while three were busy")
-	}
-	// The bound in all: a holds 3 busy, b takes the last place, then a third client's
-	// connection pushes b's out (it has sent nothing), never a busy one of a's.
-	cb, _ := open(b)
-	if cb == nil || l.openConns() != 4 {
-		t.Fatalf("b refused, or %d open", l.openConns())
-	}
-	cc, _ := open(netip.MustParseAddr("192.0.2.3"))
-	if cc == nil || !cb.gone || c1.gone || c4.gone || c5.gone || l.openConns() != 4 {
-		t.Fatalf("at the bound in all: admitted %v, b's gone %v, %d open", cc != nil, cb.gone, l.openConns())
-	}
-	l.connState(cc, http.StateClosed)
-	l.connState(c1, http.StateClosed)
-	if l.openConns() != 2 || len(l.clients) != 1 {
-		t.Errorf("after two closed: %d open, %d clients", l.openConns(), len(l.clients))
-	}
-}
 
 // TestOneClientCannotTakeEveryConnection: over loopback, one address (127.0.0.2) opens far more
+
 // connections than its bound and holds them; it keeps at most its bound, the rest are refused with
+
 // a 503, and another address (127.0.0.3) is still served. Then many addresses fill the bound in
+
 // all, and a new address is still served: idle connections make room.
+
 func TestOneClientCannotTakeEveryConnection(t *testing.T) {
 	cfg := testConfig()
 	cfg.MaxConns, cfg.MaxConnsPerClient = 60, 20
@@ -95,10 +57,10 @@ func TestOneClientCannotTakeEveryConnection(t *testing.T) {
 		return metricValue(m, `site_connections_limited_total{outcome="evicted"}`) + metricValue(m, `site_connections_limited_total{outcome="refused_client"}`)
 	}
 	key := netip.MustParseAddr("127.0.0.2")
-	for deadline := time.Now().Add(30 * time.Second); closed()+conns.heldBy(key) < 100 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(30 * time.Second); closed()+conns.HeldBy(key) < 100 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if got := conns.heldBy(key); got > 20 {
+	if got := conns.HeldBy(key); got > 20 {
 		t.Errorf("one address holds %d connections, bound 20", got)
 	}
 	if closed() < 80 {
@@ -134,7 +96,7 @@ func TestOneClientCannotTakeEveryConnection(t *testing.T) {
 			resp.Body.Close()
 		}
 	}
-	if n := conns.openConns(); n > 60 {
+	if n := conns.OpenConns(); n > 60 {
 		t.Errorf("%d connections open, bound 60", n)
 	}
 	if code := getFrom(t, addr, "127.0.0.4", "/healthz"); code != 200 {
@@ -143,7 +105,9 @@ func TestOneClientCannotTakeEveryConnection(t *testing.T) {
 }
 
 // TestGoErrorsCarrySecurityHeaders: the answers net/http writes by itself (a request it cannot
+
 // parse, headers over the limit) and "OPTIONS *" carry the same security headers as every page.
+
 func TestGoErrorsCarrySecurityHeaders(t *testing.T) {
 	s := newTestServer(t, testConfig())
 	addr, _ := startServer(t, s)
@@ -168,7 +132,7 @@ func TestGoErrorsCarrySecurityHeaders(t *testing.T) {
 			if name != "OPTIONS *" && fmt.Sprint(resp.StatusCode) != name {
 				t.Errorf("status %d", resp.StatusCode)
 			}
-			if resp.Header.Get("Content-Security-Policy") != csp || resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("X-Frame-Options") != "DENY" {
+			if resp.Header.Get("Content-Security-Policy") != web.CSP || resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("X-Frame-Options") != "DENY" {
 				t.Errorf("%d without the security headers: %v", resp.StatusCode, resp.Header)
 			}
 		})
@@ -176,8 +140,10 @@ func TestGoErrorsCarrySecurityHeaders(t *testing.T) {
 }
 
 // startServer serves s over loopback the way serve does, within its connection bounds, until the
+
 // test ends.
-func startServer(t *testing.T, s *server) (string, *connLimiter) {
+
+func startServer(t *testing.T, s *server) (string, *web.ConnLimiter) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -199,13 +165,16 @@ func startServer(t *testing.T, s *server) (string, *connLimiter) {
 }
 
 // dialFrom connects to addr from the loopback source address src, so that the server sees a
+
 // client of its own.
+
 func dialFrom(addr, src string) (net.Conn, error) {
 	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 30 * time.Second}
 	return d.Dial("tcp", addr)
 }
 
 // getFrom makes one GET from the source address src and returns the status (0 on failure).
+
 func getFrom(t *testing.T, addr, src, path string) int {
 	t.Helper()
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
@@ -226,6 +195,7 @@ func getFrom(t *testing.T, addr, src, path string) int {
 }
 
 // metricValue reads one series' value from /metrics text; 0 when it is absent.
+
 func metricValue(text, series string) int {
 	var v float64
 	fmt.Sscan(strings.TrimPrefix(grepLine(text, series+" "), series+" "), &v)

@@ -15,6 +15,7 @@ import (
 
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
 )
 
@@ -74,7 +75,7 @@ func readJobsQuery(e *experiments.Experiment, q url.Values, withFormat bool) (jo
 func lookupTraceable(name string) (*experiments.Experiment, error) {
 	e, ok := experiments.Lookup(name)
 	if !ok {
-		return nil, &httpError{Status: http.StatusNotFound, Msg: fmt.Sprintf("no experiment %q; GET /api/experiments lists them", experiments.Clip(name, 40))}
+		return nil, &web.Error{Status: http.StatusNotFound, Msg: fmt.Sprintf("no experiment %q; GET /api/experiments lists them", experiments.Clip(name, 40))}
 	}
 	return e, nil
 }
@@ -87,7 +88,7 @@ func (s *server) replay(ctx context.Context, jq jobsQuery, work func(context.Con
 		return err
 	}
 	need := memoryOf(jq.e, jq.params) + 8*jq.e.IDCount(jq.params)
-	return s.runner.within(ctx, jq.e.Name, jq.e.Cost(jq.params), need, work)
+	return s.runner.Within(ctx, jq.e.Name, jq.e.Cost(jq.params), need, work)
 }
 
 // jobsList lists the jobs of a request, under the run limits.
@@ -116,7 +117,7 @@ func (s *server) jobTrace(ctx context.Context, jq jobsQuery, id string) (experim
 func (s *server) apiRefusal(c echo.Context, err error) error {
 	var fe experiments.FieldErrors
 	if errors.As(err, &fe) {
-		s.metrics.rejected.WithLabelValues("invalid").Inc()
+		s.metrics.Rejected.WithLabelValues("invalid").Inc()
 		return c.JSON(http.StatusBadRequest, apiErrors{Errors: capErrors(fe)})
 	}
 	return err
@@ -186,7 +187,7 @@ var panelID = regexp.MustCompile(`^[a-z0-9-]{1,80}-which-jobs$`)
 
 // jobsTarget is the panel an htmx request loads into, or "" for a whole page.
 func jobsTarget(c echo.Context) string {
-	h := htmxOf(c.Request())
+	h := web.HTMXOf(c.Request())
 	if h.Active && panelID.MatchString(h.Target) {
 		return h.Target
 	}
@@ -212,7 +213,7 @@ func (s *server) jobsURL(path string, jq jobsQuery, extra ...string) string {
 func pageRefusal(err error) error {
 	var fe experiments.FieldErrors
 	if errors.As(err, &fe) {
-		return &httpError{Status: http.StatusBadRequest, Msg: fe.Error()}
+		return &web.Error{Status: http.StatusBadRequest, Msg: fe.Error()}
 	}
 	return err
 }
@@ -244,12 +245,12 @@ func (s *server) handleJobsPage() echo.HandlerFunc {
 				URL: s.jobsURL("/jobs/"+e.Name+"/"+text, jq, "point", list.Point, "outcome", list.Outcome)})
 		}
 		if v.Target != "" {
-			return render(c, http.StatusOK, pages.JobsList(v))
+			return web.Render(c, http.StatusOK, pages.JobsList(v))
 		}
 		v.Page = true
 		v.Back = s.backOf(jq)
 		site := s.site("")
-		return render(c, http.StatusOK, pages.Layout(site, "Which jobs? "+e.Title, pages.JobsPage(v)))
+		return web.Render(c, http.StatusOK, pages.Layout(site, "Which jobs? "+e.Title, pages.JobsPage(v)))
 	}
 }
 
@@ -281,11 +282,11 @@ func (s *server) handleJobPage() echo.HandlerFunc {
 			v.ListURL = s.jobsURL("/jobs/"+e.Name, jq, "outcome", back, "point", tr.Point)
 		}
 		if v.Target != "" {
-			return render(c, http.StatusOK, pages.JobTimeline(v))
+			return web.Render(c, http.StatusOK, pages.JobTimeline(v))
 		}
 		v.Page = true
 		v.Back = s.backOf(jq)
-		return render(c, http.StatusOK, pages.Layout(s.site(""), "Job "+v.ID+" · "+e.Title, pages.JobPage(v)))
+		return web.Render(c, http.StatusOK, pages.Layout(s.site(""), "Job "+v.ID+" · "+e.Title, pages.JobPage(v)))
 	}
 }
 

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/runs"
+	"effectivelyonce/internal/web"
 	"effectivelyonce/lab"
 	"effectivelyonce/pages"
 )
@@ -51,15 +53,14 @@ func (e *labLimited) Error() string {
 }
 
 // labRunner holds the instance's one lab run (the current one, or the last one, whose results
-// the page keeps showing to every reader until the next run starts). Everything in it is
-// guarded by mu; the run itself works in a goroutine of its own, outside any request, so that a
-// reader who closes the tab does not kill a run that another reader is watching.
+// the page keeps showing to every reader until the next run starts). The run is a background
+// task (runs.Tasks, bound to one at a time), outside any request, so that a reader who closes the
+// tab does not kill a run that another reader is watching; mu guards cur and what the run reports.
 type labRunner struct {
-	mu      sync.Mutex
-	cur     *labRun
-	stopped bool
-	wg      sync.WaitGroup
-	log     *slog.Logger
+	mu    sync.Mutex
+	cur   *runs.Task[*labRun]
+	tasks *runs.Tasks[*labRun]
+	log   *slog.Logger
 	// command makes one worker process; tests replace it with the test binary.
 	command func(ctx context.Context) *exec.Cmd
 	natsURL string
@@ -74,23 +75,20 @@ type labRunner struct {
 	// a few times a second, so a run nobody has looked at for this long has lost its last tab
 	// (closed, or its connection gone) and is cancelled, workers killed and files removed. One
 	// reader leaving while another still watches cancels nothing. 0 keeps no such clock: the
-	// command line's process is its run's watcher.
+	// command line's process is its run's watcher. Set it with setUnwatched.
 	unwatched time.Duration
 	// starts limits the runs a client address starts in an hour (perHour of them); nil, no limit.
-	starts  *rateLimiter[netip.Addr]
+	starts  *web.RateLimiter[netip.Addr]
 	perHour int
 	// begin, when set, is told of each design as it starts (the command line says so on stderr).
 	begin func(lab.Config)
 }
 
-// labRun is one run: its parameters and owner, how far it has come, and how it ended.
+// labRun is what a run's task keeps beside it: its parameters and owner, how far it has come, and
+// how it ended (guarded by the runner's mu).
 type labRun struct {
-	id       string
 	owner    labOwner
 	params   lab.Params
-	started  time.Time
-	cancel   context.CancelFunc
-	done     chan struct{}
 	index    int // the design running now, into params.Designs
 	progress lab.Progress
 	results  []lab.Result
@@ -98,9 +96,6 @@ type labRun struct {
 	ended    string
 	err      error // what ended the run early (lab.Run's error), or nil
 	took     time.Duration
-	watched  time.Time // when a reader last asked for this run's progress
-	// abandoned marks a run cancelled because nobody was watching it.
-	abandoned bool
 }
 
 // siteLabWorker is the worker process of the real site: its own binary as `site lab-worker`.
@@ -118,9 +113,10 @@ func labScratchDir(dataDir string) string { return filepath.Join(dataDir, "lab")
 
 func newLabRunner(cfg config, log *slog.Logger) *labRunner {
 	r := &labRunner{command: siteLabWorker, natsURL: cfg.LabNATSURL, sinkURL: cfg.DatabaseURL, log: log,
-		scratchDir: labScratchDir(cfg.DataDir), deadline: lab.DefaultDeadline, unwatched: labUnwatched, perHour: cfg.LabRunsPerHour}
+		scratchDir: labScratchDir(cfg.DataDir), deadline: lab.DefaultDeadline, perHour: cfg.LabRunsPerHour}
+	r.setUnwatched(labUnwatched)
 	if cfg.LabRunsPerHour > 0 {
-		r.starts = newRateLimiter(float64(cfg.LabRunsPerHour)/3600, cfg.LabRunsPerHour, cfg.RateClients)
+		r.starts = web.NewRateLimiter(float64(cfg.LabRunsPerHour)/3600, cfg.LabRunsPerHour, cfg.RateClients)
 	}
 	return r
 }
@@ -128,74 +124,52 @@ func newLabRunner(cfg config, log *slog.Logger) *labRunner {
 // labUnwatched is how long a run may go unwatched before it is cancelled (see labRunner).
 const labUnwatched = 15 * time.Second
 
-// watch cancels run once nobody has asked for its progress for r.unwatched.
-func (r *labRunner) watch(run *labRun) {
-	t := time.NewTicker(r.unwatched / 4)
-	defer t.Stop()
-	for {
-		select {
-		case <-run.done:
-			return
-		case <-t.C:
-			r.mu.Lock()
-			idle := run.running && time.Since(run.watched) > r.unwatched
-			if idle {
-				run.abandoned = true
-			}
-			r.mu.Unlock()
-			if idle {
-				run.cancel()
-				return
-			}
-		}
-	}
+// setUnwatched sets the unwatched clock (0: none), before any run starts.
+func (r *labRunner) setUnwatched(d time.Duration) {
+	r.unwatched = d
+	r.tasks = runs.NewTasks[*labRun](1, d, 0)
 }
 
 // start begins a run owned by owner in the background. It refuses with errLabBusy while a run is
 // under way, and with a *labLimited when the client address has started its hour's allowance; a
 // refused run costs nothing from the allowance.
-func (r *labRunner) start(p lab.Params, owner labOwner, client netip.Addr) (*labRun, error) {
+func (r *labRunner) start(p lab.Params, owner labOwner, client netip.Addr) (*runs.Task[*labRun], error) {
 	if owner == "" {
 		return nil, errors.New("lab: a run needs an owner")
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.stopped {
-		return nil, errors.New("the server is shutting down")
-	}
-	if r.cur != nil && r.cur.running {
-		return nil, errLabBusy
-	}
-	if r.starts != nil {
-		if ok, wait := r.starts.allow(client); !ok {
-			return nil, &labLimited{wait: wait}
+	admit := func() error {
+		if r.starts != nil {
+			if ok, wait := r.starts.Allow(client); !ok {
+				return &labLimited{wait: wait}
+			}
 		}
+		return nil
 	}
-	// The whole run, every design of it, has the one deadline: a reader's run must end.
-	ctx, cancel := context.WithTimeout(context.Background(), r.deadline)
-	run := &labRun{id: newRunID(), owner: owner, params: p, started: time.Now(), cancel: cancel, done: make(chan struct{}), running: true,
-		progress: lab.Progress{Design: p.Designs[0], Jobs: p.Jobs}, watched: time.Now()}
-	r.cur = run
-	r.wg.Add(1)
-	go r.work(ctx, run)
-	if r.unwatched > 0 {
-		go r.watch(run)
+	run := &labRun{owner: owner, params: p, running: true, progress: lab.Progress{Design: p.Designs[0], Jobs: p.Jobs}}
+	// The whole run, every design of it, has the one deadline: a reader's run must end. Each run
+	// is a key of its own: a second Run is refused while one is under way, never joined to it.
+	t, _, err := r.tasks.Start(string(newLabOwner()), r.deadline, admit, run, func(ctx context.Context) (func(), error) {
+		return nil, r.work(ctx, run)
+	})
+	switch {
+	case errors.Is(err, runs.ErrFull):
+		return nil, errLabBusy
+	case errors.Is(err, runs.ErrStopped):
+		return nil, errors.New("the server is shutting down")
+	case err != nil:
+		return nil, err
 	}
-	return run, nil
-}
-
-func newRunID() string {
-	b := make([]byte, 8)
-	rand.Read(b)
-	return hex.EncodeToString(b)
+	r.cur = t
+	return t, nil
 }
 
 // work runs each design in turn, recording progress and results under the lock, then sweeps the
 // scratch directory of anything a dead run left there.
-func (r *labRunner) work(ctx context.Context, run *labRun) {
-	defer r.wg.Done()
-	defer close(run.done)
-	defer run.cancel()
+func (r *labRunner) work(ctx context.Context, run *labRun) error {
+	started := time.Now()
+	var failed error
 	ended := fmt.Sprintf("Finished: %d designs on %s jobs.", len(run.params.Designs), experiments.Thousands(run.params.Jobs))
 	for i, d := range run.params.Designs {
 		r.mu.Lock()
@@ -212,11 +186,12 @@ func (r *labRunner) work(ctx context.Context, run *labRun) {
 			r.mu.Unlock()
 		})
 		if err != nil {
+			failed = fmt.Errorf("%s: %w", d, err)
 			r.mu.Lock()
-			run.err = fmt.Errorf("%s: %w", d, err)
+			run.err = failed
 			r.mu.Unlock()
 			switch {
-			case errors.Is(err, context.Canceled) && run.isAbandoned(&r.mu):
+			case errors.Is(err, context.Canceled) && errors.Is(context.Cause(ctx), runs.ErrAbandoned):
 				ended = fmt.Sprintf("Cancelled: nobody had watched the run for %v, so every worker process was killed and the run's files removed.", r.unwatched)
 			case errors.Is(err, context.Canceled):
 				ended = "Cancelled: every worker process was killed and the run's files removed."
@@ -234,8 +209,9 @@ func (r *labRunner) work(ctx context.Context, run *labRun) {
 	}
 	r.sweep(context.WithoutCancel(ctx))
 	r.mu.Lock()
-	run.running, run.ended, run.took = false, ended, time.Since(run.started)
+	run.running, run.ended, run.took = false, ended, time.Since(started)
 	r.mu.Unlock()
+	return failed
 }
 
 // sweep removes what runs that are gone (a site killed mid-run, in this directory's past or in
@@ -250,29 +226,23 @@ func (r *labRunner) sweep(ctx context.Context) {
 	}
 }
 
-func (run *labRun) isAbandoned(mu *sync.Mutex) bool {
-	mu.Lock()
-	defer mu.Unlock()
-	return run.abandoned
-}
-
 // cancelRun cancels the run named id for its owner and waits until its workers are gone. A stale
 // page's Cancel names an older run, or one that has ended, and cancels nothing (false, nil); a
 // Cancel from anyone but the owner is errLabNotYours, and the run goes on.
 func (r *labRunner) cancelRun(id string, owner labOwner) (bool, error) {
 	r.mu.Lock()
-	run := r.cur
-	if run == nil || run.id != id || !run.running {
+	t := r.cur
+	if t == nil || t.ID != id || !t.Data.running {
 		r.mu.Unlock()
 		return false, nil
 	}
-	if owner == "" || run.owner != owner {
+	if owner == "" || t.Data.owner != owner {
 		r.mu.Unlock()
 		return false, errLabNotYours
 	}
 	r.mu.Unlock()
-	run.cancel()
-	<-run.done // Run has killed the workers and removed its files by now
+	t.Cancel()
+	t.Wait() // Run has killed the workers and removed its files by now
 	return true, nil
 }
 
@@ -285,12 +255,13 @@ func (r *labRunner) retryAfter() time.Duration {
 	return r.left(r.cur)
 }
 
-// left is retryAfter for run, with r.mu held.
-func (r *labRunner) left(run *labRun) time.Duration {
-	if run == nil || !run.running {
+// left is retryAfter for t, with r.mu held.
+func (r *labRunner) left(t *runs.Task[*labRun]) time.Duration {
+	if t == nil || !t.Data.running {
 		return time.Second
 	}
-	elapsed := time.Since(run.started)
+	run := t.Data
+	elapsed := time.Since(t.Started())
 	frac := (float64(run.index) + float64(run.progress.Done)/float64(max(1, run.params.Jobs))) / float64(len(run.params.Designs))
 	if frac < 0.05 {
 		return 10 * time.Second
@@ -304,19 +275,20 @@ func (r *labRunner) left(run *labRun) time.Duration {
 func (r *labRunner) status(site pages.Site, viewer labOwner) *pages.LabStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	run := r.cur
-	if run == nil {
+	t := r.cur
+	if t == nil {
 		return nil
 	}
-	run.watched = time.Now()
-	st := &pages.LabStatus{ID: run.id, Running: run.running, Ended: run.ended, Yours: viewer != "" && viewer == run.owner,
+	t.Watch()
+	run := t.Data
+	st := &pages.LabStatus{ID: t.ID, Running: run.running, Ended: run.ended, Yours: viewer != "" && viewer == run.owner,
 		Design: pages.LabDesignLabel(run.progress.Design), Index: run.index + 1, Count: len(run.params.Designs),
 		Jobs: run.params.Jobs, Done: run.progress.Done, Killed: run.progress.WorkersKilled, Redelivered: run.progress.Redeliveries,
-		Elapsed: pages.LabDuration(time.Since(run.started)), Settings: pages.LabSettings(run.params),
+		Elapsed: pages.LabDuration(time.Since(t.Started())), Settings: pages.LabSettings(run.params),
 		ProgressURL: site.URL("/lab/progress"), CancelURL: site.URL("/lab/cancel"), PageURL: labPermalink(site, run.params) + "#lab-status",
 		FormURL: labPermalink(site, run.params) + "#lab"}
 	if run.running {
-		st.Left = pages.LabWait(r.left(run))
+		st.Left = pages.LabWait(r.left(t))
 	} else {
 		st.Elapsed = pages.LabDuration(run.took)
 	}
@@ -335,15 +307,8 @@ func labPermalink(site pages.Site, p lab.Params) string {
 // stop cancels the current run and waits for it, at shutdown: its workers are killed and its
 // files removed before the server exits. Nothing starts after it.
 func (r *labRunner) stop() {
-	r.mu.Lock()
-	r.stopped = true
-	run := r.cur
-	r.mu.Unlock()
-	if run != nil {
-		run.cancel()
-	}
-	r.wg.Wait()
+	r.tasks.Stop()
 	if r.starts != nil {
-		r.starts.close()
+		r.starts.Close()
 	}
 }

@@ -37,7 +37,7 @@ func BenchmarkLabFirstProgress(b *testing.B) {
 		}
 		total += time.Since(start)
 		s.lab.mu.Lock()
-		id, owner := s.lab.cur.id, s.lab.cur.owner
+		id, owner := s.lab.cur.ID, s.lab.cur.Data.owner
 		s.lab.mu.Unlock()
 		s.lab.cancelRun(id, owner)
 	}

@@ -416,7 +416,7 @@ func TestLabRunNobodyWatchesIsCancelled(t *testing.T) {
 	s := newTestServer(t, testConfig())
 	w := testLabWorkers(t)
 	s.lab.command = w.command
-	s.lab.unwatched = 400 * time.Millisecond
+	s.lab.setUnwatched(400 * time.Millisecond)
 	p := lab.DefaultParams()
 	p.Designs, p.Jobs, p.Workers = []lab.Design{lab.AckAfterWork}, 5000, 2
 	if _, err := s.lab.start(p, newLabOwner(), netip.Addr{}); err != nil {
@@ -426,13 +426,14 @@ func TestLabRunNobodyWatchesIsCancelled(t *testing.T) {
 	run := s.lab.cur
 	s.lab.mu.Unlock()
 	select {
-	case <-run.done:
+	case <-run.Finished():
 	case <-time.After(30 * time.Second):
 		t.Fatal("an unwatched run was not cancelled")
 	}
 	s.lab.mu.Lock()
-	ended, abandoned := run.ended, run.abandoned
+	ended := run.Data.ended
 	s.lab.mu.Unlock()
+	_, _, abandoned := run.State()
 	if !abandoned || !strings.Contains(ended, "nobody had watched") {
 		t.Errorf("ended %q (abandoned %v), want it cancelled for want of a reader", ended, abandoned)
 	}

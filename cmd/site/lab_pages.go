@@ -14,6 +14,7 @@ import (
 
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/web"
 	"effectivelyonce/lab"
 	"effectivelyonce/pages"
 )
@@ -120,12 +121,12 @@ func (s *server) renderLab(c echo.Context, status int, v *pages.LabView) error {
 	entry := labEntry()
 	page, ok := s.book.Page(entry.Slug)
 	if !ok {
-		return &httpError{Status: http.StatusNotFound, Msg: "no such page"}
+		return &web.Error{Status: http.StatusNotFound, Msg: "no such page"}
 	}
 	site := s.site(entry.Path)
 	view := pages.ArticleView{Site: site, Page: onceEach(page), Code: s.sources, Lab: v}
 	view.Prev, view.Next = neighbours(site, entry.Path)
-	return render(c, status, pages.Layout(site, page.Title, pages.Article(view)))
+	return web.Render(c, status, pages.Layout(site, page.Title, pages.Article(view)))
 }
 
 // handleLabRun handles "POST /lab/runs": it starts a run in the background, owned by this
@@ -142,25 +143,25 @@ func (s *server) handleLabRun() echo.HandlerFunc {
 		}
 		form, err := c.FormParams()
 		if err != nil {
-			return &httpError{Status: http.StatusBadRequest, Msg: "the form could not be read", Err: err}
+			return &web.Error{Status: http.StatusBadRequest, Msg: "the form could not be read", Err: err}
 		}
 		f := labFormFrom(form)
 		p, errs := lab.ParseParams(form, int64(s.cfg.labMaxJobs()))
 		if len(errs) > 0 {
 			f.errs = errs
-			s.metrics.rejected.WithLabelValues("invalid").Inc()
+			s.metrics.Rejected.WithLabelValues("invalid").Inc()
 			return s.renderLab(c, http.StatusUnprocessableEntity, s.labView(site, f, "", viewer))
 		}
 		if viewer == "" {
 			viewer = newLabOwner()
 			s.cookie(c, labOwnerCookie, string(viewer), labOwnerMaxAge)
 		}
-		_, err = s.lab.start(p, viewer, clientOf(c.Request().Context()))
+		_, err = s.lab.start(p, viewer, web.ClientOf(c.Request().Context()))
 		var limited *labLimited
 		switch {
 		case errors.Is(err, errLabBusy):
 			wait := s.lab.retryAfter()
-			c.Response().Header().Set("Retry-After", strconv.Itoa(retrySeconds(wait)))
+			c.Response().Header().Set("Retry-After", strconv.Itoa(web.RetrySeconds(wait)))
 			whose := "someone else's run is under way on this server"
 			if st := s.lab.status(site, viewer); st != nil && st.Yours {
 				whose = "your run below is still under way"
@@ -168,12 +169,12 @@ func (s *server) handleLabRun() echo.HandlerFunc {
 			msg := fmt.Sprintf("Not run: %s, and the lab runs one at a time, since each run starts its own broker and worker processes. You can start yours when it ends, in about %s.", whose, pages.LabWait(wait))
 			return s.renderLab(c, http.StatusConflict, s.labView(site, f, msg, viewer))
 		case errors.As(err, &limited):
-			c.Response().Header().Set("Retry-After", strconv.Itoa(retrySeconds(limited.wait)))
+			c.Response().Header().Set("Retry-After", strconv.Itoa(web.RetrySeconds(limited.wait)))
 			msg := fmt.Sprintf("Not run: your address has started %d lab runs in the last hour, as many as this server allows one address (LAB_RUNS_PER_HOUR). You can start the next in about %s.",
 				s.lab.perHour, pages.LabWait(limited.wait))
 			return s.renderLab(c, http.StatusTooManyRequests, s.labView(site, f, msg, viewer))
 		case err != nil:
-			return &httpError{Status: http.StatusServiceUnavailable, Msg: "the lab cannot start a run now", Err: err}
+			return &web.Error{Status: http.StatusServiceUnavailable, Msg: "the lab cannot start a run now", Err: err}
 		}
 		return c.Redirect(http.StatusSeeOther, labPermalink(site, p)+"#lab-status")
 	}
@@ -185,7 +186,7 @@ func (s *server) handleLabRun() echo.HandlerFunc {
 func (s *server) handleLabCancel() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if s.cfg.LabOff {
-			return &httpError{Status: http.StatusForbidden, Msg: "the live lab is turned off on this instance"}
+			return &web.Error{Status: http.StatusForbidden, Msg: "the live lab is turned off on this instance"}
 		}
 		site := s.site(labEntry().Path)
 		viewer := labViewer(c)
@@ -207,13 +208,13 @@ func (s *server) handleLabCancel() echo.HandlerFunc {
 func (s *server) handleLabProgress() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if s.cfg.LabOff {
-			return &httpError{Status: http.StatusNotFound, Msg: "the live lab is turned off on this instance"}
+			return &web.Error{Status: http.StatusNotFound, Msg: "the live lab is turned off on this instance"}
 		}
 		st := s.lab.status(s.site(labEntry().Path), labViewer(c))
 		if st == nil {
-			return &httpError{Status: http.StatusNotFound, Msg: "no lab run has started on this instance yet"}
+			return &web.Error{Status: http.StatusNotFound, Msg: "no lab run has started on this instance yet"}
 		}
 		c.Response().Header().Set("Cache-Control", "no-store")
-		return render(c, http.StatusOK, pages.LabProgress(*st))
+		return web.Render(c, http.StatusOK, pages.LabProgress(*st))
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/runs"
+	"effectivelyonce/internal/web"
 )
 
 // TestBusyAnswers503 fills every heavy slot and checks that a heavy rerun is refused with 503,
@@ -22,8 +24,7 @@ func TestBusyAnswers503(t *testing.T) {
 	cfg.MaxRuns = 1
 	cfg.QueueWait = 20 * time.Millisecond
 	s := newTestServer(t, cfg)
-	s.runner.heavy <- struct{}{}
-	defer func() { <-s.runner.heavy }()
+	defer s.runner.Hold(false)()
 	r := do(t, s, "GET", "/blocks/4?jobs=2000000&seed=99", nil)
 	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" {
 		t.Fatalf("status %d retry-after %q", r.status, r.header.Get("Retry-After"))
@@ -55,7 +56,7 @@ func TestRunStopsWhenClientLeaves(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { _, err := s.runner.run(ctx, e, p); done <- err }()
+	go func() { _, err := s.runner.Run(ctx, e, p); done <- err }()
 	time.Sleep(5 * time.Millisecond)
 	cancel()
 	select {
@@ -66,10 +67,10 @@ func TestRunStopsWhenClientLeaves(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("run did not stop after the client left")
 	}
-	if len(s.runner.heavy) != 0 {
+	if s.runner.HeavyInUse() != 0 {
 		// The slot must be released once the cancelled run returns.
 		time.Sleep(100 * time.Millisecond)
-		if len(s.runner.heavy) != 0 {
+		if s.runner.HeavyInUse() != 0 {
 			t.Error("heavy slot not released")
 		}
 	}
@@ -145,7 +146,7 @@ func TestRateDefaultsFitAClass(t *testing.T) {
 	if cfg.RateBurst < 60 || cfg.RatePerSec < 20 {
 		t.Errorf("rate %v burst %d: a class of 30 pressing Run twice would be refused", cfg.RatePerSec, cfg.RateBurst)
 	}
-	if errBusy.Msg[0] < 'A' || errBusy.Msg[0] > 'Z' || errStopping.Msg[0] < 'A' || errStopping.Msg[0] > 'Z' {
+	if runs.ErrBusy.Msg[0] < 'A' || runs.ErrBusy.Msg[0] > 'Z' || runs.ErrStopping.Msg[0] < 'A' || runs.ErrStopping.Msg[0] > 'Z' {
 		t.Error("a refusal shown after \"Not run yet.\" must start with a capital")
 	}
 }
@@ -162,26 +163,6 @@ func section(t *testing.T, body, id string) string {
 		return body[i:]
 	}
 	return body[i : i+j]
-}
-
-// TestCacheIsBounded: the result cache stays under its byte limit however many distinct runs it
-// sees, and never evicts the pinned default results.
-func TestCacheIsBounded(t *testing.T) {
-	c := newResultCache(1 << 20)
-	big := make([]int64, 4000)
-	for i := range 200 {
-		c.add(strings.Repeat("k", i+1), big, false)
-	}
-	if c.bytes() > 1<<20 {
-		t.Errorf("cache holds %d bytes, limit %d", c.bytes(), 1<<20)
-	}
-	c.add("pinned", big, true)
-	for i := range 200 {
-		c.add("x"+strings.Repeat("k", i+1), big, false)
-	}
-	if _, ok := c.get("pinned"); !ok {
-		t.Error("pinned default evicted")
-	}
 }
 
 // TestBodyLimitAndTimeouts: a large request body is refused, and the HTTP server sets every
@@ -214,7 +195,7 @@ func TestRateMustBeANumberThatLimits(t *testing.T) {
 			t.Errorf("RATE=%s accepted", bad)
 		}
 	}
-	if l := newRateLimiter(1e-300, 60, 10); l.idle <= 0 {
-		t.Errorf("idle time %v at a tiny rate: the sweep would forget every bucket at once", l.idle)
+	if l := web.NewRateLimiter(1e-300, 60, 10); l.Forgets() <= 0 {
+		t.Errorf("idle time %v at a tiny rate: the sweep would forget every bucket at once", l.Forgets())
 	}
 }

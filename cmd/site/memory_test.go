@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/runs"
 )
 
 // TestMemoryEstimates runs each experiment that keeps a slot per job at a million jobs, with few
@@ -70,17 +71,18 @@ func TestHeavyRunsAdmittedByMemory(t *testing.T) {
 	cfg.MemLimit = 64 << 20 // budget: a quarter, 16 MB (the reserve takes the rest)
 	cfg.QueueWait = 20 * time.Millisecond
 	s := newTestServer(t, cfg)
-	if s.runner.budget != 16<<20 {
-		t.Fatalf("run budget %d MB, want 16", s.runner.budget>>20)
+	if s.runner.BudgetBytes() != 16<<20 {
+		t.Fatalf("run budget %d MB, want 16", s.runner.BudgetBytes()>>20)
 	}
 	fits := "/api/experiments/window?jobs=2000000&seed=41" // about 7 MB
-	if !s.runner.memory.TryAcquire(10 << 20) {
+	release, ok := s.runner.HoldMemory(10 << 20)
+	if !ok {
 		t.Fatal("budget taken")
 	}
 	if r := do(t, s, "GET", fits, nil); r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, "busy") {
 		t.Errorf("with 10 of 16 MB held, a 7 MB run answered %d %s", r.status, r.body)
 	}
-	s.runner.memory.Release(10 << 20)
+	release()
 	if r := do(t, s, "GET", fits, nil); r.status != 200 {
 		t.Errorf("with the budget free, a 7 MB run answered %d", r.status)
 	}
@@ -128,7 +130,7 @@ func TestMemoryLimit(t *testing.T) {
 	}
 	cfg := testConfig()
 	cfg.MemLimit = 4 << 30
-	if b := runBudget(cfg); b != 4<<30-2*cfg.CacheBytes-memReserve {
+	if b := runs.Budget(cfg.MemLimit, cfg.CacheBytes); b != 4<<30-2*cfg.CacheBytes-runs.MemReserve {
 		t.Errorf("budget %d MB of a 4 GB limit", b>>20)
 	}
 }

@@ -2,17 +2,15 @@ package main
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"effectivelyonce/internal/web"
 )
 
-// metrics are the server's Prometheus series, on a registry of its own (no global state).
+// metrics are the web layer's shared series and the notebook's and rooms' own, on one registry.
 type metrics struct {
-	reg      *prometheus.Registry
-	requests *prometheus.CounterVec
-	runs     *prometheus.HistogramVec
-	cache    *prometheus.CounterVec
-	rejected *prometheus.CounterVec
-	conns    *prometheus.CounterVec
+	*web.Metrics
+	runs  *prometheus.HistogramVec
+	cache *prometheus.CounterVec
 	// roomParts counts the room parts the event streams draw, by part: how much a room's changes
 	// cost in rendering, and that a part whose inputs did not change is not drawn again.
 	roomParts *prometheus.CounterVec
@@ -23,22 +21,13 @@ type metrics struct {
 
 func newMetrics() *metrics {
 	m := &metrics{
-		reg: prometheus.NewRegistry(),
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "site_http_requests_total", Help: "HTTP requests by route and status code.",
-		}, []string{"route", "code"}),
+		Metrics: web.NewMetrics(),
 		runs: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "site_experiment_run_seconds", Help: "Time to run an experiment (cache misses only).",
 			Buckets: []float64{0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10},
 		}, []string{"experiment", "lane"}),
 		cache: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "site_result_cache_total", Help: "Result cache lookups by outcome (hit or miss).",
-		}, []string{"outcome"}),
-		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "site_rejections_total", Help: "Requests refused or cut short, by reason.",
-		}, []string{"reason"}),
-		conns: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "site_connections_limited_total", Help: "Connections closed to keep within the connection bounds: evicted (idle, to make room) or refused (new, when nothing could go); event streams refused (stream_refused) or ended for a newer one of their key (stream_ended).",
 		}, []string{"outcome"}),
 		roomParts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "site_room_part_renders_total", Help: "Live parts of study rooms drawn for event streams, by part.",
@@ -47,7 +36,6 @@ func newMetrics() *metrics {
 			Name: "site_room_stream_rereads_failed_total", Help: "Times a room's event stream could not re-read the room (its database out of reach) and stayed open to try again.",
 		}),
 	}
-	m.reg.MustRegister(m.requests, m.runs, m.cache, m.rejected, m.conns, m.rereads, m.roomParts,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.Reg.MustRegister(m.runs, m.cache, m.rereads, m.roomParts)
 	return m
 }

@@ -23,7 +23,7 @@ func TestLinksOnlyFromHostsTheServerAnswersFor(t *testing.T) {
 		t.Fatal(err)
 	}
 	ln.Close()
-	s.origins.listening(ln.Addr())
+	s.origins.Listening(ln.Addr())
 	listen := ln.Addr().String()
 	_, port, _ := net.SplitHostPort(listen)
 
@@ -62,7 +62,7 @@ func TestLinksOnlyFromHostsTheServerAnswersFor(t *testing.T) {
 		}
 	}
 	plain := newTestServer(t, testConfig())
-	plain.origins.listening(ln.Addr())
+	plain.origins.Listening(ln.Addr())
 	for _, h := range []string{"evil.example", "localhost:1"} {
 		if join, _ := links(plain, h); !strings.HasPrefix(join, "http://"+listen+"/j/") {
 			t.Errorf("without HOSTS, Host %q: join %s, want it on the listen address %s", h, join, listen)

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"effectivelyonce/content"
+	"effectivelyonce/internal/web"
 	"effectivelyonce/rooms"
 	"effectivelyonce/rooms/live"
 	"effectivelyonce/static"
@@ -22,7 +23,7 @@ func TestPanicIsLoggedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := loadAssets(static.Files)
+	a, err := web.LoadAssets(static.Files)
 	if err != nil {
 		t.Fatal(err)
 	}

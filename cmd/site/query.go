@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/web"
 )
 
 // maxFieldErrors is how many field errors one answer lists; the rest are counted in a last entry,
@@ -88,13 +89,13 @@ func (s *server) strictQuery() echo.MiddlewareFunc {
 			if len(problems) == 0 {
 				return next(c)
 			}
-			s.metrics.rejected.WithLabelValues("malformed_query").Inc()
+			s.metrics.Rejected.WithLabelValues("malformed_query").Inc()
 			if strings.HasPrefix(req.URL.Path, s.cfg.BasePath+"/api/") {
 				return c.JSON(http.StatusBadRequest, apiErrors{Errors: capErrors(problems)})
 			}
 			for _, p := range problems {
 				if !known[p.Field] {
-					return &httpError{Status: http.StatusBadRequest, Msg: "The address does not parse: " + p.Field + ": " + p.Message + "."}
+					return &web.Error{Status: http.StatusBadRequest, Msg: "The address does not parse: " + p.Field + ": " + p.Message + "."}
 				}
 			}
 			req.URL.RawQuery = vals.Encode()

@@ -128,9 +128,8 @@ func TestResponsesStaySmall(t *testing.T) {
 // /metrics is compressed once.
 func TestConditionalAndEncoding(t *testing.T) {
 	s := newTestServer(t, testConfig())
-	f := s.assets.files["app.css"]
-	path := s.assets.url("", "app.css")
-	tag := `"` + f.hash + `"`
+	path := s.assets.URL("", "app.css")
+	tag := `"` + s.assets.Hash("app.css") + `"`
 	for _, inm := range []string{tag, "W/" + tag, `"other", ` + tag, `W/"other",W/` + tag, "*"} {
 		if r := do(t, s, "GET", path, map[string]string{"If-None-Match": inm}); r.status != 304 {
 			t.Errorf("If-None-Match %s: %d, want 304", inm, r.status)

@@ -7,7 +7,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"html"
 	"maps"
@@ -21,6 +20,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
 	"effectivelyonce/rooms"
 )
@@ -46,7 +46,7 @@ func (s *server) roomAction(do roomDo) echo.HandlerFunc {
 		if c.Response().Committed {
 			return nil
 		}
-		if htmxOf(c.Request()).Active {
+		if web.HTMXOf(c.Request()).Active {
 			return c.NoContent(http.StatusNoContent)
 		}
 		back := s.cfg.BasePath + "/rooms/" + r.ID
@@ -61,8 +61,8 @@ func (s *server) roomAction(do roomDo) echo.HandlerFunc {
 // htmx swaps in beside the form; otherwise the error page handleError draws.
 func (s *server) refuseAction(c echo.Context, err error) error {
 	err = roomError(err)
-	var he *httpError
-	if !errors.As(err, &he) || !htmxOf(c.Request()).Active {
+	var he *web.Error
+	if !web.As(err, &he) || !web.HTMXOf(c.Request()).Active {
 		return err
 	}
 	msg := he.Msg
@@ -70,8 +70,8 @@ func (s *server) refuseAction(c echo.Context, err error) error {
 		msg = f + ": " + msg
 	}
 	if he.RetryAfter > 0 { // a limit: say when the action will be taken again
-		c.Response().Header().Set("Retry-After", strconv.Itoa(retrySeconds(he.RetryAfter)))
-		msg = fmt.Sprintf("%s Try again in %d s", strings.TrimSuffix(msg, "."), retrySeconds(he.RetryAfter))
+		c.Response().Header().Set("Retry-After", strconv.Itoa(web.RetrySeconds(he.RetryAfter)))
+		msg = fmt.Sprintf("%s Try again in %d s", strings.TrimSuffix(msg, "."), web.RetrySeconds(he.RetryAfter))
 	}
 	return c.HTML(http.StatusUnprocessableEntity, html.EscapeString(pages.SayCap(strings.TrimSuffix(msg, ".")))+".")
 }
@@ -90,8 +90,8 @@ func (s *server) confirmFirst(question func(ctx context.Context, c echo.Context,
 		if err != nil {
 			return err
 		}
-		if htmxOf(c.Request()).Active {
-			return &httpError{Status: http.StatusBadRequest, Msg: "this action asks to be confirmed first"}
+		if web.HTMXOf(c.Request()).Active {
+			return &web.Error{Status: http.StatusBadRequest, Msg: "this action asks to be confirmed first"}
 		}
 		form, err := c.FormParams()
 		if err != nil {
@@ -106,7 +106,7 @@ func (s *server) confirmFirst(question func(ctx context.Context, c echo.Context,
 			}
 		}
 		c.Response().Header().Set("Cache-Control", "no-store")
-		return render(c, http.StatusOK, pages.Layout(site, r.Title, pages.ConfirmAction(v)))
+		return web.Render(c, http.StatusOK, pages.Layout(site, r.Title, pages.ConfirmAction(v)))
 	}
 }
 

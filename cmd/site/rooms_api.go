@@ -21,6 +21,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/web"
 	"effectivelyonce/rooms"
 )
 
@@ -47,11 +48,11 @@ func readJSON(r *http.Request, v any, optional bool) error {
 	if err == nil || (optional && errors.Is(err, io.EOF)) {
 		return nil
 	}
-	var he *echo.HTTPError
-	if errors.As(err, &he) { // the body limit, which answers 413 itself
-		return he
+	var ee *echo.HTTPError
+	if errors.As(err, &ee) { // the body limit, which answers 413 itself
+		return ee
 	}
-	return &httpError{Status: http.StatusBadRequest, Msg: "the body is not the JSON object this route takes", Err: err}
+	return &web.Error{Status: http.StatusBadRequest, Msg: "the body is not the JSON object this route takes", Err: err}
 }
 
 // roomError turns a refusal of rooms.Service into the status it deserves; the message a person
@@ -63,7 +64,7 @@ func roomError(err error) error {
 	switch {
 	case errors.Is(err, rooms.ErrUnavailable):
 		// Logged once by handleError, as every 5xx; the reader is told to come back shortly.
-		return &httpError{Status: http.StatusServiceUnavailable, RetryAfter: 5 * time.Second, Err: err,
+		return &web.Error{Status: http.StatusServiceUnavailable, RetryAfter: 5 * time.Second, Err: err,
 			Msg: "The study rooms' database cannot be reached just now (it may be restarting)."}
 	case errors.Is(err, rooms.ErrNotFound):
 		status, msg = http.StatusNotFound, "no room with this code"
@@ -90,7 +91,7 @@ func roomError(err error) error {
 	if errors.As(err, &fe) {
 		msg = fe.Message
 	}
-	return &httpError{Status: status, Msg: msg, Err: err}
+	return &web.Error{Status: status, Msg: msg, Err: err}
 }
 
 // errorField names the field a refusal concerns, for the {"field","message"} entry.
@@ -144,7 +145,7 @@ func (s *server) createRefusal(err error) error {
 		return roomError(err)
 	}
 	rc := s.rooms.Config()
-	return &httpError{Status: http.StatusServiceUnavailable, RetryAfter: time.Minute, Err: err,
+	return &web.Error{Status: http.StatusServiceUnavailable, RetryAfter: time.Minute, Err: err,
 		Msg: fmt.Sprintf("This instance already has %s open, the most it allows, so yours cannot start just now. A room nobody joins closes %s after it was last used, so a place comes free soon: try again in a minute. If none does, ask whoever runs the instance to raise OPEN_ROOMS.",
 			roomsWord(le.Max), durationWords(rc.UnjoinedClose))}
 }
@@ -272,7 +273,7 @@ func (s *server) handleGuess() echo.HandlerFunc {
 			return err
 		}
 		if in.Value == nil {
-			return &httpError{Status: http.StatusBadRequest, Msg: "a guess needs a value"}
+			return &web.Error{Status: http.StatusBadRequest, Msg: "a guess needs a value"}
 		}
 		if err := s.rooms.Guess(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), seq, *in.Value); err != nil {
 			return roomError(err)
@@ -402,7 +403,7 @@ func (s *server) writeExport(c echo.Context, code, key string) error {
 		format = "json"
 	}
 	if format != "json" && format != "csv" {
-		return &httpError{Status: http.StatusBadRequest, Msg: "format must be json or csv"}
+		return &web.Error{Status: http.StatusBadRequest, Msg: "format must be json or csv"}
 	}
 	ex, err := s.rooms.Export(c.Request().Context(), code, key)
 	if err != nil {
@@ -445,7 +446,7 @@ func (s *server) lookUpCode(ctx context.Context, code string) (rooms.Room, error
 	}
 	r, err := s.rooms.RoomByCode(ctx, code)
 	if !codeMissed(err) {
-		s.roomJoins.refund(clientOf(ctx), 1)
+		s.roomJoins.Refund(web.ClientOf(ctx), 1)
 	}
 	return r, err
 }
@@ -459,13 +460,13 @@ func codeMissed(err error) bool {
 // admitRoom charges one room creation, join or code look-up to the client of ctx; a refusal is a
 // 429 that says when to try again. A join is charged before its code is looked up, and never given
 // back, so guessing codes costs the same allowance as joining.
-func (s *server) admitRoom(ctx context.Context, l *rateLimiter[netip.Addr], msg string) error {
-	ok, wait := l.allow(clientOf(ctx))
+func (s *server) admitRoom(ctx context.Context, l *web.RateLimiter[netip.Addr], msg string) error {
+	ok, wait := l.Allow(web.ClientOf(ctx))
 	if ok {
 		return nil
 	}
-	s.metrics.rejected.WithLabelValues("rooms_rate_limited").Inc()
-	return &httpError{Status: http.StatusTooManyRequests, RetryAfter: wait, Msg: msg}
+	s.metrics.Rejected.WithLabelValues("rooms_rate_limited").Inc()
+	return &web.Error{Status: http.StatusTooManyRequests, RetryAfter: wait, Msg: msg}
 }
 
 // roomChangeBurst is how many changes one key may make at once: a sixth of a minute's allowance
@@ -481,12 +482,12 @@ func (s *server) admitChange(ctx context.Context, key string) error {
 	if key == "" {
 		return nil
 	}
-	ok, wait := s.roomChanges.allow(rooms.HashKey(key))
+	ok, wait := s.roomChanges.Allow(rooms.HashKey(key))
 	if ok {
 		return nil
 	}
-	s.metrics.rejected.WithLabelValues("room_changes_limited").Inc()
-	return &httpError{Status: http.StatusTooManyRequests, RetryAfter: wait,
+	s.metrics.Rejected.WithLabelValues("room_changes_limited").Inc()
+	return &web.Error{Status: http.StatusTooManyRequests, RetryAfter: wait,
 		Msg: fmt.Sprintf("Too many changes with this room key in a short time (at most %d a minute).", s.cfg.RoomChangesPerMinute)}
 }
 

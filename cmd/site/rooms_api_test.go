@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -263,9 +262,8 @@ func TestRoomHostileInput(t *testing.T) {
 // TestRoomSecretsStayOutOfLogs: the host key travels in bodies and headers only, so the request
 // log never holds it.
 func TestRoomSecretsStayOutOfLogs(t *testing.T) {
-	s := newTestServer(t, testConfig())
 	var logs strings.Builder
-	s.log = slog.New(slog.NewTextHandler(&logs, nil))
+	s := newLoggingServer(t, testConfig(), &logs)
 	room := createRoom(t, s, "Quiet")
 	must(t, call(t, s, "GET", "/api/rooms/"+room.Code, room.HostKey, ""), http.StatusOK, nil)
 	call(t, s, "POST", "/api/rooms/"+room.Code+"/rounds", room.HostKey, `{"question":"q6"}`)

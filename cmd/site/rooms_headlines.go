@@ -9,10 +9,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
+	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
 )
 
@@ -59,7 +59,7 @@ func (s *server) headline(ctx context.Context, path, roomID string) (string, boo
 	delete(h.notYet, path)
 	h.waiting[path] = map[string]bool{roomID: true}
 	work, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	stop := context.AfterFunc(s.runner.stopping, cancel) // shutdown ends the work
+	stop := context.AfterFunc(s.runner.Stopping(), cancel) // shutdown ends the work
 	go func() {
 		defer cancel()
 		defer stop()
@@ -71,8 +71,8 @@ func (s *server) headline(ctx context.Context, path, roomID string) (string, boo
 			// Not run now (busy, rate limited, stopping): a later redraw asks again, not sooner
 			// than the refusal said.
 			wait := time.Second
-			var he *httpError
-			if errors.As(err, &he) && he.RetryAfter > 0 {
+			var he *web.Error
+			if web.As(err, &he) && he.RetryAfter > 0 {
 				wait = he.RetryAfter
 			}
 			if len(h.notYet) >= headlinesPending {
@@ -115,10 +115,10 @@ func (s *server) workOutHeadline(ctx context.Context, path string) (string, erro
 	if err := s.admitRun(ctx, r.experiment, r.params); err != nil {
 		return "", err
 	}
-	res, err := s.runner.run(ctx, r.experiment, r.params)
+	res, err := s.runner.Run(ctx, r.experiment, r.params)
 	if err != nil {
-		var he *httpError
-		if errors.As(err, &he) && he.RetryAfter == 0 && he.Status != 0 {
+		var he *web.Error
+		if web.As(err, &he) && he.RetryAfter == 0 && he.Status != 0 {
 			return "", nil // a run this server can never make (too much memory, too slow): no headline
 		}
 		return "", err

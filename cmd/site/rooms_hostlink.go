@@ -16,6 +16,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
 	"effectivelyonce/rooms"
 )
@@ -50,7 +51,7 @@ func (s *server) handleHostLinkPage() echo.HandlerFunc {
 			return roomError(err)
 		}
 		if _, caller, err := s.rooms.Identify(ctx, r.Code, cookieValue(c, hostCookie+r.ID)); err != nil || caller.Role != rooms.AsHost {
-			return &httpError{Status: http.StatusForbidden, Msg: "only the room's host sees its host links"}
+			return &web.Error{Status: http.StatusForbidden, Msg: "only the room's host sees its host links"}
 		}
 		site := s.site("")
 		site.InRoom = true
@@ -68,7 +69,7 @@ func (s *server) handleHostLinkPage() echo.HandlerFunc {
 			}
 		}
 		c.Response().Header().Set("Cache-Control", "no-store") // the link is on this page
-		return render(c, http.StatusOK, pages.Layout(site, r.Title, pages.HostLink(v)))
+		return web.Render(c, http.StatusOK, pages.Layout(site, r.Title, pages.HostLink(v)))
 	}
 }
 
@@ -91,15 +92,15 @@ func (s *server) handleHostConfirm() echo.HandlerFunc {
 			_, err = s.rooms.CheckHostLink(ctx, r.ID, token)
 		}
 		if err != nil {
-			he, ok := roomError(err).(*httpError)
+			he, ok := roomError(err).(*web.Error)
 			if !ok {
 				return err
 			}
 			v := pages.HostConfirmView{Site: site, Problem: pages.SayCap(he.Msg)}
-			return render(c, he.Status, pages.Layout(site, "Host link", pages.HostConfirm(v)))
+			return web.Render(c, he.Status, pages.Layout(site, "Host link", pages.HostConfirm(v)))
 		}
 		v := pages.HostConfirmView{Site: site, Title: r.Title, Action: site.URL("/rooms/" + r.ID + "/host"), Token: token}
-		return render(c, http.StatusOK, pages.Layout(site, r.Title, pages.HostConfirm(v)))
+		return web.Render(c, http.StatusOK, pages.Layout(site, r.Title, pages.HostConfirm(v)))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
 	"effectivelyonce/rooms"
 )
@@ -51,7 +52,7 @@ func (s *server) measure(ctx context.Context, q rooms.Question) (float64, error)
 // the presenter's Measures answers, or a count of the run at its row (pages.FindReported, which
 // refuses a count reported at several rows unless the row is named).
 func (s *server) reported(ctx context.Context, e *experiments.Experiment, p any, measure, point string) (pages.Reported, error) {
-	res, err := s.runner.run(ctx, e, p)
+	res, err := s.runner.Run(ctx, e, p)
 	if err != nil {
 		return pages.Reported{}, err
 	}
@@ -145,7 +146,7 @@ func (s *server) presentedNumbers(presenting string) []pages.NumberGroup {
 	}
 	results := map[string]any{}
 	for _, r := range runs {
-		if res, ok := s.runner.cache.get(r.experiment.Key(r.params)); ok {
+		if res, ok := s.runner.Cache().Get(r.experiment.Key(r.params)); ok {
 			results[r.experiment.Name] = res
 		}
 	}
@@ -162,10 +163,10 @@ func (s *server) listedNumbers(ctx context.Context, name, params string) ([]page
 	}
 	var res any
 	if err == nil {
-		res, err = s.runner.run(ctx, e, p)
+		res, err = s.runner.Run(ctx, e, p)
 	}
 	if err != nil {
-		if he, ok := roomError(err).(*httpError); ok {
+		if he, ok := roomError(err).(*web.Error); ok {
 			return nil, pages.SayCap(he.Msg) + "."
 		}
 		return nil, "The experiment could not run now."
@@ -246,19 +247,19 @@ func (s *server) checkedQuestion(ctx context.Context, in roundIn) (rooms.Questio
 func parseMeasured(q rooms.Question) (*experiments.Experiment, any, error) {
 	e, ok := experiments.Lookup(q.Experiment)
 	if !ok {
-		return nil, nil, &httpError{Status: http.StatusBadRequest, Msg: "no experiment of this name; GET /api/experiments lists them",
+		return nil, nil, &web.Error{Status: http.StatusBadRequest, Msg: "no experiment of this name; GET /api/experiments lists them",
 			Err: &rooms.FieldError{Field: "experiment", Message: "no experiment of this name", Err: rooms.ErrInvalid}}
 	}
 	vals, problems := parseQuery(q.Params)
 	if len(problems) > 0 {
-		return nil, nil, &httpError{Status: http.StatusBadRequest, Msg: "params: " + problems[0].Message,
+		return nil, nil, &web.Error{Status: http.StatusBadRequest, Msg: "params: " + problems[0].Message,
 			Err: &rooms.FieldError{Field: "params", Message: problems[0].Message, Err: rooms.ErrInvalid}}
 	}
 	p, err := e.Parse(vals)
 	if err != nil {
 		var fe experiments.FieldErrors
 		if errors.As(err, &fe) && len(fe) > 0 {
-			return nil, nil, &httpError{Status: http.StatusBadRequest, Msg: "params: " + fe[0].Field + ": " + fe[0].Message,
+			return nil, nil, &web.Error{Status: http.StatusBadRequest, Msg: "params: " + fe[0].Field + ": " + fe[0].Message,
 				Err: &rooms.FieldError{Field: "params", Message: fe[0].Field + ": " + fe[0].Message, Err: rooms.ErrInvalid}}
 		}
 		return nil, nil, err

@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
 	"effectivelyonce/rooms"
 )
@@ -23,7 +24,7 @@ import (
 func (s *server) handleRoomNew() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		site := s.site("")
-		return render(c, http.StatusOK, pages.Layout(site, "Start a study room", pages.StartRoom(site, "", "")))
+		return web.Render(c, http.StatusOK, pages.Layout(site, "Start a study room", pages.StartRoom(site, "", "")))
 	}
 }
 
@@ -41,14 +42,14 @@ func (s *server) handleRoomStart() echo.HandlerFunc {
 		if err != nil {
 			var fe *rooms.FieldError
 			if errors.As(err, &fe) && fe.Field == "title" {
-				return render(c, http.StatusUnprocessableEntity, pages.Layout(site, "Start a study room", pages.StartRoom(site, title, fe.Message)))
+				return web.Render(c, http.StatusUnprocessableEntity, pages.Layout(site, "Start a study room", pages.StartRoom(site, title, fe.Message)))
 			}
 			// A full instance: the form again with the title kept, saying why and when to retry.
 			err = s.createRefusal(err)
-			var he *httpError
-			if errors.As(err, &he) && he.Status == http.StatusServiceUnavailable {
-				c.Response().Header().Set("Retry-After", strconv.Itoa(retrySeconds(he.RetryAfter)))
-				return render(c, he.Status, pages.Layout(site, "Start a study room", pages.StartRoom(site, title, he.Msg)))
+			var he *web.Error
+			if web.As(err, &he) && he.Status == http.StatusServiceUnavailable {
+				c.Response().Header().Set("Retry-After", strconv.Itoa(web.RetrySeconds(he.RetryAfter)))
+				return web.Render(c, he.Status, pages.Layout(site, "Start a study room", pages.StartRoom(site, title, he.Msg)))
 			}
 			return err
 		}
@@ -73,8 +74,8 @@ func (s *server) handleJoinForm() echo.HandlerFunc {
 			// its room (the join itself costs one), so a class opening the QR link together can
 			// all join in one minute, and an address over its allowance learns nothing.
 			r, err := s.lookUpCode(ctx, v.Code)
-			var he *httpError
-			if errors.As(err, &he) && he.Status == http.StatusTooManyRequests || errors.Is(err, rooms.ErrUnavailable) {
+			var he *web.Error
+			if web.As(err, &he) && he.Status == http.StatusTooManyRequests || errors.Is(err, rooms.ErrUnavailable) {
 				return roomError(err)
 			}
 			switch {
@@ -95,7 +96,7 @@ func (s *server) handleJoinForm() echo.HandlerFunc {
 				v.CodeError, status = joinCodeProblem(err), http.StatusNotFound
 			}
 		}
-		return render(c, status, pages.Layout(site, "Join a study room", pages.Join(v)))
+		return web.Render(c, status, pages.Layout(site, "Join a study room", pages.Join(v)))
 	}
 }
 
@@ -139,13 +140,13 @@ func (s *server) handleJoin() echo.HandlerFunc {
 		case errors.Is(err, rooms.ErrNotFound):
 			v.CodeError, status = joinCodeProblem(err), http.StatusNotFound
 		case field == "name":
-			v.NameError = roomError(err).(*httpError).Msg
+			v.NameError = roomError(err).(*web.Error).Msg
 			if errors.Is(err, rooms.ErrTaken) {
 				v.NameError = "Someone in the room already uses this name; pick another."
 				status = http.StatusConflict
 			}
 		case errors.Is(err, rooms.ErrRoomLocked), errors.Is(err, rooms.ErrRoomClosed), field == "code":
-			he, ok := roomError(err).(*httpError)
+			he, ok := roomError(err).(*web.Error)
 			if !ok {
 				return err
 			}
@@ -155,7 +156,7 @@ func (s *server) handleJoin() echo.HandlerFunc {
 		default:
 			return roomError(err)
 		}
-		return render(c, status, pages.Layout(site, "Join a study room", pages.Join(v)))
+		return web.Render(c, status, pages.Layout(site, "Join a study room", pages.Join(v)))
 	}
 }
 
@@ -178,7 +179,7 @@ func (s *server) handleRoomPage() echo.HandlerFunc {
 		v, err := s.roomView(ctx, site, r, key, false, "")
 		if errors.Is(err, rooms.ErrKicked) || errors.Is(err, rooms.ErrForbidden) {
 			s.clearRoomCookies(c, r.ID)
-			return &httpError{Status: http.StatusForbidden, Msg: "this browser no longer has a seat in the room (the host removed it, or replaced the host link)"}
+			return &web.Error{Status: http.StatusForbidden, Msg: "this browser no longer has a seat in the room (the host removed it, or replaced the host link)"}
 		}
 		if err != nil {
 			return roomError(err)
@@ -200,7 +201,7 @@ func (s *server) handleRoomPage() echo.HandlerFunc {
 			return err
 		}
 		c.Response().Header().Set("Cache-Control", "no-store")
-		return render(c, http.StatusOK, pages.Layout(site, r.Title, pages.RoomPage(v)))
+		return web.Render(c, http.StatusOK, pages.Layout(site, r.Title, pages.RoomPage(v)))
 	}
 }
 
@@ -258,9 +259,9 @@ func (s *server) roomBar(c echo.Context, site pages.Site) *pages.RoomView {
 
 // origin is the scheme and host of the links an answer to r hands out (see origins).
 func (s *server) origin(r *http.Request) string {
-	o, known := s.origins.of(r)
+	o, known := s.origins.Of(r)
 	if !known {
-		s.origins.warned.Do(func() {
+		s.origins.WarnOnce(func() {
 			s.log.Warn("links name another host than the request's: set PUBLIC_ORIGIN or HOSTS to the host readers use",
 				"request_host", experiments.Clip(r.Host, 100), "links_on", o)
 		})

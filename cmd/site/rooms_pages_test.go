@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -107,8 +106,7 @@ func joinAs(t *testing.T, b *browser, code, name string) {
 // cookies, the redirects and who sees what.
 func TestRoomPagesFlow(t *testing.T) {
 	var logs bytes.Buffer
-	s := newTestServer(t, testConfig())
-	s.log = slog.New(slog.NewTextHandler(&logs, nil))
+	s := newLoggingServer(t, testConfig(), &logs)
 	host, ada, stranger := newBrowser(t, s), newBrowser(t, s), newBrowser(t, s)
 
 	if r := host.post("/rooms", url.Values{"title": {"  "}}); r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, `aria-invalid="true"`) {

@@ -72,7 +72,7 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 	if err != nil {
 		return err
 	}
-	defer claim.release()
+	defer claim.Release()
 	bar := c.QueryParam("view") == "bar"
 	parts := pages.RoomParts
 	if bar {
@@ -189,7 +189,7 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 			return nil
 		case <-s.stopping:
 			return nil
-		case <-claim.ended:
+		case <-claim.Ended():
 			// A newer tab with the same key took this stream's place. "gone" keeps this tab from
 			// reconnecting and taking the place back, which would end the newer one in turn.
 			msg := fmt.Sprintf(`<p class="banner closed" role="status">This tab stopped following the room live: your seat has it open in more than %d tabs. Reload the page to follow it here again.</p>`, s.cfg.RoomStreamsPerKey)

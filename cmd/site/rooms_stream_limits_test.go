@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"testing"
 
+	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
 )
 
@@ -53,7 +54,7 @@ func TestStreamsPerKeyEndTheOldest(t *testing.T) {
 			t.Errorf("stream %d did not hear of the new round: %v", i+2, err)
 		}
 	}
-	if n := s.conns.openStreams(); n != 3 {
+	if n := s.conns.OpenStreams(); n != 3 {
 		t.Errorf("%d streams held, want 3", n)
 	}
 }
@@ -130,7 +131,7 @@ func TestMaxStreamsFitsMemory(t *testing.T) {
 		{18000, 18 << 30, 13500},
 		{1, 0, 1},
 	} {
-		if got := maxStreams(c.conns, c.mem); got != c.want {
+		if got := web.MaxStreams(c.conns, c.mem); got != c.want {
 			t.Errorf("maxStreams(%d, %d MB) = %d, want %d", c.conns, c.mem>>20, got, c.want)
 		}
 	}

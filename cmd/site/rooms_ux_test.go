@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -246,21 +245,7 @@ func TestPinHeadlineInTheBackground(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	held := map[chan struct{}]int{}
-	for _, slots := range []chan struct{}{s.runner.light, s.runner.heavy} {
-		for len(slots) < cap(slots) {
-			slots <- struct{}{}
-			held[slots]++
-		}
-	}
-	// Exactly the slots the test took go back: a run that gets one meanwhile keeps it.
-	release := sync.OnceFunc(func() {
-		for slots, n := range held {
-			for range n {
-				<-slots
-			}
-		}
-	})
+	release := s.runner.Hold(true)
 	defer release()
 
 	mustAPI(t, api, "POST", base+"/api/rooms/"+room.Code+"/pins", ada.Key, `{"path":"/blocks/2?seed=99","note":"while busy"}`, http.StatusCreated, nil)

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"effectivelyonce/content"
+	"effectivelyonce/internal/web"
 )
 
 // routes lists every URL the site answers. GET routes answer HEAD too. Every page of the notebook
@@ -82,9 +83,9 @@ func (s *server) routes() {
 		g.POST("/rooms/:id"+path, s.roomAction(do), small)
 	}
 
-	get("/static/:hash/*", s.handleStatic())
-	get("/healthz", s.handleHealth())
-	get("/metrics", s.handleMetrics())
+	get("/static/:hash/*", s.assets.Handler())
+	get("/healthz", web.HandleHealth())
+	get("/metrics", s.metrics.Handler())
 	if s.cfg.BasePath != "" {
 		// The root of the host and the bare base path both lead to the notebook's first page.
 		home := func(c echo.Context) error { return c.Redirect(http.StatusFound, s.cfg.BasePath+"/") }
@@ -100,6 +101,6 @@ func (s *server) routes() {
 func (s *server) handleNoBlock() echo.HandlerFunc {
 	msg := fmt.Sprintf("there are %d blocks, numbered 1 to %d", content.Blocks(), content.Blocks())
 	return func(c echo.Context) error {
-		return &httpError{Status: http.StatusNotFound, Msg: msg}
+		return &web.Error{Status: http.StatusNotFound, Msg: msg}
 	}
 }

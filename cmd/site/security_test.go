@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"effectivelyonce/internal/web"
 )
 
 // TestSecurityHeaders checks the headers and the strict CSP on a page, a refused rerun, the API
@@ -13,7 +15,7 @@ func TestSecurityHeaders(t *testing.T) {
 	s := newTestServer(t, testConfig())
 	for _, path := range []string{"/", "/blocks/4?jobs=-1", "/api/experiments/window", "/nope"} {
 		r := do(t, s, "GET", path, nil)
-		if got := r.header.Get("Content-Security-Policy"); got != csp {
+		if got := r.header.Get("Content-Security-Policy"); got != web.CSP {
 			t.Errorf("%s: CSP %q", path, got)
 		}
 		for k, v := range map[string]string{"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer"} {

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -19,10 +16,11 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/runs"
+	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
 	"effectivelyonce/rooms"
 	"effectivelyonce/rooms/live"
@@ -30,56 +28,24 @@ import (
 	"effectivelyonce/static"
 )
 
-// csp is the strict policy of DESIGN.md: no inline script anywhere; inline style attributes only,
-// which echarts' tooltips need.
-const csp = "default-src 'self'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
-
-// httpError is an error with the status to answer and a message safe to show a reader: a sentence,
-// capitalised, since a page shows it after "Not run yet.". RetryAfter, when set, becomes the
-// Retry-After header and the reader is told to wait that long.
-type httpError struct {
-	Status     int
-	Msg        string
-	RetryAfter time.Duration
-	Err        error
-}
-
-func (e *httpError) Error() string {
-	if e.Err != nil {
-		return fmt.Sprintf("%d %s: %v", e.Status, e.Msg, e.Err)
-	}
-	return fmt.Sprintf("%d %s", e.Status, e.Msg)
-}
-
-func (e *httpError) Unwrap() error { return e.Err }
-
-// panicError is a handler's panic, recovered, with the stack it was raised on.
-type panicError struct {
-	err   error
-	stack []byte
-}
-
-func (e *panicError) Error() string { return "panic: " + e.err.Error() }
-func (e *panicError) Unwrap() error { return e.err }
-
 // server holds every dependency of the handlers.
 type server struct {
 	cfg     config
 	log     *slog.Logger
 	book    *content.Book
-	assets  *assets
+	assets  *web.Assets
 	sources map[string]pages.Source
-	runner  *runner
+	runner  *runs.Runner
 	// lab holds the instance's one live-lab run; its command field is how a test swaps the
 	// worker process for the test binary.
 	lab *labRunner
 	// spreads runs the pages' spreads over seeds in the background and keeps their summaries.
 	spreads *spreads
-	limiter *rateLimiter[netip.Addr]
+	limiter *web.RateLimiter[netip.Addr]
 	// roomCreates and roomJoins limit the study rooms' creations and joins per client address,
 	// roomChanges the changes made with one room key (a host's or a member's), guesses included.
-	roomCreates, roomJoins *rateLimiter[netip.Addr]
-	roomChanges            *rateLimiter[rooms.Hash]
+	roomCreates, roomJoins *web.RateLimiter[netip.Addr]
+	roomChanges            *web.RateLimiter[rooms.Hash]
 	metrics                *metrics
 	rooms                  *rooms.Service
 	// hub wakes the rooms' event streams; stopping closes at shutdown, ending every stream, since
@@ -90,12 +56,12 @@ type server struct {
 	streams   atomic.Int64 // open room streams, for /metrics
 	// conns is the connection limiter of the listener the server serves, which also bounds its
 	// event streams; nil until httpServer has made it.
-	conns *connLimiter
+	conns *web.ConnLimiter
 	// asked are the five questions as a host picks them; headlines and qrs are worked out once
 	// for each pinned permalink and each join link.
 	asked []pages.Asked
 	// origins are the hosts absolute links may name (see origin.go).
-	origins *origins
+	origins *web.Origins
 	// titles are notebook paths in words, as rooms show them (see rooms_paths.go).
 	titles    *memo[string]
 	headlines *headlines
@@ -106,24 +72,25 @@ type server struct {
 // newServer wires the handlers, middleware and error handling; it does no I/O beyond checking that
 // every page's markers name things that exist. The study rooms come in ready made, since opening
 // their store is I/O that serve (or a test) owns and closes.
-func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *rooms.Service, hub roomHub) (*server, error) {
+func newServer(cfg config, log *slog.Logger, book *content.Book, a *web.Assets, rs *rooms.Service, hub roomHub) (*server, error) {
 	srcs, err := pages.LoadSources(experiments.Sources())
 	if err != nil {
 		return nil, err
 	}
 	m := newMetrics()
-	run := newRunner(cfg, m)
-	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: run, lab: newLabRunner(cfg, log), spreads: newSpreads(run.cache),
-		hub: hub, stopping: make(chan struct{}), heartbeat: heartbeat, origins: newOrigins(cfg), titles: newMemo[string](1000), headlines: newHeadlines(), qrs: newMemo[pages.QR](256),
-		limiter:     newRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
-		roomCreates: newRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
-		roomJoins:   newRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients),
-		roomChanges: newKeyedLimiter[rooms.Hash](float64(cfg.RoomChangesPerMinute)/60, roomChangeBurst(cfg.RoomChangesPerMinute), cfg.RateClients)}
-	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+	run := runs.NewRunner(runs.Config{MaxRuns: cfg.MaxRuns, QueueWait: cfg.QueueWait, RunTimeout: cfg.RunTimeout,
+		CacheBytes: cfg.CacheBytes, MemLimit: cfg.MemLimit, Memory: memoryOf}, runs.Metrics{Runs: m.runs, Cache: m.cache, Rejected: m.Rejected})
+	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: run, lab: newLabRunner(cfg, log), spreads: newSpreads(run.Cache()),
+		hub: hub, stopping: make(chan struct{}), heartbeat: heartbeat, origins: web.NewOrigins(cfg.PublicOrigin, cfg.Addr, cfg.Hosts), titles: newMemo[string](1000), headlines: newHeadlines(), qrs: newMemo[pages.QR](256),
+		limiter:     web.NewRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
+		roomCreates: web.NewRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
+		roomJoins:   web.NewRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients),
+		roomChanges: web.NewKeyedLimiter[rooms.Hash](float64(cfg.RoomChangesPerMinute)/60, roomChangeBurst(cfg.RoomChangesPerMinute), cfg.RateClients)}
+	m.Reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "site_result_cache_bytes", Help: "Estimated size of the cached experiment results.",
-	}, func() float64 { return float64(s.runner.cache.bytes()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+	}, func() float64 { return float64(s.runner.Cache().Bytes()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "site_rate_limiter_clients", Help: "Client addresses the rate limiter tracks now (at most -rate-clients).",
-	}, func() float64 { return float64(s.limiter.size()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+	}, func() float64 { return float64(s.limiter.Size()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "site_room_streams", Help: "Study room event streams open now.",
 	}, func() float64 { return float64(s.streams.Load()) }))
 	if err := s.checkBook(); err != nil {
@@ -138,7 +105,12 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = s.handleError
+	e.HTTPErrorHandler = web.Errors{Log: log, APIPrefix: cfg.BasePath + "/api/", FieldOf: errorField,
+		APIBody: func(field, msg string) any { return apiError(field, msg) },
+		Page: func(status int, title, msg string) templ.Component {
+			site := s.site("")
+			return pages.Layout(site, title, pages.ErrorPage(title, msg, site.URL("/")))
+		}}.Handler
 	switch cfg.ClientIP {
 	case "x-forwarded-for":
 		e.IPExtractor = echo.ExtractIPFromXFFHeader()
@@ -150,15 +122,15 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *
 	// The request log wraps everything, so a request that panicked still gets its access line and
 	// its metric; Recover hands the panic back as an error carrying its stack, which handleError
 	// logs once with the rest.
-	e.Use(s.requestLog)
+	e.Use(web.RequestLog(log, s.metrics.Metrics))
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, DisableErrorHandler: true,
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
-			return &panicError{err: err, stack: stack}
+			return &web.PanicError{Err: err, Stack: stack}
 		}}))
-	e.Use(securityHeaders)
-	e.Use(varyHTMX)
-	e.Use(identify)
-	cop, err := crossOrigin(cfg.PublicOrigin)
+	e.Use(web.SecurityHeaders)
+	e.Use(web.VaryHTMX)
+	e.Use(web.Identify)
+	cop, err := web.CrossOrigin(cfg.PublicOrigin)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +144,7 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *
 		Skipper: func(c echo.Context) bool {
 			// An event stream is never compressed: gzip would hold events back in its buffer.
 			p := c.Request().URL.Path
-			return strings.Contains(p, "/static/") || strings.HasSuffix(p, "/events") || !acceptsGzip(c.Request().Header.Values("Accept-Encoding"))
+			return strings.Contains(p, "/static/") || strings.HasSuffix(p, "/events") || !web.AcceptsGzip(c.Request().Header.Values("Accept-Encoding"))
 		},
 	}))
 	s.echo = e
@@ -217,84 +189,15 @@ func (s *server) checkBook() error {
 func (s *server) site(current string) pages.Site {
 	v := pages.Site{
 		Base:    s.cfg.BasePath,
-		CSS:     s.assets.url(s.cfg.BasePath, "app.css"),
-		Icon:    s.assets.url(s.cfg.BasePath, "favicon.svg"),
-		Scripts: []string{s.assets.url(s.cfg.BasePath, "lib/echarts.min.js"), s.assets.url(s.cfg.BasePath, "lib/htmx.min.js"), s.assets.url(s.cfg.BasePath, "lib/htmx-sse.min.js"), s.assets.url(s.cfg.BasePath, "app.js")},
+		CSS:     s.assets.URL(s.cfg.BasePath, "app.css"),
+		Icon:    s.assets.URL(s.cfg.BasePath, "favicon.svg"),
+		Scripts: []string{s.assets.URL(s.cfg.BasePath, "lib/echarts.min.js"), s.assets.URL(s.cfg.BasePath, "lib/htmx.min.js"), s.assets.URL(s.cfg.BasePath, "lib/htmx-sse.min.js"), s.assets.URL(s.cfg.BasePath, "app.js")},
 		Version: notebookVersion(),
 	}
 	for _, p := range content.Contents() {
 		v.Contents = append(v.Contents, pages.Link{Title: p.Nav, URL: v.URL(p.Path), Current: p.Path == current})
 	}
 	return v
-}
-
-// render writes a component through a buffer, so a failing template never sends half a page.
-func render(c echo.Context, status int, comp templ.Component) error {
-	var buf bytes.Buffer
-	if err := comp.Render(c.Request().Context(), &buf); err != nil {
-		return fmt.Errorf("render %s: %w", c.Path(), err)
-	}
-	return c.HTMLBlob(status, buf.Bytes())
-}
-
-// handleError is the one place errors become responses and the one place they are logged.
-func (s *server) handleError(err error, c echo.Context) {
-	if c.Response().Committed {
-		return
-	}
-	status, msg := http.StatusInternalServerError, "something went wrong on the server"
-	var he *httpError
-	var ee *echo.HTTPError
-	switch {
-	case errors.As(err, &he):
-		status, msg = he.Status, he.Msg
-	case errors.As(err, &ee):
-		status = ee.Code
-		msg = strings.ToLower(http.StatusText(status))
-		if m, ok := ee.Message.(string); ok && status < 500 {
-			msg = m
-		}
-	case errors.Is(err, context.Canceled):
-		status, msg = 499, "the request was cancelled"
-	}
-	field := errorField(err)
-	if status == http.StatusRequestEntityTooLarge {
-		field, msg = "body", "the body is larger than this route takes: 8 KB for the study rooms, 64 KB elsewhere"
-	}
-	if status >= 500 {
-		attrs := []any{"method", c.Request().Method, "path", c.Request().URL.Path, "status", status, "err", err}
-		var pe *panicError
-		if errors.As(err, &pe) {
-			attrs = append(attrs, "stack", string(pe.stack))
-		}
-		s.log.Error("request failed", attrs...)
-	}
-	if status == 499 {
-		c.Response().WriteHeader(status)
-		return
-	}
-	switch {
-	case he != nil && he.RetryAfter > 0:
-		c.Response().Header().Set("Retry-After", strconv.Itoa(retrySeconds(he.RetryAfter)))
-		msg += " " + fmt.Sprintf("Try again in %d s.", retrySeconds(he.RetryAfter))
-	case status == http.StatusServiceUnavailable:
-		c.Response().Header().Set("Retry-After", "5")
-	}
-	if strings.HasPrefix(c.Request().URL.Path, s.cfg.BasePath+"/api/") {
-		c.JSON(status, apiError(field, msg))
-		return
-	}
-	title := http.StatusText(status)
-	site := s.site("")
-	if err := render(c, status, pages.Layout(site, title, pages.ErrorPage(title, msg, site.URL("/")))); err != nil {
-		c.String(status, msg)
-	}
-}
-
-func (s *server) handleMetrics() echo.HandlerFunc {
-	// echo's gzip middleware compresses every answer already: promhttp's own compression on top
-	// of it sent gzip inside gzip, which no scraper reads.
-	return echo.WrapHandler(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{DisableCompression: true}))
 }
 
 // newHTTPServer sets every timeout, so a slow or idle client cannot hold a connection open: the
@@ -304,7 +207,7 @@ func (s *server) handleMetrics() echo.HandlerFunc {
 func newHTTPServer(cfg config, h http.Handler) *http.Server {
 	return &http.Server{
 		Addr:                         cfg.Addr,
-		Handler:                      withSecurityHeaders(h),
+		Handler:                      web.WithSecurityHeaders(h),
 		DisableGeneralOptionsHandler: true,
 		ReadHeaderTimeout:            5 * time.Second,
 		ReadTimeout:                  10 * time.Second,
@@ -316,18 +219,18 @@ func newHTTPServer(cfg config, h http.Handler) *http.Server {
 
 // httpServer wires the HTTP server to s, over ln within the connection bounds of s.cfg; the
 // caller runs hs.Serve(conns).
-func (s *server) httpServer(ln net.Listener) (*http.Server, *connLimiter) {
+func (s *server) httpServer(ln net.Listener) (*http.Server, *web.ConnLimiter) {
 	total := s.cfg.MaxConns
 	if total == 0 {
-		files, _ := raiseFileLimit()
-		total = maxConnsDefault(files, s.cfg.MemLimit)
+		files, _ := web.RaiseFileLimit()
+		total = web.MaxConnsDefault(files, s.cfg.MemLimit)
 	}
-	s.origins.listening(ln.Addr())
-	conns := newConnLimiter(ln, total, s.cfg.MaxConnsPerClient, s.metrics)
-	conns.streams = maxStreams(total, s.cfg.MemLimit)
-	conns.registerGauge(s.metrics.reg)
+	s.origins.Listening(ln.Addr())
+	conns := web.NewConnLimiter(ln, total, s.cfg.MaxConnsPerClient, s.metrics.Metrics)
+	conns.SetStreamCap(web.MaxStreams(total, s.cfg.MemLimit))
+	conns.RegisterGauge(s.metrics.Reg)
 	hs := newHTTPServer(s.cfg, s.echo)
-	hs.ConnState = conns.connState
+	hs.ConnState = conns.ConnState
 	s.conns = conns
 	hs.ErrorLog = slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)
 	return hs, conns
@@ -400,18 +303,18 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	if cfg.MemLimit > 0 {
 		applyMemoryLimit(cfg.MemLimit)
 	}
-	files, err := raiseFileLimit()
+	files, err := web.RaiseFileLimit()
 	if err != nil {
 		log.Warn("open file limit", "err", err)
 	}
 	if cfg.MaxConns == 0 {
-		cfg.MaxConns = maxConnsDefault(files, cfg.MemLimit)
+		cfg.MaxConns = web.MaxConnsDefault(files, cfg.MemLimit)
 	}
 	book, err := content.Load(content.Files, content.WithBase(cfg.BasePath))
 	if err != nil {
 		return err
 	}
-	a, err := loadAssets(static.Files)
+	a, err := web.LoadAssets(static.Files)
 	if err != nil {
 		return err
 	}
@@ -432,7 +335,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	}
 	go s.sweepRooms(ctx)
 	s.lab.sweep(ctx) // the files of lab runs a killed site left behind
-	if err := s.runner.warm(ctx); err != nil {
+	if err := s.runner.Warm(ctx); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -443,8 +346,8 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(conns) }()
 	log.Info("serving", "addr", "http://"+ln.Addr().String()+cfg.BasePath+"/", "max_runs", cfg.MaxRuns,
-		"max_conns", cfg.MaxConns, "max_streams", maxStreams(cfg.MaxConns, cfg.MemLimit), "max_conns_per_client", cfg.MaxConnsPerClient, "open_files", files,
-		"mem_limit_mb", cfg.MemLimit>>20, "mem_limit_from", cfg.MemLimitSource, "run_budget_mb", s.runner.budget>>20, "rooms_db", store.Dialect())
+		"max_conns", cfg.MaxConns, "max_streams", web.MaxStreams(cfg.MaxConns, cfg.MemLimit), "max_conns_per_client", cfg.MaxConnsPerClient, "open_files", files,
+		"mem_limit_mb", cfg.MemLimit>>20, "mem_limit_from", cfg.MemLimitSource, "run_budget_mb", s.runner.BudgetBytes()>>20, "rooms_db", store.Dialect())
 	select {
 	case err := <-errc:
 		return err
@@ -453,13 +356,13 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	grace := gracePeriod(cfg)
 	log.Info("shutting down", "grace", grace)
 	start := time.Now()
-	s.runner.stop()
+	s.runner.Stop()
 	s.spreads.stop() // cancels every background spread over seeds
 	s.lab.stop()     // kills a lab run's worker processes and removes its files before the exit
-	s.limiter.close()
-	s.roomCreates.close()
-	s.roomJoins.close()
-	s.roomChanges.close()
+	s.limiter.Close()
+	s.roomCreates.Close()
+	s.roomJoins.Close()
+	s.roomChanges.Close()
 	close(s.stopping) // ends every room stream, which graceful shutdown would otherwise wait for
 	shut, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()

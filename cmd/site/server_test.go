@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"effectivelyonce/content"
+	"effectivelyonce/internal/web"
 	"effectivelyonce/rooms/sqlstore"
 	"effectivelyonce/static"
 )
@@ -39,6 +40,12 @@ func testConfig() config {
 // names one (to reopen the same rooms in a second server); the store closes when the test ends.
 func newTestServer(t testing.TB, cfg config) *server {
 	t.Helper()
+	return newLoggingServer(t, cfg, io.Discard)
+}
+
+// newLoggingServer is newTestServer with its log written to w, for a test of what is logged.
+func newLoggingServer(t testing.TB, cfg config, w io.Writer) *server {
+	t.Helper()
 	if cfg.DataDir == "" {
 		cfg.DataDir = t.TempDir()
 	}
@@ -51,11 +58,11 @@ func newTestServer(t testing.TB, cfg config) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := loadAssets(static.Files)
+	a, err := web.LoadAssets(static.Files)
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := slog.New(slog.NewTextHandler(w, nil))
 	// The hub serve would use: in-process with SQLite, LISTEN/NOTIFY with a DATABASE_URL.
 	hub, err := newHub(context.Background(), cfg, log)
 	if err != nil {
@@ -66,7 +73,7 @@ func newTestServer(t testing.TB, cfg config) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.runner.warm(context.Background()); err != nil {
+	if err := s.runner.Warm(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	// A lab run started by a test has the test binary for its workers, and ends with the test.

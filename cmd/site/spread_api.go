@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
 )
 
@@ -84,8 +84,8 @@ func (s *server) spreadProgress(ctx context.Context, v *pages.ExperimentView, r 
 	j, err := s.startSpread(ctx, r.Experiment, r.Params, r.SpreadN, key, r.Prefix+experiments.SpreadField, v.Permalink, v.DOMID)
 	if err != nil {
 		msg := "The spread over seeds could not start; the block shows the form's own run."
-		var he *httpError
-		if errors.As(err, &he) {
+		var he *web.Error
+		if web.As(err, &he) {
 			msg = he.Msg
 			if he.RetryAfter > 0 {
 				msg += " " + waitText(he.RetryAfter)
@@ -94,7 +94,7 @@ func (s *server) spreadProgress(ctx context.Context, v *pages.ExperimentView, r 
 		v.Progress = &pages.SpreadProgress{Note: msg}
 		return
 	}
-	p := j.snapshot(s.cfg.BasePath)
+	p := snapshot(j, s.cfg.BasePath)
 	v.Progress = &p
 }
 

@@ -4,6 +4,7 @@ package main
 // table, the refusals that name the spread field, and the rate limiter charged for N runs.
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http/httptest"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/web"
 )
 
 // TestAPISpread: spread=5 on the window experiment's defaults runs seeds 13..17 (and delay seeds
@@ -133,33 +135,37 @@ func TestAPISpreadCharged(t *testing.T) {
 func TestSpreadPollSwapsOnlyTheMeter(t *testing.T) {
 	s := newTestServer(t, testConfig())
 	t.Cleanup(s.spreads.stop)
-	j := &spreadJob{id: "feed", key: "k", n: 20, block: "exp-window", back: "/blocks/4?spread=20#exp-window",
-		cancel: func() {}, state: "running"}
+	j := &spreadJob{n: 20, block: "exp-window", back: "/blocks/4?spread=20#exp-window"}
+	j.stopped.Store(-1)
 	j.done.Store(7)
-	s.spreads.mu.Lock()
-	s.spreads.jobs[j.id] = j
-	s.spreads.mu.Unlock()
-	hx := map[string]string{hxRequestHeader: "true"}
+	// Work that ignores its cancel for a moment, as a spread's workers do until they notice.
+	release := make(chan struct{})
+	task, _, err := s.spreads.tasks.Start("k", 0, nil, j, func(context.Context) (func(), error) { <-release; return nil, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer close(release)
+	hx := map[string]string{web.HXRequestHeader: "true"}
 
-	r := do(t, s, "GET", "/spread/progress?id=feed", hx)
+	r := do(t, s, "GET", "/spread/progress?id="+task.ID, hx)
 	if r.status != 200 || !strings.Contains(r.body, `class="spread-meter"`) || !strings.Contains(r.body, "7 of 20 seeds") {
 		t.Fatalf("poll of a running spread: status %d: %s", r.status, r.body)
 	}
-	if strings.Contains(r.body, "spread-cancel") || strings.Contains(r.body, `class="spread-progress`) || r.header.Get(hxRetargetHeader) != "" {
-		t.Errorf("poll of a running spread swaps more than the meter (retarget %q): %s", r.header.Get(hxRetargetHeader), r.body)
+	if strings.Contains(r.body, "spread-cancel") || strings.Contains(r.body, `class="spread-progress`) || r.header.Get(web.HXRetargetHeader) != "" {
+		t.Errorf("poll of a running spread swaps more than the meter (retarget %q): %s", r.header.Get(web.HXRetargetHeader), r.body)
 	}
 
-	c := do(t, s, "POST", "/spread/cancel?id=feed", hx)
+	c := do(t, s, "POST", "/spread/cancel?id="+task.ID, hx)
 	if c.status != 200 || !strings.Contains(c.body, "Cancelled after 7 of 20 seeds") || strings.Contains(c.body, "hx-trigger") {
 		t.Fatalf("cancel: status %d: %s", c.status, c.body)
 	}
 	j.done.Store(9) // a seed that finished under the press does not change the note
-	r = do(t, s, "GET", "/spread/progress?id=feed", hx)
+	r = do(t, s, "GET", "/spread/progress?id="+task.ID, hx)
 	if !strings.Contains(r.body, "spread-note") || !strings.Contains(r.body, "Cancelled after 7 of 20 seeds") || strings.Contains(r.body, "hx-trigger") {
 		t.Errorf("poll after cancel: %s", r.body)
 	}
-	if r.header.Get(hxRetargetHeader) != "closest .spread-progress" || r.header.Get(hxReswapHeader) != "outerHTML" {
-		t.Errorf("poll after cancel retargets %q with %q, want the whole box", r.header.Get(hxRetargetHeader), r.header.Get(hxReswapHeader))
+	if r.header.Get(web.HXRetargetHeader) != "closest .spread-progress" || r.header.Get(web.HXReswapHeader) != "outerHTML" {
+		t.Errorf("poll after cancel retargets %q with %q, want the whole box", r.header.Get(web.HXRetargetHeader), r.header.Get(web.HXReswapHeader))
 	}
 }
 
@@ -168,9 +174,7 @@ func TestSpreadPollSwapsOnlyTheMeter(t *testing.T) {
 func frozenClock(s *server) func(time.Duration) {
 	var at atomic.Int64
 	at.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
-	s.limiter.mu.Lock()
-	s.limiter.now = func() time.Time { return time.Unix(0, at.Load()) }
-	s.limiter.mu.Unlock()
+	s.limiter.SetClock(func() time.Time { return time.Unix(0, at.Load()) })
 	return func(d time.Duration) { at.Add(int64(d)) }
 }
 

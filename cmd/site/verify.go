@@ -29,7 +29,7 @@ func (s *server) addShrunk(ctx context.Context, site pages.Site, pagePath string
 	// failing claims waits its turn like any other run instead of stepping past the limits.
 	e := r.Experiment
 	var views []pages.ShrinkView
-	err := s.runner.within(ctx, e.Name+"-shrink", e.Cost(p), memoryOf(e, p)*int64(len(failed)), func(ctx context.Context) error {
+	err := s.runner.Within(ctx, e.Name+"-shrink", e.Cost(p), memoryOf(e, p)*int64(len(failed)), func(ctx context.Context) error {
 		views = pages.NewShrinkViews(site, pagePath, v.DOMID, shrinkEach(ctx, p, failed),
 			func(sh experiments.Shrunk) *pages.JobView { return s.culpritTrace(ctx, sh) })
 		return nil

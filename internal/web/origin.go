@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"cmp"
@@ -17,7 +17,7 @@ import (
 // for an unspecified one such as 0.0.0.0, and localhost for a loopback one) and the hosts HOSTS
 // names. Any other Host gets links to the first of those, so "Host: evil.example" never puts
 // evil.example on a projector or in an API answer.
-type origins struct {
+type Origins struct {
 	public     string // PUBLIC_ORIGIN, "" when unset
 	configured string // the first host HOSTS names, as an origin, or ""
 	addr       string // the configured listen address, as an origin, until a listener says more
@@ -31,10 +31,15 @@ type origins struct {
 	warned sync.Once
 }
 
-// newOrigins starts from the configuration; listening adds the real listen addresses once known.
-func newOrigins(cfg config) *origins {
-	o := &origins{public: cfg.PublicOrigin, addr: "http://" + cfg.Addr, hosts: map[string]bool{}}
-	for _, h := range cfg.Hosts {
+// WarnOnce runs warn the first time it is called: the log says once that links named another
+// host than a reader used, the hint behind a port mapping (Docker) to set PUBLIC_ORIGIN or HOSTS.
+func (o *Origins) WarnOnce(warn func()) { o.warned.Do(warn) }
+
+// NewOrigins starts from the configuration (PUBLIC_ORIGIN, the listen address, HOSTS); Listening
+// adds the real listen addresses once known.
+func NewOrigins(public, listenAddr string, hosts []string) *Origins {
+	o := &Origins{public: public, addr: "http://" + listenAddr, hosts: map[string]bool{}}
+	for _, h := range hosts {
 		o.hosts[h] = true
 		if o.configured == "" {
 			o.configured = "http://" + h
@@ -46,7 +51,7 @@ func newOrigins(cfg config) *origins {
 // listening records an address the server accepts connections on (its port is known only once it
 // listens: -addr :0 in tests), with localhost beside a loopback address and every address of the
 // machine for an unspecified one.
-func (o *origins) listening(addr net.Addr) {
+func (o *Origins) Listening(addr net.Addr) {
 	ap, err := netip.ParseAddrPort(addr.String())
 	if err != nil {
 		return
@@ -60,10 +65,10 @@ func (o *origins) listening(addr net.Addr) {
 	defer o.mu.Unlock()
 	first, firstLoopback := "", false
 	for _, ip := range ips {
-		h := hostPort(net.JoinHostPort(ip.String(), port))
+		h := HostPort(net.JoinHostPort(ip.String(), port))
 		o.hosts[h] = true
 		if ip.IsLoopback() {
-			o.hosts[hostPort(net.JoinHostPort("localhost", port))] = true
+			o.hosts[HostPort(net.JoinHostPort("localhost", port))] = true
 		}
 		// Links for an unknown Host go to an address others can reach, where there is one.
 		if first == "" || (firstLoopback && !ip.IsLoopback()) {
@@ -76,13 +81,13 @@ func (o *origins) listening(addr net.Addr) {
 }
 
 // fallback is the origin of links answering a Host the server does not answer for.
-func (o *origins) fallback() string {
+func (o *Origins) Fallback() string {
 	return cmp.Or(o.configured, o.listen, o.addr)
 }
 
 // of is the origin ("http://host:port") links on an answer to r are built on; known is false when
 // r's Host was not one the server answers for, and the links fell back to another.
-func (o *origins) of(r *http.Request) (origin string, known bool) {
+func (o *Origins) Of(r *http.Request) (origin string, known bool) {
 	if o.public != "" {
 		return o.public, true
 	}
@@ -90,7 +95,7 @@ func (o *origins) of(r *http.Request) (origin string, known bool) {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	h := hostPort(r.Host)
+	h := HostPort(r.Host)
 	if scheme == "https" {
 		h = strings.TrimSuffix(h, ":443")
 	}
@@ -99,13 +104,13 @@ func (o *origins) of(r *http.Request) (origin string, known bool) {
 	if o.hosts[h] {
 		return scheme + "://" + h, true
 	}
-	return o.fallback(), false
+	return o.Fallback(), false
 }
 
 // hostPort normalises a host with an optional port as a Host header carries it: lower case, no
 // trailing dot on the name, and no port when it is HTTP's default, so "Eo.Example:80" and
 // "eo.example" are the same host.
-func hostPort(h string) string {
+func HostPort(h string) string {
 	h = strings.ToLower(h)
 	name, port, err := net.SplitHostPort(h)
 	if err != nil {
@@ -123,7 +128,7 @@ func hostPort(h string) string {
 
 // validHost reports whether h is a host, with an optional port, and nothing else: no scheme, path,
 // user or space, as HOSTS entries must be.
-func validHost(h string) bool {
+func ValidHost(h string) bool {
 	if h == "" || strings.ContainsAny(h, "/?#@ \t") {
 		return false
 	}

@@ -1,13 +1,10 @@
-package main
+package web
 
 import (
 	"container/list"
-	"fmt"
 	"net/http"
 	"slices"
 	"time"
-
-	"effectivelyonce/rooms"
 )
 
 // Event streams are connections that stay busy for as long as a tab is open, so the connection
@@ -26,16 +23,30 @@ const streamReserve = 4
 // streamGroup is one bound a stream counts against: its name (a key's hash, a room's id), how many
 // streams the group may hold, and whether a new stream over it ends the group's oldest (true) or is
 // refused (false).
-type streamGroup struct {
-	name        string
-	max         int
-	evictOldest bool
+type StreamGroup struct {
+	Name        string
+	Max         int
+	EvictOldest bool
+}
+
+// Ended is closed when the limiter ends the stream to make room for a newer one of its key.
+func (c *StreamClaim) Ended() <-chan struct{} { return c.ended }
+
+// Unbounded is the claim of a stream on a server built without a listener (a test through
+// ServeHTTP), which bounds nothing.
+func Unbounded() *StreamClaim { return &StreamClaim{ended: make(chan struct{}), done: true} }
+
+// SetStreamCap sets the bound on streams in all (MaxStreams of the connection bound).
+func (l *ConnLimiter) SetStreamCap(n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.streams = n
 }
 
 // streamClaim is one stream's place in the limiter: ended is closed when the limiter ends the
 // stream to make room for a newer one of its key; release gives the place back.
-type streamClaim struct {
-	l      *connLimiter
+type StreamClaim struct {
+	l      *ConnLimiter
 	ended  chan struct{}
 	groups []string
 	els    []*list.Element
@@ -43,45 +54,45 @@ type streamClaim struct {
 }
 
 // errStreamsFull is a stream refused by a bound that ends nobody's stream.
-type errStreamsFull struct{ group string }
+type ErrStreamsFull struct{ group string }
 
-func (e errStreamsFull) Error() string { return "stream bound reached: " + e.group }
+func (e ErrStreamsFull) Error() string { return "stream bound reached: " + e.group }
 
 // streamCost is what one open room stream holds in memory, rounded up from the measure of
 // TestAttackStreamFlood (1,000 streams of members in rooms of 100: 122 KB of RSS and 88 KB of heap
 // each): its goroutine's stack, its buffers, and the last HTML of every part it has sent.
-const streamCost = 128 << 10
+const StreamCost = 128 << 10
 
 // maxStreams bounds the streams in all: never more than the connection bound less its reserved
 // quarter, and, under a memory limit, never more than an eighth of it at streamCost each, the share
 // maxConnsDefault gives connections (in a 1 GiB container, 768 streams of the 3,072 connections).
-func maxStreams(totalConns int, memLimit int64) int {
+func MaxStreams(totalConns int, memLimit int64) int {
 	n := totalConns - totalConns/streamReserve
 	if memLimit > 0 {
-		n = int(min(int64(n), memLimit/8/streamCost))
+		n = int(min(int64(n), memLimit/8/StreamCost))
 	}
 	return max(1, n)
 }
 
 // streamCap is the number of streams the limiter admits in all.
-func (l *connLimiter) streamCap() int {
+func (l *ConnLimiter) streamCap() int {
 	if l.streams > 0 {
 		return l.streams
 	}
-	return maxStreams(l.total, 0)
+	return MaxStreams(l.total, 0)
 }
 
 // claimStream admits one stream within every bound of groups and in all, ending the oldest stream
 // of an evicting group when it is full. A refusal is an errStreamsFull.
-func (l *connLimiter) claimStream(groups ...streamGroup) (*streamClaim, error) {
+func (l *ConnLimiter) ClaimStream(groups ...StreamGroup) (*StreamClaim, error) {
 	l.mu.Lock()
 	// The streams an evicting group would end come first, since they also leave the other
 	// groups they count in (a key's streams are all in its room).
-	var victims []*streamClaim
+	var victims []*StreamClaim
 	for _, g := range groups {
-		if q := l.streamGroups[g.name]; g.evictOldest && q != nil {
-			for e := q.Front(); e != nil && q.Len()-countIn(victims, g.name) >= max(1, g.max); e = e.Next() {
-				victims = append(victims, e.Value.(*streamClaim))
+		if q := l.streamGroups[g.Name]; g.EvictOldest && q != nil {
+			for e := q.Front(); e != nil && q.Len()-countIn(victims, g.Name) >= max(1, g.Max); e = e.Next() {
+				victims = append(victims, e.Value.(*StreamClaim))
 			}
 		}
 	}
@@ -90,39 +101,39 @@ func (l *connLimiter) claimStream(groups ...streamGroup) (*streamClaim, error) {
 		refused = "streams"
 	}
 	for _, g := range groups {
-		if q := l.streamGroups[g.name]; refused == "" && !g.evictOldest && q != nil && q.Len()-countIn(victims, g.name) >= g.max {
-			refused = g.name
+		if q := l.streamGroups[g.Name]; refused == "" && !g.EvictOldest && q != nil && q.Len()-countIn(victims, g.Name) >= g.Max {
+			refused = g.Name
 		}
 	}
 	if refused != "" {
 		l.mu.Unlock()
-		l.metrics.conns.WithLabelValues("stream_refused").Inc()
-		return nil, errStreamsFull{refused}
+		l.metrics.Conns.WithLabelValues("stream_refused").Inc()
+		return nil, ErrStreamsFull{refused}
 	}
 	for _, v := range victims {
 		v.releaseLocked()
 	}
-	c := &streamClaim{l: l, ended: make(chan struct{})}
+	c := &StreamClaim{l: l, ended: make(chan struct{})}
 	for _, g := range groups {
-		q := l.streamGroups[g.name]
+		q := l.streamGroups[g.Name]
 		if q == nil {
 			q = list.New()
-			l.streamGroups[g.name] = q
+			l.streamGroups[g.Name] = q
 		}
-		c.groups = append(c.groups, g.name)
+		c.groups = append(c.groups, g.Name)
 		c.els = append(c.els, q.PushBack(c))
 	}
 	l.streamsOpen++
 	l.mu.Unlock()
 	for _, v := range victims {
 		close(v.ended)
-		l.metrics.conns.WithLabelValues("stream_ended").Inc()
+		l.metrics.Conns.WithLabelValues("stream_ended").Inc()
 	}
 	return c, nil
 }
 
 // countIn counts the claims of cs that hold a place in group.
-func countIn(cs []*streamClaim, group string) int {
+func countIn(cs []*StreamClaim, group string) int {
 	n := 0
 	for _, c := range cs {
 		if slices.Contains(c.groups, group) {
@@ -133,7 +144,7 @@ func countIn(cs []*streamClaim, group string) int {
 }
 
 // release gives the stream's place back; calling it again does nothing.
-func (c *streamClaim) release() {
+func (c *StreamClaim) Release() {
 	if c.l == nil {
 		return
 	}
@@ -142,7 +153,7 @@ func (c *streamClaim) release() {
 	c.releaseLocked()
 }
 
-func (c *streamClaim) releaseLocked() {
+func (c *StreamClaim) releaseLocked() {
 	if c.done {
 		return
 	}
@@ -158,7 +169,7 @@ func (c *streamClaim) releaseLocked() {
 }
 
 // openStreams reports the streams held, for a test or a figure.
-func (l *connLimiter) openStreams() int {
+func (l *ConnLimiter) OpenStreams() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.streamsOpen
@@ -166,27 +177,7 @@ func (l *connLimiter) openStreams() int {
 
 // streamsFull answers a stream refused by a bound: 503 with a wait, after which the browser's
 // stream tries again (and until then each action reloads the page).
-func streamsFull(err error) error {
-	return &httpError{Status: http.StatusServiceUnavailable, RetryAfter: 30 * time.Second, Err: err,
+func StreamsFull(err error) error {
+	return &Error{Status: http.StatusServiceUnavailable, RetryAfter: 30 * time.Second, Err: err,
 		Msg: "Too many live streams are open (on this room, or on the server) to open another now; the page still works, and reloads after each action."}
-}
-
-// claimStream takes the place of one stream of room r for key: at most RoomStreamsPerKey per key
-// (a few tabs; a new one beyond ends the key's oldest), at most that many per seat of the room
-// and its host, and at most the limiter's share in all. A server built without a listener (a test
-// through ServeHTTP) bounds nothing.
-func (s *server) claimStream(r rooms.Room, key string) (*streamClaim, error) {
-	if s.conns == nil {
-		return &streamClaim{l: nil, ended: make(chan struct{}), done: true}, nil
-	}
-	perKey := s.cfg.RoomStreamsPerKey
-	h := rooms.HashKey(key)
-	c, err := s.conns.claimStream(
-		streamGroup{name: fmt.Sprintf("key %x", h[:]), max: perKey, evictOldest: true},
-		streamGroup{name: "room " + r.ID, max: (s.rooms.Config().MaxMembers + 1) * perKey},
-	)
-	if err != nil {
-		return nil, streamsFull(err)
-	}
-	return c, nil
 }

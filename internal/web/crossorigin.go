@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 // which carry no cookies of a victim's. Behind a proxy that rewrites Host, it compares Origin
 // with the Host the proxy forwards; a proxy that rewrites Host too is covered by trusting the
 // public origin (PUBLIC_ORIGIN) the site is reached at.
-func crossOrigin(publicOrigin string) (echo.MiddlewareFunc, error) {
+func CrossOrigin(publicOrigin string) (echo.MiddlewareFunc, error) {
 	cop := http.NewCrossOriginProtection()
 	if publicOrigin != "" {
 		if err := cop.AddTrustedOrigin(publicOrigin); err != nil {
@@ -23,7 +23,7 @@ func crossOrigin(publicOrigin string) (echo.MiddlewareFunc, error) {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			if err := cop.Check(c.Request()); err != nil {
-				return &httpError{Status: http.StatusForbidden, Msg: "a change from another site is refused", Err: err}
+				return &Error{Status: http.StatusForbidden, Msg: "a change from another site is refused", Err: err}
 			}
 			return next(c)
 		}

@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"bytes"
@@ -26,10 +26,10 @@ import (
 //
 // Event streams are never idle, so they are bounded apart (streams.go): per room key, per room,
 // and in all, where a quarter of the bound is kept for connections that are not streams.
-type connLimiter struct {
+type ConnLimiter struct {
 	net.Listener
 	total, perClient int
-	metrics          *metrics
+	metrics          *Metrics
 
 	mu      sync.Mutex
 	open    int
@@ -52,7 +52,7 @@ type connClient struct {
 // limitedConn is one accepted connection with its place in the limiter's lists.
 type limitedConn struct {
 	net.Conn
-	l       *connLimiter
+	l       *ConnLimiter
 	client  netip.Addr
 	lane    int           // 0 idle, 1 new, -1 busy (not evictable)
 	el, cel *list.Element // in l.waiting[lane] and the client's
@@ -65,14 +65,14 @@ const (
 	laneBusy = -1
 )
 
-func newConnLimiter(inner net.Listener, total, perClient int, m *metrics) *connLimiter {
-	return &connLimiter{Listener: inner, total: max(1, total), perClient: max(1, perClient), metrics: m,
+func NewConnLimiter(inner net.Listener, total, perClient int, m *Metrics) *ConnLimiter {
+	return &ConnLimiter{Listener: inner, total: max(1, total), perClient: max(1, perClient), metrics: m,
 		clients: map[netip.Addr]*connClient{}, waiting: [2]*list.List{list.New(), list.New()}, streamGroups: map[string]*list.List{}}
 }
 
 // Accept returns the next connection within the bounds; refused ones are answered and closed here
 // and never reach the server.
-func (l *connLimiter) Accept() (net.Conn, error) {
+func (l *ConnLimiter) Accept() (net.Conn, error) {
 	for {
 		c, err := l.Listener.Accept()
 		if err != nil {
@@ -80,7 +80,7 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 		}
 		key := netip.Addr{}
 		if ap, err := netip.ParseAddrPort(c.RemoteAddr().String()); err == nil {
-			key = clientKey(ap.Addr().String())
+			key = ClientKey(ap.Addr().String())
 		}
 		if lc := l.admit(c, key); lc != nil {
 			return lc, nil
@@ -90,7 +90,7 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 }
 
 // admit makes room for c if it can and tracks it; nil means c is refused.
-func (l *connLimiter) admit(c net.Conn, key netip.Addr) *limitedConn {
+func (l *ConnLimiter) admit(c net.Conn, key netip.Addr) *limitedConn {
 	var victims []*limitedConn
 	l.mu.Lock()
 	cl := l.clients[key]
@@ -102,7 +102,7 @@ func (l *connLimiter) admit(c net.Conn, key netip.Addr) *limitedConn {
 		v := oldest(cl.waiting)
 		if v == nil {
 			l.mu.Unlock()
-			l.metrics.conns.WithLabelValues("refused_client").Inc()
+			l.metrics.Conns.WithLabelValues("refused_client").Inc()
 			return nil
 		}
 		l.forget(v)
@@ -118,7 +118,7 @@ func (l *connLimiter) admit(c net.Conn, key netip.Addr) *limitedConn {
 			for _, v := range victims {
 				v.Conn.Close()
 			}
-			l.metrics.conns.WithLabelValues("refused_total").Inc()
+			l.metrics.Conns.WithLabelValues("refused_total").Inc()
 			return nil
 		}
 		l.forget(v)
@@ -131,7 +131,7 @@ func (l *connLimiter) admit(c net.Conn, key netip.Addr) *limitedConn {
 	l.mu.Unlock()
 	for _, v := range victims {
 		v.Conn.Close()
-		l.metrics.conns.WithLabelValues("evicted").Inc()
+		l.metrics.Conns.WithLabelValues("evicted").Inc()
 	}
 	return lc
 }
@@ -147,7 +147,7 @@ func oldest(waiting [2]*list.List) *limitedConn {
 }
 
 // park moves c to lane (idle, new or busy); the caller holds l.mu.
-func (l *connLimiter) park(c *limitedConn, lane int) {
+func (l *ConnLimiter) park(c *limitedConn, lane int) {
 	if c.lane == lane {
 		return
 	}
@@ -164,7 +164,7 @@ func (l *connLimiter) park(c *limitedConn, lane int) {
 }
 
 // forget stops counting c, once; the caller holds l.mu.
-func (l *connLimiter) forget(c *limitedConn) {
+func (l *ConnLimiter) forget(c *limitedConn) {
 	if c.gone {
 		return
 	}
@@ -179,7 +179,7 @@ func (l *connLimiter) forget(c *limitedConn) {
 }
 
 // connState is the http.Server's ConnState hook: it moves a connection between the lanes.
-func (l *connLimiter) connState(nc net.Conn, st http.ConnState) {
+func (l *ConnLimiter) ConnState(nc net.Conn, st http.ConnState) {
 	c, ok := nc.(*limitedConn)
 	if !ok {
 		return
@@ -254,7 +254,7 @@ func writeSecurityHeaders(b *bytes.Buffer) {
 }
 
 // openConns reports the connections held, for /metrics.
-func (l *connLimiter) openConns() int {
+func (l *ConnLimiter) OpenConns() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.open
@@ -263,7 +263,7 @@ func (l *connLimiter) openConns() int {
 // raiseFileLimit raises the soft limit on open files to the hard limit (Go's runtime does so too
 // since 1.19; doing it here makes the number the connection bound is derived from explicit) and
 // returns it.
-func raiseFileLimit() (uint64, error) {
+func RaiseFileLimit() (uint64, error) {
 	var r syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
 		return 0, err
@@ -281,7 +281,7 @@ func raiseFileLimit() (uint64, error) {
 // least 64) of the descriptors for everything else, and from the memory limit: a connection costs
 // about 20 KB at rest and a busy one more, so the connections may take at most an eighth of it at
 // 32 KB each.
-func maxConnsDefault(files uint64, memLimit int64) int {
+func MaxConnsDefault(files uint64, memLimit int64) int {
 	n := int64(files) - max(64, int64(files)/10)
 	if memLimit > 0 {
 		n = min(n, memLimit/8/(32<<10))
@@ -290,14 +290,14 @@ func maxConnsDefault(files uint64, memLimit int64) int {
 }
 
 // registerGauge publishes the open connections in /metrics.
-func (l *connLimiter) registerGauge(reg prometheus.Registerer) {
+func (l *ConnLimiter) RegisterGauge(reg prometheus.Registerer) {
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "site_open_connections", Help: "Client connections open now.",
-	}, func() float64 { return float64(l.openConns()) }))
+	}, func() float64 { return float64(l.OpenConns()) }))
 }
 
 // heldBy reports the connections one client address holds.
-func (l *connLimiter) heldBy(key netip.Addr) int {
+func (l *ConnLimiter) HeldBy(key netip.Addr) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if cl := l.clients[key]; cl != nil {

@@ -6,17 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/labstack/echo/v4"
 )
-
-// handleHealth handles "GET /healthz": the server is up and its default results are warm.
-func (s *server) handleHealth() echo.HandlerFunc {
-	return func(c echo.Context) error {
-		c.Response().Header().Set("Cache-Control", "no-store")
-		return c.String(http.StatusOK, "ok\n")
-	}
-}
 
 // healthcheck asks a running server for /healthz; the container image has no shell or curl, so the
 // binary checks itself.

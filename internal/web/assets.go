@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"bytes"
@@ -16,9 +16,9 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// assets serves the embedded static files under content-hashed URLs, so they can be cached for a
+// Assets serves the embedded static files under content-hashed URLs, so they can be cached for a
 // year, and gzips each one once at start-up instead of on every request.
-type assets struct {
+type Assets struct {
 	files map[string]*asset
 }
 
@@ -30,8 +30,8 @@ type asset struct {
 	gz    []byte
 }
 
-func loadAssets(fsys fs.FS) (*assets, error) {
-	a := &assets{files: map[string]*asset{}}
+func LoadAssets(fsys fs.FS) (*Assets, error) {
+	a := &Assets{files: map[string]*asset{}}
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || strings.HasSuffix(p, ".go") {
 			return err
@@ -64,14 +64,14 @@ func loadAssets(fsys fs.FS) (*assets, error) {
 }
 
 // url is the versioned, site-relative URL of an asset.
-func (a *assets) url(base, name string) string {
+func (a *Assets) URL(base, name string) string {
 	f := a.files[name]
 	return base + "/static/" + f.hash + "/" + name
 }
 
 // serve writes the named asset. A current hash gets a year of immutable caching; a stale one (a
 // page cached across an upgrade) still gets the file, but only briefly cached.
-func (a *assets) serve(w http.ResponseWriter, r *http.Request, hash, name string) bool {
+func (a *Assets) Serve(w http.ResponseWriter, r *http.Request, hash, name string) bool {
 	f := a.files[name]
 	if f == nil {
 		return false
@@ -85,12 +85,12 @@ func (a *assets) serve(w http.ResponseWriter, r *http.Request, hash, name string
 	} else {
 		h.Set("Cache-Control", "public, max-age=60")
 	}
-	if etagMatches(r.Header.Values("If-None-Match"), f.hash) {
+	if ETagMatches(r.Header.Values("If-None-Match"), f.hash) {
 		w.WriteHeader(http.StatusNotModified)
 		return true
 	}
 	body := f.raw
-	if acceptsGzip(r.Header.Values("Accept-Encoding")) {
+	if AcceptsGzip(r.Header.Values("Accept-Encoding")) {
 		h.Set("Content-Encoding", "gzip")
 		body = f.gz
 	}
@@ -102,11 +102,11 @@ func (a *assets) serve(w http.ResponseWriter, r *http.Request, hash, name string
 	return true
 }
 
-// handleStatic handles "GET /static/:hash/*".
-func (s *server) handleStatic() echo.HandlerFunc {
+// Handler handles "GET /static/:hash/*".
+func (a *Assets) Handler() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if !s.assets.serve(c.Response(), c.Request(), c.Param("hash"), c.Param("*")) {
-			return &httpError{Status: http.StatusNotFound, Msg: "no such file"}
+		if !a.Serve(c.Response(), c.Request(), c.Param("hash"), c.Param("*")) {
+			return &Error{Status: http.StatusNotFound, Msg: "no such file"}
 		}
 		return nil
 	}
@@ -115,7 +115,7 @@ func (s *server) handleStatic() echo.HandlerFunc {
 // etagMatches reports whether an If-None-Match header names the tag: "*", or a list of tags any of
 // which is the tag, weak (W/"...") or strong alike, since If-None-Match compares weakly (RFC 9110
 // 13.1.2).
-func etagMatches(headers []string, hash string) bool {
+func ETagMatches(headers []string, hash string) bool {
 	for _, h := range headers {
 		for t := range strings.SplitSeq(h, ",") {
 			t = strings.TrimSpace(t)
@@ -129,7 +129,7 @@ func etagMatches(headers []string, hash string) bool {
 
 // acceptsGzip reports whether Accept-Encoding allows gzip: named (or "*") with a q-value above 0.
 // An explicit "gzip;q=0" refuses it even when "*" would allow it.
-func acceptsGzip(headers []string) bool {
+func AcceptsGzip(headers []string) bool {
 	gzip, star := -1.0, -1.0
 	for _, h := range headers {
 		for part := range strings.SplitSeq(h, ",") {
@@ -156,4 +156,12 @@ func acceptsGzip(headers []string) bool {
 		return gzip > 0
 	}
 	return star > 0
+}
+
+// Hash is the content hash that name's URL carries, or "" when there is no such file.
+func (a *Assets) Hash(name string) string {
+	if f, ok := a.files[name]; ok {
+		return f.hash
+	}
+	return ""
 }

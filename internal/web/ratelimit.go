@@ -1,23 +1,19 @@
-package main
+package web
 
 import (
 	"context"
-	"fmt"
 	"math"
-	"net/http"
 	"net/netip"
 	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
-
-	"effectivelyonce/experiments"
 )
 
 // clientKey is the address a limit counts against: the client's IP, with an IPv6 address cut to
 // its /64, since one home or one host is usually handed a whole /64 and could otherwise take as
 // many allowances as it likes. An address that does not parse shares the zero key.
-func clientKey(ip string) netip.Addr {
+func ClientKey(ip string) netip.Addr {
 	a, err := netip.ParseAddr(ip)
 	if err != nil {
 		return netip.Addr{}
@@ -35,16 +31,16 @@ func clientKey(ip string) netip.Addr {
 type clientCtxKey struct{}
 
 // identify stores the client's limit key in the request's context.
-func identify(next echo.HandlerFunc) echo.HandlerFunc {
+func Identify(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		c.SetRequest(req.WithContext(context.WithValue(req.Context(), clientCtxKey{}, clientKey(c.RealIP()))))
+		c.SetRequest(req.WithContext(context.WithValue(req.Context(), clientCtxKey{}, ClientKey(c.RealIP()))))
 		return next(c)
 	}
 }
 
 // clientOf returns the limit key identify stored.
-func clientOf(ctx context.Context) netip.Addr {
+func ClientOf(ctx context.Context) netip.Addr {
 	k, _ := ctx.Value(clientCtxKey{}).(netip.Addr)
 	return k
 }
@@ -54,7 +50,7 @@ func clientOf(ctx context.Context) netip.Addr {
 // is forgotten first, and a bucket that has had time to fill up again is forgotten by a timer,
 // whether or not anyone else asks (a forgotten bucket and a full one mean the same, so forgetting
 // never lets anyone run more than the rate).
-type rateLimiter[K comparable] struct {
+type RateLimiter[K comparable] struct {
 	rate  float64 // tokens a second
 	burst float64
 	max   int
@@ -77,27 +73,27 @@ type bucket[K comparable] struct {
 }
 
 // newRateLimiter limits per client address.
-func newRateLimiter(rate float64, burst, maxClients int) *rateLimiter[netip.Addr] {
-	return newKeyedLimiter[netip.Addr](rate, burst, maxClients)
+func NewRateLimiter(rate float64, burst, maxClients int) *RateLimiter[netip.Addr] {
+	return NewKeyedLimiter[netip.Addr](rate, burst, maxClients)
 }
 
 // newKeyedLimiter limits per key of type K: rate tokens a second, burst at most, for at most
 // maxKeys keys at once.
-func newKeyedLimiter[K comparable](rate float64, burst, maxKeys int) *rateLimiter[K] {
+func NewKeyedLimiter[K comparable](rate float64, burst, maxKeys int) *RateLimiter[K] {
 	// The time a bucket takes to fill again, capped so that a tiny rate cannot overflow the
 	// duration into a negative one (which would forget every bucket and switch the limit off).
 	idle := time.Duration(math.Min(math.Ceil(float64(burst)/rate*1e9), float64(24*time.Hour))) + 100*time.Millisecond
-	return &rateLimiter[K]{rate: rate, burst: float64(burst), max: max(1, maxKeys), idle: idle, now: time.Now,
+	return &RateLimiter[K]{rate: rate, burst: float64(burst), max: max(1, maxKeys), idle: idle, now: time.Now,
 		clients: map[K]*bucket[K]{}}
 }
 
 // allow takes one token from key's bucket. When there is none it says how long until there is.
-func (l *rateLimiter[K]) allow(key K) (bool, time.Duration) { return l.allowN(key, 1) }
+func (l *RateLimiter[K]) Allow(key K) (bool, time.Duration) { return l.AllowN(key, 1) }
 
 // allowN takes n tokens from key's bucket, for work worth n runs; n above the burst is charged as
 // the burst, since a bucket never holds more and the work would otherwise never be allowed. When
 // there are too few it takes none and says how long until there are enough.
-func (l *rateLimiter[K]) allowN(key K, n int) (bool, time.Duration) {
+func (l *RateLimiter[K]) AllowN(key K, n int) (bool, time.Duration) {
 	need := min(float64(max(n, 1)), l.burst)
 	now := l.now()
 	l.mu.Lock()
@@ -129,7 +125,7 @@ func (l *rateLimiter[K]) allowN(key K, n int) (bool, time.Duration) {
 
 // close stops the expiry timer, so a server that has shut down (or a test's) leaves nothing
 // running behind it.
-func (l *rateLimiter[K]) close() {
+func (l *RateLimiter[K]) Close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.sweep != nil {
@@ -140,7 +136,7 @@ func (l *rateLimiter[K]) close() {
 }
 
 // expireTick forgets the buckets that are full again, and comes back while any are left.
-func (l *rateLimiter[K]) expireTick() {
+func (l *RateLimiter[K]) expireTick() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.expire(l.now())
@@ -156,7 +152,7 @@ func (l *rateLimiter[K]) expireTick() {
 
 // expire forgets every bucket not seen for idle; the ring is in order of last sight, so it stops
 // at the first one still fresh.
-func (l *rateLimiter[K]) expire(now time.Time) {
+func (l *RateLimiter[K]) expire(now time.Time) {
 	for l.head != nil {
 		old := l.head.prev
 		if now.Sub(old.last) < l.idle {
@@ -168,13 +164,13 @@ func (l *rateLimiter[K]) expire(now time.Time) {
 }
 
 // size is the number of clients tracked, for /metrics.
-func (l *rateLimiter[K]) size() int {
+func (l *RateLimiter[K]) Size() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.clients)
 }
 
-func (l *rateLimiter[K]) unlink(b *bucket[K]) {
+func (l *RateLimiter[K]) unlink(b *bucket[K]) {
 	if b.next == b {
 		l.head = nil
 	} else {
@@ -186,7 +182,7 @@ func (l *rateLimiter[K]) unlink(b *bucket[K]) {
 	b.prev, b.next = nil, nil
 }
 
-func (l *rateLimiter[K]) pushFront(b *bucket[K]) {
+func (l *RateLimiter[K]) pushFront(b *bucket[K]) {
 	if l.head == nil {
 		b.prev, b.next = b, b
 	} else {
@@ -197,33 +193,10 @@ func (l *rateLimiter[K]) pushFront(b *bucket[K]) {
 	l.head = b
 }
 
-// admitRun charges one run of e on p to the client of ctx. A result already cached (the document's
-// defaults are, from start-up) costs the server nothing and is never refused; a refusal is a 429
-// that says when the client's next run will be allowed.
-func (s *server) admitRun(ctx context.Context, e *experiments.Experiment, p any) error {
-	if s.runner.cached(e, p) {
-		return nil
-	}
-	ok, wait := s.limiter.allow(clientOf(ctx))
-	if ok {
-		return nil
-	}
-	s.metrics.rejected.WithLabelValues("rate_limited").Inc()
-	return &httpError{Status: http.StatusTooManyRequests, RetryAfter: wait,
-		Msg: "Too many runs from your network address in a short time (a class behind one address shares the allowance)."}
-}
-
-// spreadCharge is what a spread of n seeds takes from a client's allowance: n runs, but never more
-// than half the burst. A spread is asked for together with the form's own run, and the two must
-// fit in one full bucket together, or a spread as large as the burst could never run at all (the
-// run takes its token, then the spread finds one too few, again and again). With a burst under
-// two, the run's own token is the whole allowance, and a spread adds nothing to it.
-func (l *rateLimiter[K]) spreadCharge(n int) int { return min(n, int(l.burst)/2) }
-
 // refund gives n tokens back to key's bucket (never past the burst): a request refused part-way
 // has its earlier charge returned, so the wait it is told covers the whole request when it comes
 // back, and is then true.
-func (l *rateLimiter[K]) refund(key K, n int) {
+func (l *RateLimiter[K]) Refund(key K, n int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if b, ok := l.clients[key]; ok {
@@ -231,36 +204,23 @@ func (l *rateLimiter[K]) refund(key K, n int) {
 	}
 }
 
-// admitSpread charges a spread of n seeds of e on p to the client of ctx, after admitRun has
-// charged the form's own run: spreadCharge(n) runs' worth, so that spread=200 on the API is not
-// one run's worth of the allowance, yet any spread fits a fresh client's bucket with its run. A
-// summary already cached costs nothing. A refusal gives back the run's token too, since the client
-// will ask for both again, and so its Retry-After is the time until both fit.
-func (s *server) admitSpread(ctx context.Context, e *experiments.Experiment, p any, n int) error {
-	if _, ok := s.spreads.cached(spreadKey(e, p, n)); ok {
-		return nil
-	}
-	charge := s.limiter.spreadCharge(n)
-	if charge == 0 {
-		return nil
-	}
-	key := clientOf(ctx)
-	ok, wait := s.limiter.allowN(key, charge)
-	if ok {
-		return nil
-	}
-	if !s.runner.cached(e, p) { // admitRun charged it a moment ago
-		s.limiter.refund(key, 1)
-	}
-	s.metrics.rejected.WithLabelValues("rate_limited").Inc()
-	return &httpError{Status: http.StatusTooManyRequests, RetryAfter: wait,
-		Msg: fmt.Sprintf("A spread over %d seeds costs %d runs, more than your network address has left in its allowance just now.", n, charge)}
-}
-
 // retrySeconds is a wait in whole seconds for Retry-After: rounded up, and at least 1.
-func retrySeconds(d time.Duration) int { return max(1, int(math.Ceil(d.Seconds()))) }
+func RetrySeconds(d time.Duration) int { return max(1, int(math.Ceil(d.Seconds()))) }
 
-// waitText tells a reader when to run again.
-func waitText(d time.Duration) string {
-	return fmt.Sprintf("Wait %d s, then press Run again.", retrySeconds(d))
+// spreadCharge is what a spread of n seeds takes from a client's allowance: n runs, but never more
+// than half the burst. A spread is asked for together with the form's own run, and the two must
+// fit in one full bucket together, or a spread as large as the burst could never run at all (the
+// run takes its token, then the spread finds one too few, again and again). With a burst under
+// two, the run's own token is the whole allowance, and a spread adds nothing to it.
+func (l *RateLimiter[K]) SpreadCharge(n int) int { return min(n, int(l.burst)/2) }
+
+// Forgets is how long a bucket lasts unseen before it is forgotten: the time an empty one takes
+// to fill up again, so forgetting it changes nothing.
+func (l *RateLimiter[K]) Forgets() time.Duration { return l.idle }
+
+// SetClock replaces the limiter's clock, so a test decides when tokens come back.
+func (l *RateLimiter[K]) SetClock(now func() time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.now = now
 }

@@ -1,0 +1,266 @@
+package runs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"sync"
+	"time"
+)
+
+// Tasks is the one mechanism for work that goes on after the request that started it: a page's
+// spread over seeds, a lab run. Each task has an id its progress is asked by, and a key: a second
+// start of a key that is running joins the running task. A task nobody has asked about for the
+// unwatched time has lost its last reader (the tab closed) and is cancelled; a bound caps how many
+// run at once; an ended task still answers for the kept time.
+type Tasks[D any] struct {
+	max       int
+	unwatched time.Duration // 0: no such clock (the command line is its task's watcher)
+	kept      time.Duration
+
+	root context.Context // ends at Stop, taking every task with it
+	stop context.CancelCauseFunc
+	wg   sync.WaitGroup
+
+	mu       sync.Mutex
+	byID     map[string]*Task[D] // running and recently ended
+	byKey    map[string]*Task[D] // running only
+	watching bool                // a goroutine looks for unwatched and old tasks
+	stopped  bool
+}
+
+// State is where a task is: running, or how it ended.
+type State int
+
+// The states of a task. Whichever ending is recorded first stands: a Cancel that came before the
+// work returned keeps Cancelled even when the work then finished.
+const (
+	Running State = iota
+	Done
+	Cancelled
+	Failed
+)
+
+// ErrFull is a start refused because as many tasks as the bound allows are running.
+var ErrFull = errors.New("runs: every background task place is taken")
+
+// ErrStopped is a start refused because the server is shutting down, and the cause of the end of
+// every task's context at Stop.
+var ErrStopped = errors.New("runs: the server is shutting down")
+
+// ErrAbandoned is the cause of the end of a task's context when nobody watched it for the
+// unwatched time: its work reads it with context.Cause to say why it stopped.
+var ErrAbandoned = errors.New("runs: nobody was watching the task")
+
+// NewTasks makes an empty set of at most max running tasks (0: no bound).
+func NewTasks[D any](max int, unwatched, kept time.Duration) *Tasks[D] {
+	root, stop := context.WithCancelCause(context.Background())
+	return &Tasks[D]{max: max, unwatched: unwatched, kept: kept, root: root, stop: stop,
+		byID: map[string]*Task[D]{}, byKey: map[string]*Task[D]{}}
+}
+
+// Task is one piece of background work, with the data its caller keeps beside it (what the work
+// reports as it goes, what its page needs to show it).
+type Task[D any] struct {
+	ID, Key string
+	Data    D
+	cancel  context.CancelCauseFunc
+	done    chan struct{}
+	started time.Time
+
+	mu        sync.Mutex
+	state     State
+	err       error
+	abandoned bool
+	watched   time.Time
+	ended     time.Time
+}
+
+// Work is a task's work. It returns onDone, run only when the task is recorded as Done (not when
+// a Cancel came first) and before its key is free again, so that a result it keeps is found by
+// whoever asks next, never a second start.
+type Work func(ctx context.Context) (onDone func(), err error)
+
+// Running is how many tasks run now.
+func (ts *Tasks[D]) Running() int {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return len(ts.byKey)
+}
+
+// Start returns the running task of key (joined), or starts work as a new one with data beside
+// it, under a timeout (0: none). It refuses with ErrFull at the bound and ErrStopped after Stop; admit, when set, is asked
+// last, under the lock, so a refused start costs the caller's allowance nothing.
+func (ts *Tasks[D]) Start(key string, timeout time.Duration, admit func() error, data D, work Work) (t *Task[D], joined bool, err error) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.stopped {
+		return nil, false, ErrStopped
+	}
+	if t, ok := ts.byKey[key]; ok {
+		t.Watch()
+		return t, true, nil
+	}
+	if ts.max > 0 && len(ts.byKey) >= ts.max {
+		return nil, false, ErrFull
+	}
+	if admit != nil {
+		if err := admit(); err != nil {
+			return nil, false, err
+		}
+	}
+	ctx, cancelTimeout := ts.root, context.CancelFunc(func() {})
+	if timeout > 0 {
+		ctx, cancelTimeout = context.WithTimeout(ctx, timeout)
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := func(cause error) { cancel(cause); cancelTimeout() }
+	now := time.Now()
+	t = &Task[D]{ID: newID(), Key: key, Data: data, cancel: stop, done: make(chan struct{}), started: now, watched: now}
+	ts.byID[t.ID], ts.byKey[key] = t, t
+	ts.wg.Add(1)
+	go ts.run(ctx, t, work)
+	if !ts.watching {
+		ts.watching = true
+		go ts.watch()
+	}
+	return t, false, nil
+}
+
+func newID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// run does t's work and records how it ended.
+func (ts *Tasks[D]) run(ctx context.Context, t *Task[D], work Work) {
+	defer ts.wg.Done()
+	defer close(t.done)
+	defer t.cancel(context.Canceled)
+	onDone, err := work(ctx)
+	t.mu.Lock()
+	if t.state == Running {
+		t.ended = time.Now()
+		switch {
+		case err == nil:
+			t.state = Done
+			if onDone != nil {
+				onDone()
+			}
+		case errors.Is(err, context.Canceled):
+			t.state, t.err = Cancelled, err
+		default:
+			t.state, t.err = Failed, err
+		}
+	}
+	t.mu.Unlock()
+	ts.mu.Lock()
+	delete(ts.byKey, t.Key)
+	ts.mu.Unlock()
+}
+
+// watch cancels running tasks nobody asks about and forgets ended ones, until none is left.
+func (ts *Tasks[D]) watch() {
+	every := time.Second
+	if ts.unwatched > 0 {
+		every = min(every, ts.unwatched/5)
+	}
+	if ts.kept > 0 {
+		every = min(every, ts.kept/5)
+	}
+	tick := time.NewTicker(max(every, time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ts.root.Done():
+		case <-tick.C:
+		}
+		ts.mu.Lock()
+		for id, t := range ts.byID {
+			t.mu.Lock()
+			if t.state == Running && ts.unwatched > 0 && time.Since(t.watched) > ts.unwatched {
+				t.abandoned = true
+				t.cancel(ErrAbandoned)
+			}
+			if t.state != Running && time.Since(t.ended) > ts.kept {
+				delete(ts.byID, id)
+			}
+			t.mu.Unlock()
+		}
+		if len(ts.byID) == 0 {
+			ts.watching = false
+			ts.mu.Unlock()
+			return
+		}
+		ts.mu.Unlock()
+	}
+}
+
+// Get finds a task by id and counts the asking as watching it.
+func (ts *Tasks[D]) Get(id string) (*Task[D], bool) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	t, ok := ts.byID[id]
+	if ok {
+		t.Watch()
+	}
+	return t, ok
+}
+
+// Stop cancels every task and waits until their work has returned; nothing starts after it.
+func (ts *Tasks[D]) Stop() {
+	ts.mu.Lock()
+	ts.stopped = true
+	ts.mu.Unlock()
+	ts.stop(ErrStopped)
+	ts.wg.Wait()
+}
+
+// Watch says someone is looking at t, which keeps it from being cancelled as abandoned.
+func (t *Task[D]) Watch() {
+	t.mu.Lock()
+	t.watched = time.Now()
+	t.mu.Unlock()
+}
+
+// Cancel ends t: if it is still running it is recorded as Cancelled at once (true), and its
+// work's context ends; Wait then waits for the work to return.
+func (t *Task[D]) Cancel() bool {
+	t.mu.Lock()
+	was := t.state == Running
+	if was {
+		t.state, t.ended, t.err = Cancelled, time.Now(), context.Canceled
+	}
+	t.mu.Unlock()
+	t.cancel(context.Canceled)
+	return was
+}
+
+// Wait waits until t's work has returned.
+func (t *Task[D]) Wait() { <-t.done }
+
+// Finished is closed when t's work has returned.
+func (t *Task[D]) Finished() <-chan struct{} { return t.done }
+
+// State is how t stands: running or how it ended, the error it ended with (Cancelled and Failed),
+// and whether it was cancelled because nobody was watching.
+func (t *Task[D]) State() (State, error, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.state, t.err, t.abandoned
+}
+
+// Took is how long t ran, or has run so far.
+func (t *Task[D]) Took() time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.state == Running {
+		return time.Since(t.started)
+	}
+	return t.ended.Sub(t.started)
+}
+
+// Started is when t began.
+func (t *Task[D]) Started() time.Time { return t.started }

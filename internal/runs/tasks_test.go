@@ -1,0 +1,174 @@
+package runs
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// waitFor polls cond until it holds, failing the test after a generous timeout: the machine may
+// be busy, and the test is of what happens, not how fast.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("never: %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// block is work that runs until its context ends or release is closed.
+func block(release chan struct{}) Work {
+	return func(ctx context.Context) (func(), error) {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-release:
+			return nil, nil
+		}
+	}
+}
+
+// TestTasksJoinBoundAndDone: a second start of a running key joins it; the bound refuses a new
+// key, and admit is not asked then; a task that finishes is Done and runs its onDone once, after
+// which its key starts anew.
+func TestTasksJoinBoundAndDone(t *testing.T) {
+	ts := NewTasks[struct{}](1, 0, time.Minute)
+	defer ts.Stop()
+	release := make(chan struct{})
+	a, joined, err := ts.Start("a", 0, nil, struct{}{}, block(release))
+	if err != nil || joined {
+		t.Fatalf("first start: joined %v, err %v", joined, err)
+	}
+	b, joined, err := ts.Start("a", 0, nil, struct{}{}, block(release))
+	if err != nil || !joined || b != a {
+		t.Fatalf("second start of a: joined %v, same task %v, err %v", joined, b == a, err)
+	}
+	asked := false
+	if _, _, err := ts.Start("b", 0, func() error { asked = true; return nil }, struct{}{}, block(release)); !errors.Is(err, ErrFull) || asked {
+		t.Fatalf("over the bound: err %v, admit asked %v", err, asked)
+	}
+	close(release)
+	a.Wait()
+	if st, err, _ := a.State(); st != Done || err != nil {
+		t.Fatalf("finished task: state %v err %v", st, err)
+	}
+	waitFor(t, "the key free again", func() bool { return ts.Running() == 0 })
+	done := 0
+	c, joined, err := ts.Start("a", 0, nil, struct{}{}, func(context.Context) (func(), error) { return func() { done++ }, nil })
+	if err != nil || joined {
+		t.Fatalf("restart of a: joined %v err %v", joined, err)
+	}
+	c.Wait()
+	if done != 1 {
+		t.Errorf("onDone ran %d times, want 1", done)
+	}
+	if got, ok := ts.Get(a.ID); !ok || got != a {
+		t.Error("an ended task no longer answers within its kept time")
+	}
+}
+
+// TestTaskCancelFirstStands: a Cancel recorded before the work returns stands, even when the
+// work then finishes without error, and its onDone does not run; a refused admit starts nothing.
+func TestTaskCancelFirstStands(t *testing.T) {
+	ts := NewTasks[struct{}](0, 0, time.Minute)
+	defer ts.Stop()
+	ran := false
+	started := make(chan struct{})
+	task, _, err := ts.Start("k", 0, nil, struct{}{}, func(ctx context.Context) (func(), error) {
+		close(started)
+		<-ctx.Done()
+		return func() { ran = true }, nil // finishes "successfully" despite the cancel
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	if !task.Cancel() {
+		t.Fatal("Cancel of a running task said it was not running")
+	}
+	task.Wait()
+	if st, _, abandoned := task.State(); st != Cancelled || abandoned || ran {
+		t.Errorf("state %v abandoned %v onDone ran %v; want Cancelled, false, false", st, abandoned, ran)
+	}
+	if task.Cancel() {
+		t.Error("a second Cancel said the task was running")
+	}
+	refuse := errors.New("no allowance left")
+	if _, _, err := ts.Start("other", 0, func() error { return refuse }, struct{}{}, block(nil)); !errors.Is(err, refuse) || ts.Running() != 0 {
+		t.Errorf("refused admit: err %v, running %d", err, ts.Running())
+	}
+}
+
+// TestTasksUnwatchedAndForgotten: a task nobody asks about is cancelled as abandoned, one that
+// is asked about goes on; an ended task is forgotten after its kept time.
+func TestTasksUnwatchedAndForgotten(t *testing.T) {
+	ts := NewTasks[struct{}](0, 50*time.Millisecond, 50*time.Millisecond)
+	defer ts.Stop()
+	release := make(chan struct{})
+	lost, _, _ := ts.Start("lost", 0, nil, struct{}{}, block(release))
+	kept, _, _ := ts.Start("kept", 0, nil, struct{}{}, block(release))
+	stopWatching := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stopWatching:
+				return
+			case <-time.After(5 * time.Millisecond):
+				ts.Get(kept.ID)
+			}
+		}
+	}()
+	lost.Wait()
+	if st, _, _ := kept.State(); st != Running {
+		t.Errorf("watched task: state %v, want running", st)
+	}
+	close(stopWatching)
+	var cause error
+	ct, _, err := ts.Start("cause", 0, nil, struct{}{}, func(ctx context.Context) (func(), error) {
+		<-ctx.Done()
+		cause = context.Cause(ctx)
+		return nil, ctx.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, _, abandoned := lost.State(); st != Cancelled || !abandoned {
+		t.Errorf("unwatched task: state %v abandoned %v", st, abandoned)
+	}
+	ct.Wait()
+	if !errors.Is(cause, ErrAbandoned) {
+		t.Errorf("an abandoned task's context ended with cause %v, want ErrAbandoned", cause)
+	}
+	close(release)
+	kept.Wait()
+	waitFor(t, "ended tasks forgotten", func() bool {
+		_, a := ts.Get(lost.ID)
+		_, b := ts.Get(kept.ID)
+		return !a && !b
+	})
+}
+
+// TestTasksStopAndTimeout: a task's timeout ends its work with DeadlineExceeded (Failed, with
+// that error); Stop cancels every running task, waits for it, and refuses later starts.
+func TestTasksStopAndTimeout(t *testing.T) {
+	ts := NewTasks[struct{}](0, 0, time.Minute)
+	late, _, _ := ts.Start("late", time.Millisecond, nil, struct{}{}, block(nil))
+	late.Wait()
+	if st, err, _ := late.State(); st != Failed || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("timed out task: state %v err %v", st, err)
+	}
+	running, _, _ := ts.Start("running", 0, nil, struct{}{}, block(nil))
+	ts.Stop()
+	select {
+	case <-running.Finished():
+	default:
+		t.Fatal("Stop returned before the task's work did")
+	}
+	if _, _, err := ts.Start("after", 0, nil, struct{}{}, block(nil)); !errors.Is(err, ErrStopped) {
+		t.Errorf("start after Stop: %v", err)
+	}
+}
