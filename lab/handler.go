@@ -153,6 +153,7 @@ type HandlerError struct {
 	Code   workbench.CodeError
 }
 
+// Error names the worker and gives the workbench's message, line first.
 func (e *HandlerError) Error() string {
 	return fmt.Sprintf("lab: the handler failed in worker %d: %s", e.Worker, e.Code.Error())
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -121,5 +122,64 @@ func TestHandlerRefusedBeforeAnyProcess(t *testing.T) {
 	var fe experiments.FieldErrors
 	if !errors.As(err, &fe) || fe[0].Field != "crash_point" || len(w.pids()) != 0 {
 		t.Errorf("crash point 3 of a two-operation handler: %v, %d workers", err, len(w.pids()))
+	}
+}
+
+// TestHandlerFailingInAWorkerEndsTheRun: a handler that runs into a limit inside a worker (the
+// step limit, the memory limit) ends the run at once with the workbench's own message, and no
+// worker outlives it. The model given is a benign handler's at the same parameters, so that the
+// limit is first met in the worker, as it is by a handler whose real deliveries differ from the
+// model's.
+func TestHandlerFailingInAWorkerEndsTheRun(t *testing.T) {
+	tp, _ := workbench.LookupTemplate("ack-after-work")
+	for name, c := range map[string]struct{ body, want string }{
+		"steps":  {"    for i in range(1000000000):\n        pass\n", "Starlark steps in all"},
+		"memory": {"    x = \"x\" * 900000000\n", "MiB of memory"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var w workers
+			cfg := handlerConfig(t, &w, "def handle(job, queue, db, bus):\n"+c.body+"    db.apply(job.id)\n    queue.ack()\n", 1)
+			model, err := workbench.Check(context.Background(), tp.Source, cfg.CheckParams())
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Handler.Model = &model
+			_, err = Run(context.Background(), cfg, nil)
+			var he *HandlerError
+			if !errors.As(err, &he) || !strings.Contains(he.Code.Msg, c.want) {
+				t.Fatalf("Run = %v, want a HandlerError saying %q", err, c.want)
+			}
+			t.Log(err)
+			assertGone(t, w.pids())
+			if left, _ := os.ReadDir(cfg.ScratchDir); len(left) != 0 {
+				t.Errorf("the run left %v", left)
+			}
+		})
+	}
+}
+
+// TestHandlerCancelLeavesNothing cancels a handler run once workers have been killed and
+// replaced: every worker is gone and every file removed when Run returns.
+func TestHandlerCancelLeavesNothing(t *testing.T) {
+	tp, _ := workbench.LookupTemplate("outbox")
+	var w workers
+	cfg := handlerConfig(t, &w, tp.Source, 4)
+	cfg.Jobs = 3000
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := Run(ctx, cfg, func(p Progress) {
+		if p.Done > 0 && p.WorkersKilled > 0 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, want context.Canceled", err)
+	}
+	if len(w.pids()) <= cfg.Workers {
+		t.Errorf("%d worker processes started; the cancel met no restarted worker", len(w.pids()))
+	}
+	assertGone(t, w.pids())
+	if left, _ := os.ReadDir(cfg.ScratchDir); len(left) != 0 {
+		t.Errorf("the run left %v", left)
 	}
 }

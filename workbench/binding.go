@@ -86,6 +86,7 @@ func (m model) none(kind opKind, arg int64, tx int) error {
 	return err
 }
 
+// The model's operations, each the engine's op of the same name (see world.exec).
 func (m model) Ack() error                      { return m.none(opAck, 0, 0) }
 func (m model) Apply(job int64) error           { return m.none(opApply, job, 0) }
 func (m model) Seen(k Key) (bool, error)        { return m.key(opSeen, k, 0) }

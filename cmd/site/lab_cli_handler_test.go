@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestCLILabHandler runs "site lab -handler" on a template file: the JSON's one entry is the
@@ -62,5 +64,55 @@ func TestCLILabHandler(t *testing.T) {
 	}
 	if left := dirNames(labScratchDir(data)); len(left) != 0 {
 		t.Errorf("site lab left %v in its scratch directory", left)
+	}
+}
+
+// labProcessEnv marks this test binary started as "site lab" (see TestMain).
+const labProcessEnv = "LAB_TEST_SITE_LAB"
+
+// TestSIGKILLMidHandlerRunLeavesNothing kills a real "site lab -handler" process with SIGKILL
+// while its workers run the handler: nothing in it gets to clean up, so the workers must die with
+// it (the kernel's parent-death signal), and the run's files go with the next run's start-up
+// sweep of the same data directory.
+func TestSIGKILLMidHandlerRunLeavesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a broker and worker processes")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	cmd := exec.Command(self, "lab", "-handler", "template:dedup-in-tx", "-crash_point", "4", "-jobs", "5000", "-workers", "3", "-data-dir", data)
+	cmd.Env = append(os.Environ(), labProcessEnv+"=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	pids := waitLabWorkers(t, 3)
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		alive := runningLabWorkers(t)
+		if len(alive) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("workers %v outlived the killed site lab (the run had %v)", alive, pids)
+		}
+	}
+	if len(dirNames(labScratchDir(data))) == 0 {
+		t.Fatal("the killed run left nothing in the lab directory: the test proves nothing")
+	}
+	env := func(k string) string { return map[string]string{"DATA_DIR": data}[k] }
+	var out, errs bytes.Buffer
+	if err := run(t.Context(), []string{"site", "lab", "-handler", "template:ack-after-work", "-jobs", "20"}, env, &out, &errs); err != nil {
+		t.Fatalf("the next site lab: %v\n%s", err, errs.String())
+	}
+	if left := dirNames(labScratchDir(data)); len(left) != 0 {
+		t.Errorf("after the next run, %v is still there", left)
 	}
 }
