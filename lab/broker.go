@@ -22,10 +22,10 @@ const consumerName = "workers"
 // somehow kills every worker it meets cannot keep a run alive until its deadline.
 const maxDeliver = 5
 
-// maxDeliverFor is a design's MaxDeliver: the lease designs allow exactly the model's one
-// redelivery (see leaseMaxDeliver).
-func maxDeliverFor(d Design) int {
-	if d.IsLease() {
+// maxDeliverFor is a run's MaxDeliver: the lease designs, and a handler in lease time that
+// crashes nothing, allow exactly the model's one redelivery (see leaseMaxDeliver).
+func maxDeliverFor(cfg Config) int {
+	if cfg.Design.IsLease() || (cfg.leaseTime && cfg.CrashRate == 0) {
 		return leaseMaxDeliver
 	}
 	return maxDeliver
@@ -41,7 +41,13 @@ type broker struct {
 	stream  string
 	subject string
 	cons    jetstream.Consumer
+	// eventStream and events are the handler design's second system: the stream bus.publish and
+	// the outbox relay write to, and its subject ("" for the other designs).
+	eventStream, events string
 }
+
+// eventStreamName is the second stream of the run with this tag.
+func eventStreamName(tag string) string { return streamName(tag) + "_EVENTS" }
 
 // startBroker starts the embedded server (or connects to cfg.NATSURL) and makes the run's stream
 // and consumer. The stream is named by the run's scratch tag, random, so that runs never meet on
@@ -88,11 +94,22 @@ func startBroker(ctx context.Context, cfg Config, sc *scratch) (*broker, error) 
 		b.close()
 		return nil, fmt.Errorf("lab: broker: stream: %w", err)
 	}
+	if cfg.Design == DesignHandler {
+		b.eventStream, b.events = eventStreamName(sc.tag), "lab."+sc.tag+".events"
+		if _, err := b.js.CreateStream(ctx, jetstream.StreamConfig{
+			Name:     b.eventStream,
+			Subjects: []string{b.events},
+			Storage:  jetstream.FileStorage,
+		}); err != nil {
+			b.close()
+			return nil, fmt.Errorf("lab: broker: event stream: %w", err)
+		}
+	}
 	b.cons, err = b.js.CreateOrUpdateConsumer(ctx, b.stream, jetstream.ConsumerConfig{
 		Durable:    consumerName,
 		AckPolicy:  jetstream.AckExplicitPolicy,
 		AckWait:    cfg.AckWait,
-		MaxDeliver: maxDeliverFor(cfg.Design),
+		MaxDeliver: maxDeliverFor(cfg),
 	})
 	if err != nil {
 		b.close()
@@ -143,6 +160,9 @@ func (b *broker) close() {
 		if b.srv == nil && b.js != nil && b.stream != "" {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			b.js.DeleteStream(ctx, b.stream)
+			if b.eventStream != "" {
+				b.js.DeleteStream(ctx, b.eventStream)
+			}
 			cancel()
 		}
 		b.nc.Close()

@@ -40,6 +40,11 @@ const (
 	LeaseHeartbeat Design = "lease-heartbeat"
 )
 
+// DesignHandler is a reader's own handler, written for the workbench, run by the workers with the
+// workbench's runtime and its operations bound to the real broker, sink and bus (see handler.go).
+// It is not among Designs: a run of it needs the handler's source (Config.Handler).
+const DesignHandler Design = "handler"
+
 // Designs returns the four crash designs in the order the notebook's assembly reports them, then
 // the two lease designs; the slice is the caller's own.
 func Designs() []Design {
@@ -101,6 +106,11 @@ type Config struct {
 	// os.TempDir(). Run removes its own directory, and Sweep the directories of runs whose
 	// process has gone without removing them (killed by SIGKILL, say).
 	ScratchDir string
+	// Handler is the handler design's source and crash point; nil for every other design.
+	Handler *HandlerConfig
+	// leaseTime is set by Run for a handler that calls work(): it lives in lease time like the
+	// lease designs (jobs take block 6's durations, the ack wait is the lease).
+	leaseTime bool
 	// Command makes the command for one worker process, which must end in a call to WorkerMain
 	// with the environment Run adds to it. Run sets its process group, its environment (on top
 	// of the command's own, or the parent's) and its stderr when nil.
@@ -128,9 +138,12 @@ func (c Config) validate(needCommand bool) error {
 	if c.SinkURL != "" && !isPostgres(c.SinkURL) {
 		return &FieldError{Field: "database_url", Msg: "the sink is a postgres:// or postgresql:// URL, or empty for a SQLite file"}
 	}
-	known := false
+	known := c.Design == DesignHandler
 	for _, d := range Designs() {
 		known = known || c.Design == d
+	}
+	if err := c.validateHandler(); err != nil {
+		return err
 	}
 	switch {
 	case !known:
@@ -163,7 +176,10 @@ func outOfRange(name, shown string) *FieldError {
 }
 
 func (c Config) withDefaults() Config {
-	if c.Design.IsLease() {
+	if c.Design == DesignHandler && c.LeaseTimeout == 0 {
+		c.LeaseTimeout = DefaultLeaseTimeout
+	}
+	if c.inLeaseTime() {
 		if c.LeaseTimeout == 0 {
 			c.LeaseTimeout = DefaultLeaseTimeout
 		}
@@ -177,6 +193,10 @@ func (c Config) withDefaults() Config {
 	}
 	return c
 }
+
+// inLeaseTime says whether the run's jobs take block 6's durations against the broker's ack wait:
+// the lease designs', and a handler's that calls work().
+func (c Config) inLeaseTime() bool { return c.Design.IsLease() || c.leaseTime }
 
 // Progress is a run's state while it runs, reported a few times a second.
 type Progress struct {
@@ -221,6 +241,9 @@ type Result struct {
 	FireAndForgetAcks bool `json:"fire_and_forget_acks"`
 	// Events is the log of a few crashed jobs, every delivery of each, in order.
 	Events []Event `json:"events"`
+	// Handler is the handler design's own: its crash point, its exactly-once and event counts
+	// real and modelled; nil for the other designs.
+	Handler *HandlerResult `json:"handler,omitempty"`
 }
 
 // MatchesModel says whether the real counts are the model's: exactly for the crash designs;
@@ -233,6 +256,9 @@ type Result struct {
 // duplicate the model cannot predict (ExtraDuplicates), and that surplus is the lesson, not a
 // fault. The lost count stays exact: an unsent ack can only bring a job back, never lose one.
 func (r Result) MatchesModel() bool {
+	if r.Handler != nil && !r.Handler.matches(r.Tolerance) {
+		return false
+	}
 	d := r.Duplicated - r.ModelDuplicated
 	if r.FireAndForgetAcks && !r.Design.IsLease() {
 		return r.Lost == r.ModelLost && d >= 0

@@ -27,6 +27,9 @@ type Params struct {
 	LeaseTimeout float64
 	// FireAndForget runs the workers with plain acks (Config.FireAndForgetAcks).
 	FireAndForget bool
+	// Handler is the handler design's source and crash point, when Designs names DesignHandler;
+	// the lease seed and timeout are its work()'s durations and lease.
+	Handler *HandlerConfig
 }
 
 // The form's defaults: a run of a few seconds whose stream crashes about twenty jobs, and block
@@ -129,6 +132,11 @@ func (p Params) Config(d Design) Config {
 	c := Config{Design: d, Jobs: p.Jobs, Workers: p.Workers, CrashRate: p.CrashRate, Seed: p.Seed, FireAndForgetAcks: p.FireAndForget}
 	if d.IsLease() {
 		c.Seed, c.LeaseTimeout = p.LeaseSeed, p.LeaseTimeout
+	}
+	if d == DesignHandler && p.Handler != nil {
+		h := *p.Handler
+		h.DurationSeed, c.LeaseTimeout = p.LeaseSeed, p.LeaseTimeout
+		c.Handler = &h
 	}
 	return c
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"effectivelyonce/internal/pgtest"
+	"effectivelyonce/workbench"
 )
 
 // TestPostgresSink runs the four crash designs with Postgres as the sink: the same real counts
@@ -85,5 +86,26 @@ func TestSweepDropsADeadRunsSchema(t *testing.T) {
 	}
 	if exists(dead) || !exists(live.tag) {
 		t.Errorf("after the sweep: dead run's schema there %v, live run's %v; want false, true", exists(dead), exists(live.tag))
+	}
+}
+
+// TestPostgresHandler runs a reader's handler with Postgres as the sink: its transaction, keys
+// table and outbox are the same SQL on the server, and give the model's counts.
+func TestPostgresHandler(t *testing.T) {
+	url := pgtest.URL(t, "the lab's Postgres sink")
+	for _, name := range []string{"dedup-outside-tx", "outbox"} {
+		tp, _ := workbench.LookupTemplate(name)
+		var w workers
+		cfg := handlerConfig(t, &w, tp.Source, 2)
+		cfg.SinkURL = url
+		res, err := Run(context.Background(), cfg, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !res.MatchesModel() || res.WorkersKilled == 0 {
+			t.Errorf("%s on Postgres: lost %d, duplicated %d, killed %d; the model says %d, %d", name, res.Lost, res.Duplicated,
+				res.WorkersKilled, res.ModelLost, res.ModelDuplicated)
+		}
+		assertGone(t, w.pids())
 	}
 }

@@ -184,8 +184,10 @@ func dropRemote(ctx context.Context, tag, natsURL, sinkURL string) error {
 		if err != nil {
 			return fmt.Errorf("broker: %w", err)
 		}
-		if err := js.DeleteStream(ctx, streamName(tag)); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
-			return fmt.Errorf("broker: delete stream %s: %w", streamName(tag), err)
+		for _, name := range []string{streamName(tag), eventStreamName(tag)} {
+			if err := js.DeleteStream(ctx, name); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+				return fmt.Errorf("broker: delete stream %s: %w", name, err)
+			}
 		}
 	}
 	if sinkURL != "" {

@@ -17,7 +17,8 @@ import (
 
 // The sink's schema. effects is the thing being protected: one row per application, so a job
 // applied twice shows as two rows, which is how duplicates are counted. dedup_keys is what the
-// dedup designs consult. deliveries is a log beside the sink, never read by a worker, that tells
+// dedup designs consult; handler_keys and outbox are a reader's handler's dedup table and outbox
+// rows (the handler design). deliveries is a log beside the sink, never read by a worker, that tells
 // the page what happened to a crashed job.
 const schema = `
 CREATE TABLE IF NOT EXISTS effects (
@@ -40,6 +41,16 @@ CREATE TABLE IF NOT EXISTS deliveries (
 	what    TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS deliveries_job ON deliveries (job);
+CREATE TABLE IF NOT EXISTS handler_keys (
+	id      INTEGER PRIMARY KEY, -- the order keys came in: a key window drops the oldest
+	k       TEXT NOT NULL UNIQUE
+);
+CREATE TABLE IF NOT EXISTS outbox (
+	id      INTEGER PRIMARY KEY,
+	job     BIGINT NOT NULL,
+	event   TEXT NOT NULL,
+	sent    BIGINT NOT NULL DEFAULT 0
+);
 `
 
 // postgresSchema is the same tables for Postgres, where a row id counts up by itself only when
@@ -114,27 +125,33 @@ func createSink(ctx context.Context, path string) (*sql.DB, error) {
 // counts reads the sink's verdict: jobs 0..jobs-1 with no effect row are lost, with more than one
 // duplicated. Counting every job id, not only those with rows, is what makes a lost job visible.
 func counts(ctx context.Context, db *sql.DB, jobs int64) (lost, dup, once int64, err error) {
-	rows, err := db.QueryContext(ctx, `SELECT job, COUNT(*) FROM effects GROUP BY job`)
+	applied, err := appliedPerJob(ctx, db, jobs)
 	if err != nil {
 		return 0, 0, 0, err
+	}
+	lost, once, dup = experiments.Tally(applied)
+	return lost, dup, once, nil
+}
+
+// appliedPerJob is how many effect rows each of jobs 0..jobs-1 has.
+func appliedPerJob(ctx context.Context, db *sql.DB, jobs int64) ([]int64, error) {
+	rows, err := db.QueryContext(ctx, `SELECT job, COUNT(*) FROM effects GROUP BY job`)
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	applied := make([]int64, jobs)
 	for rows.Next() {
 		var job, n int64
 		if err := rows.Scan(&job, &n); err != nil {
-			return 0, 0, 0, err
+			return nil, err
 		}
 		if job < 0 || job >= jobs {
-			return 0, 0, 0, fmt.Errorf("lab: sink holds job %d, outside 0-%d", job, jobs-1)
+			return nil, fmt.Errorf("lab: sink holds job %d, outside 0-%d", job, jobs-1)
 		}
 		applied[job] = n
 	}
-	if err := rows.Err(); err != nil {
-		return 0, 0, 0, err
-	}
-	lost, once, dup = experiments.Tally(applied)
-	return lost, dup, once, nil
+	return applied, rows.Err()
 }
 
 // logged reads the workers' log: finished is how many jobs have a delivery that was acked and

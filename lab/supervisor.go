@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,6 +40,13 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 	if err := cfg.Validate(); err != nil {
 		return Result{}, err
 	}
+	var res Result
+	if cfg.Design == DesignHandler {
+		// The workbench's check first: a handler it refuses is refused before any process starts.
+		if err := prepareHandler(ctx, &cfg, &res); err != nil {
+			return Result{}, err
+		}
+	}
 	cfg = cfg.withDefaults()
 	if progress == nil {
 		progress = func(Progress) {}
@@ -47,8 +55,8 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	res := Result{Design: cfg.Design, Jobs: cfg.Jobs, Workers: cfg.Workers, CrashRate: cfg.CrashRate, Seed: cfg.Seed,
-		FireAndForgetAcks: cfg.FireAndForgetAcks}
+	res.Design, res.Jobs, res.Workers, res.CrashRate, res.Seed = cfg.Design, cfg.Jobs, cfg.Workers, cfg.CrashRate, cfg.Seed
+	res.FireAndForgetAcks = cfg.FireAndForgetAcks
 	var sample []int64 // the jobs whose stories the event log tells, the first sampleJobs of them
 	if cfg.Design.IsLease() {
 		work, err := experiments.LeaseDurations(ctx, leaseParams(cfg.Jobs, cfg.Seed))
@@ -68,7 +76,9 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 				sample = append(sample, int64(j))
 			}
 		}
-		res.ModelLost, res.ModelDuplicated = model(cfg.Design, crashed)
+		if cfg.Design != DesignHandler {
+			res.ModelLost, res.ModelDuplicated = model(cfg.Design, crashed)
+		}
 	}
 
 	sc, err := newScratch(cfg.ScratchDir)
@@ -99,18 +109,33 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 		return Result{}, err
 	}
 
-	s := &supervisor{cfg: cfg, procs: map[int]*exec.Cmd{}, ids: map[int]int{}, replaces: map[int]int{}, fatal: make(chan error, 1), env: []string{
-		envNATS + "=" + b.url,
-		envStream + "=" + b.stream,
-		envSink + "=" + sinkPath,
-		envDesign + "=" + string(cfg.Design),
-		envJobs + "=" + strconv.FormatInt(cfg.Jobs, 10),
-		envRate + "=" + strconv.FormatFloat(cfg.CrashRate, 'g', -1, 64),
-		envSeed + "=" + strconv.FormatInt(cfg.Seed, 10),
-		envSlots + "=" + strconv.Itoa(leaseSlots(cfg.Workers)),
-	}}
+	s := &supervisor{cfg: cfg, procs: map[int]*exec.Cmd{}, ids: map[int]int{}, replaces: map[int]int{}, own: map[int]*tailBuffer{},
+		fatal: make(chan error, 1), env: []string{
+			envNATS + "=" + b.url,
+			envStream + "=" + b.stream,
+			envSink + "=" + sinkPath,
+			envDesign + "=" + string(cfg.Design),
+			envJobs + "=" + strconv.FormatInt(cfg.Jobs, 10),
+			envRate + "=" + strconv.FormatFloat(cfg.CrashRate, 'g', -1, 64),
+			envSeed + "=" + strconv.FormatInt(cfg.Seed, 10),
+			envSlots + "=" + strconv.Itoa(leaseSlots(cfg.Workers)),
+		}}
 	if cfg.FireAndForgetAcks {
 		s.env = append(s.env, envAcks+"="+acksFireAndForget)
+	}
+	stopRelay := func() {}
+	if cfg.Design == DesignHandler {
+		s.env = append(s.env, handlerEnv(cfg, b)...)
+		rctx, cancelRelay := context.WithCancel(ctx)
+		relayed := make(chan struct{})
+		go func() {
+			defer close(relayed)
+			if err := relay(rctx, db, b.js, b.events); err != nil {
+				s.fail(err)
+			}
+		}()
+		stopRelay = func() { cancelRelay(); <-relayed }
+		defer stopRelay()
 	}
 	defer s.stop() // before the broker closes, so no worker sees its broker vanish first
 	for range cfg.Workers {
@@ -134,7 +159,7 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 		// Both views must agree the run is over: the broker holds nothing unacked, and every
 		// job's acked delivery was also carried through to its last write.
 		done = left == 0 && finished == cfg.Jobs
-		if !done || !cfg.Design.IsLease() {
+		if !done || !cfg.inLeaseTime() {
 			return done, nil
 		}
 		// A lease job's first ack clears it at the broker while its redelivery may still be
@@ -189,6 +214,12 @@ wait:
 		return Result{}, fmt.Errorf("lab: sink: %w", err)
 	}
 	res.Lost, res.Duplicated, res.ExactlyOnce = lost, dup, once
+	if cfg.Design == DesignHandler {
+		stopRelay()
+		if err := countHandler(ctx, cfg, b, db, &res); err != nil {
+			return Result{}, err
+		}
+	}
 	if _, res.Redeliveries, err = logged(ctx, db); err != nil {
 		return Result{}, fmt.Errorf("lab: sink: %w", err)
 	}
@@ -237,6 +268,8 @@ type supervisor struct {
 	wg       sync.WaitGroup
 	fatal    chan error
 	stderr   tailBuffer
+	// own is each live worker's own stderr, by pid: where a handler's failure is told.
+	own map[int]*tailBuffer
 }
 
 // start starts one worker in a process group of its own, so that killing the group takes
@@ -266,8 +299,9 @@ func (s *supervisor) start(ctx context.Context, replaces int) error {
 	}
 	cmd.SysProcAttr.Setpgid = true
 	orphanGuard(cmd.SysProcAttr)
+	own := &tailBuffer{}
 	if cmd.Stderr == nil {
-		cmd.Stderr = &s.stderr
+		cmd.Stderr = io.MultiWriter(&s.stderr, own)
 	}
 	if cmd.WaitDelay == 0 {
 		cmd.WaitDelay = time.Second // a stray holder of its stderr must not stall the wait
@@ -277,6 +311,7 @@ func (s *supervisor) start(ctx context.Context, replaces int) error {
 	}
 	s.procs[cmd.Process.Pid] = cmd
 	s.ids[cmd.Process.Pid] = s.nextID
+	s.own[cmd.Process.Pid] = own
 	s.wg.Add(1)
 	go s.wait(ctx, cmd)
 	return nil
@@ -289,9 +324,10 @@ func (s *supervisor) wait(ctx context.Context, cmd *exec.Cmd) {
 	defer s.wg.Done()
 	err := cmd.Wait()
 	s.mu.Lock()
-	id := s.ids[cmd.Process.Pid]
+	id, own := s.ids[cmd.Process.Pid], s.own[cmd.Process.Pid]
 	delete(s.procs, cmd.Process.Pid)
 	delete(s.ids, cmd.Process.Pid)
+	delete(s.own, cmd.Process.Pid)
 	if s.stopping || ctx.Err() != nil {
 		s.mu.Unlock()
 		return
@@ -302,6 +338,15 @@ func (s *supervisor) wait(ctx context.Context, cmd *exec.Cmd) {
 			s.killed++
 			s.mu.Unlock()
 			s.restart(ctx, id)
+			return
+		}
+	}
+	// A reader's handler that failed in a worker fails the same way in the next: the run ends
+	// with its message at once.
+	if s.cfg.Design == DesignHandler {
+		if he := handlerFailure(id, own.String()); he != nil {
+			s.mu.Unlock()
+			s.fail(he)
 			return
 		}
 	}

@@ -52,6 +52,8 @@ type worker struct {
 	// The lease designs': each job's duration in model seconds, and the consumer's AckWait.
 	work    []float64
 	ackWait time.Duration
+	// hd is the handler design's: the reader's handler and where it dies (nil otherwise).
+	hd *handlerWorker
 }
 
 // WorkerMain is a worker process: it pulls one job at a time from the run's consumer and
@@ -71,7 +73,13 @@ func WorkerMain(ctx context.Context, getenv func(string) string) error {
 	if err := errors.Join(err1, err2, err3); err != nil {
 		return fmt.Errorf("lab worker: stream parameters: %w", err)
 	}
-	if err := (Config{Design: w.design, Jobs: jobs, Workers: 1, CrashRate: rate}).validate(false); err != nil {
+	cfg := Config{Design: w.design, Jobs: jobs, Workers: 1, CrashRate: rate, Seed: seed}
+	if w.design == DesignHandler {
+		if w.hd, err = readHandler(getenv, &cfg); err != nil {
+			return err
+		}
+	}
+	if err := cfg.validate(false); err != nil {
 		return fmt.Errorf("lab worker: %w", err)
 	}
 	if w.design.IsLease() {
@@ -82,6 +90,11 @@ func WorkerMain(ctx context.Context, getenv func(string) string) error {
 		}
 	} else if w.crashed, err = experiments.Crashes(ctx, jobs, rate, seed); err != nil {
 		return fmt.Errorf("lab worker: %w", err)
+	}
+	if w.hd != nil && w.hd.leaseTime {
+		if w.work, err = experiments.LeaseDurations(ctx, leaseParams(jobs, w.hd.durationSeed)); err != nil {
+			return fmt.Errorf("lab worker: %w", err)
+		}
 	}
 	if w.db, err = openSink(ctx, getenv(envSink)); err != nil {
 		return err
@@ -102,21 +115,24 @@ func WorkerMain(ctx context.Context, getenv func(string) string) error {
 	}
 	// The heartbeat's interval is a third of the lease the broker actually grants.
 	w.ackWait = cons.CachedInfo().Config.AckWait
+	if w.hd != nil {
+		return w.runHandler(ctx, js, cons, cfg, getenv(envSlots))
+	}
 	if !w.design.IsLease() {
-		return w.pull(ctx, cons)
+		return w.pull(ctx, cons, w.handle)
 	}
 	// A lease worker holds its share of leaseConcurrency jobs at once, each pulled and worked on by its own loop (see
 	// leaseSlots); the first error ends them all.
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	slots, err := strconv.Atoi(getenv(envSlots))
-	if err != nil || slots < 1 || slots > leaseConcurrency {
-		return fmt.Errorf("lab worker: %s: %q is not 1-%d", envSlots, getenv(envSlots), leaseConcurrency)
+	slots, err := slotCount(getenv(envSlots))
+	if err != nil {
+		return err
 	}
 	var wg sync.WaitGroup
 	for range slots {
 		wg.Go(func() {
-			if err := w.pull(ctx, cons); err != nil {
+			if err := w.pull(ctx, cons, w.handle); err != nil {
 				cancel(err)
 			}
 		})
@@ -128,8 +144,17 @@ func WorkerMain(ctx context.Context, getenv func(string) string) error {
 	return nil
 }
 
-// pull takes one job at a time from the consumer and handles it, until ctx ends.
-func (w *worker) pull(ctx context.Context, cons jetstream.Consumer) error {
+// slotCount reads envSlots: how many jobs a lease worker holds at once.
+func slotCount(v string) (int, error) {
+	slots, err := strconv.Atoi(v)
+	if err != nil || slots < 1 || slots > leaseConcurrency {
+		return 0, fmt.Errorf("lab worker: %s: %q is not 1-%d", envSlots, v, leaseConcurrency)
+	}
+	return slots, nil
+}
+
+// pull takes one job at a time from the consumer and hands it to deliver, until ctx ends.
+func (w *worker) pull(ctx context.Context, cons jetstream.Consumer, deliver func(context.Context, jetstream.Msg) error) error {
 	for ctx.Err() == nil {
 		// One job per pull: a batch would hold several jobs unacked at once, and a crash would
 		// send all of them back, redeliveries the model (one job in hand) does not have.
@@ -141,7 +166,7 @@ func (w *worker) pull(ctx context.Context, cons jetstream.Consumer) error {
 			return fmt.Errorf("lab worker: fetch: %w", err)
 		}
 		for msg := range batch.Messages() {
-			if err := w.handle(ctx, msg); err != nil {
+			if err := deliver(ctx, msg); err != nil {
 				if ctx.Err() != nil {
 					return nil
 				}
@@ -178,15 +203,10 @@ func (w *worker) keepAlive(msg jetstream.Msg) (stop func()) {
 // handle runs one delivery through the design. The crash points are the notebook's: each is the
 // one gap in its design where a death changes the outcome.
 func (w *worker) handle(ctx context.Context, msg jetstream.Msg) error {
-	job, err := strconv.ParseInt(string(msg.Data()), 10, 64)
-	if err != nil || job < 0 || job >= int64(len(w.crashed)) {
-		return fmt.Errorf("lab worker: a job payload %q outside the run", msg.Data())
-	}
-	md, err := msg.Metadata()
+	job, attempt, err := w.delivery(msg)
 	if err != nil {
-		return fmt.Errorf("lab worker: job %d: %w", job, err)
+		return err
 	}
-	attempt := int(md.NumDelivered)
 	// Only the first delivery dies, as in the model: a redelivery that died again would be a
 	// second crash the stream never drew.
 	dies := w.crashed[job] && attempt == 1
@@ -197,24 +217,7 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) error {
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {} // the signal is on its way; nothing after this line may run
 	}
-	ack := func() error {
-		if w.plain {
-			// Fire-and-forget: Ack only writes to the connection's buffer. If SIGKILL lands
-			// before the buffer is flushed, the ack dies with the process.
-			if err := msg.Ack(); err != nil {
-				return fmt.Errorf("lab worker: ack job %d: %w", job, err)
-			}
-			return nil
-		}
-		// A confirmed ack: a plain Ack can still sit in the client's buffer when SIGKILL lands,
-		// and the broker would redeliver a job that was done.
-		actx, cancel := context.WithTimeout(ctx, ackTimeout)
-		defer cancel()
-		if err := msg.DoubleAck(actx); err != nil {
-			return fmt.Errorf("lab worker: ack job %d: %w", job, err)
-		}
-		return nil
-	}
+	ack := func() error { return w.ack(ctx, msg, job) }
 
 	if w.design.IsLease() {
 		return w.handleLease(ctx, msg, job, attempt)
@@ -296,6 +299,39 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) error {
 		return w.log(ctx, job, attempt, true, "applied the effect and the dedup key in one transaction, acked")
 	}
 	return fmt.Errorf("lab worker: unknown design %q", w.design)
+}
+
+// delivery reads a message's job and its delivery count (1 the first).
+func (w *worker) delivery(msg jetstream.Msg) (job int64, attempt int, err error) {
+	job, err = strconv.ParseInt(string(msg.Data()), 10, 64)
+	if err != nil || job < 0 || job >= int64(len(w.crashed)) {
+		return 0, 0, fmt.Errorf("lab worker: a job payload %q outside the run", msg.Data())
+	}
+	md, err := msg.Metadata()
+	if err != nil {
+		return 0, 0, fmt.Errorf("lab worker: job %d: %w", job, err)
+	}
+	return job, int(md.NumDelivered), nil
+}
+
+// ack acknowledges msg, confirmed unless the run asked for plain acks.
+func (w *worker) ack(ctx context.Context, msg jetstream.Msg, job int64) error {
+	if w.plain {
+		// Fire-and-forget: Ack only writes to the connection's buffer. If SIGKILL lands
+		// before the buffer is flushed, the ack dies with the process.
+		if err := msg.Ack(); err != nil {
+			return fmt.Errorf("lab worker: ack job %d: %w", job, err)
+		}
+		return nil
+	}
+	// A confirmed ack: a plain Ack can still sit in the client's buffer when SIGKILL lands,
+	// and the broker would redeliver a job that was done.
+	actx, cancel := context.WithTimeout(ctx, ackTimeout)
+	defer cancel()
+	if err := msg.DoubleAck(actx); err != nil {
+		return fmt.Errorf("lab worker: ack job %d: %w", job, err)
+	}
+	return nil
 }
 
 // effect applies the job: one row in effects, in its own transaction (a single statement is one).

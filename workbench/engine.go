@@ -99,7 +99,7 @@ func (e *engine) deliveryLimit() int {
 func newEngine(ctx context.Context, p Params, prog *program, rt *runtime) (*engine, error) {
 	e := &engine{ctx: ctx, p: p, jobs: int(p.Jobs), lease: prog.usesWork && p.World == WorldConsumer,
 		producer: p.World == WorldProducer, rt: rt, in: newInterner(), later: map[uint64]*record{}}
-	rt.eng = e
+	rt.bind, rt.jobs, rt.seed = model{e}, e.jobs, p.Seed
 	var err error
 	if e.producer {
 		if e.prod, err = experiments.ProducerCrashes(ctx, p.Jobs, p.CrashRate, p.Seed); err != nil {

@@ -20,22 +20,37 @@ var (
 // first feeds back the operations the delivery already performed (prefix) without performing
 // them again, then goes on live. That is how a delivery is resumed after work() and after a
 // replay found the world answering differently than when the delivery was recorded.
+//
+// The fields after uuids are the runtime's own, kept for whichever world the handler is bound to:
+// the job and attempt of the delivery, the call site of the operation being performed (so a
+// model's crash point is labelled by the call as the reader wrote it), and which of the delivery's
+// transactions are over.
 type liveRun struct {
-	d      *delivery
+	d      *delivery // the model's delivery; nil in another world
 	prefix []op
 	n      int  // operations reached so far in this run
 	ops    []op // prefix, then what this run performed
 	uuids  int
+
+	job, attempt int64
+	site         int32
+	txDone       []bool // by transaction, in the order the delivery began them
+	worked       bool
 }
 
 // runtime is the Starlark side of a check: the compiled handler, its thread and the values it is
-// given. Builtins are made once; they act on the current live run.
+// given. Builtins are made once; they act on the current live run, through bind: the model world
+// of a check (see binding.go), or whatever world a caller of Compile gives it.
 type runtime struct {
 	prog   *program
 	thread *starlark.Thread
-	eng    *engine
+	bind   Binding
 	cur    *liveRun
 	out    *output
+	// jobs is the stream's size (an apply must name one of its jobs), seed the stream's seed, from
+	// which uuid() derives its ids.
+	jobs int
+	seed int64
 
 	queue, db, bus starlark.Value
 	builtins       map[string]*starlark.Builtin
@@ -77,16 +92,13 @@ func (r *runtime) setLease(seconds float64) {
 	r.queue.(*object).attrs["lease_timeout"] = starlark.Float(seconds)
 }
 
-// run executes handle for d, feeding back prefix first. It returns nil when handle returned,
-// errCrash or errSuspend when the delivery stopped there, or the handler's error.
+// run executes handle for the model's delivery d, feeding back prefix first. It returns nil when
+// handle returned, errCrash or errSuspend when the delivery stopped there, or the handler's error.
 func (r *runtime) run(d *delivery, prefix []op) ([]op, error) {
-	l := &liveRun{d: d, prefix: prefix, ops: append(make([]op, 0, len(prefix)+8), prefix...)}
-	r.cur = l
 	// A delivery's transactions live on the delivery, not in this run: the prefix's begins are fed
 	// back without opening new ones, so a resumed run finds the transactions it had.
-	job := &jobValue{id: starlark.MakeInt(int(d.job)), attempt: starlark.MakeInt(int(d.attempt))}
-	_, err := starlark.Call(r.thread, r.prog.handle, starlark.Tuple{job, r.queue, r.db, r.bus}, nil)
-	r.cur = nil
+	l := &liveRun{d: d, prefix: prefix, ops: append(make([]op, 0, len(prefix)+8), prefix...), job: int64(d.job), attempt: int64(d.attempt)}
+	err := r.call(l)
 	switch {
 	case err == nil:
 		return l.ops, nil
@@ -98,31 +110,24 @@ func (r *runtime) run(d *delivery, prefix []op) ([]op, error) {
 	return l.ops, runtimeError(err, fmt.Sprintf("job %d, delivery %d", d.job, d.attempt))
 }
 
-// perform is every operation's way into the world.
-func (r *runtime) perform(thread *starlark.Thread, o op) (bool, error) {
+// call runs handle once for l's job and attempt, with l as the current run.
+func (r *runtime) call(l *liveRun) error {
+	r.cur = l
+	job := &jobValue{id: starlark.MakeInt64(l.job), attempt: starlark.MakeInt64(l.attempt)}
+	_, err := starlark.Call(r.thread, r.prog.handle, starlark.Tuple{job, r.queue, r.db, r.bus}, nil)
+	r.cur = nil
+	return err
+}
+
+// enter is every operation's way into the world: it refuses an operation outside handle and
+// notes the call site for the world to record.
+func (r *runtime) enter(thread *starlark.Thread, kind opKind) (*liveRun, error) {
 	l := r.cur
 	if l == nil {
-		return false, fmt.Errorf("%s can only be called while handle runs", o.kind)
+		return nil, fmt.Errorf("%s can only be called while handle runs", kind)
 	}
-	o.site = int32(r.prog.siteAt(thread.CallFrame(1).Pos))
-	if l.n < len(l.prefix) {
-		p := l.prefix[l.n]
-		if p.kind != o.kind || p.arg != o.arg || p.tx != o.tx || p.renew != o.renew {
-			return false, errReplay
-		}
-		l.n++
-		return p.res, nil
-	}
-	res, err := r.eng.step(l.d, &o)
-	if err != nil {
-		return false, err
-	}
-	l.ops = append(l.ops, o)
-	l.n++
-	if o.kind == opWork && r.eng.lease {
-		return false, errSuspend
-	}
-	return res, nil
+	l.site = int32(r.prog.siteAt(thread.CallFrame(1).Pos))
+	return l, nil
 }
 
 func noArgs(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) error {
@@ -133,8 +138,10 @@ func (r *runtime) ack(t *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	if err := noArgs(b, args, kw); err != nil {
 		return nil, err
 	}
-	_, err := r.perform(t, op{kind: opAck})
-	return starlark.None, err
+	if _, err := r.enter(t, opAck); err != nil {
+		return nil, err
+	}
+	return starlark.None, r.bind.Ack()
 }
 
 // jobOf reads the job id an apply names.
@@ -143,24 +150,24 @@ func (r *runtime) jobOf(b *starlark.Builtin, args starlark.Tuple, kw []starlark.
 	if err := starlark.UnpackPositionalArgs(b.Name(), args, kw, 1, &id); err != nil {
 		return 0, err
 	}
-	j, err := jobArg(id, r.eng.jobs)
+	j, err := jobArg(id, r.jobs)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", b.Name(), err)
 	}
 	return j, nil
 }
 
-// keyOf reads the one key (or event) argument and interns it.
-func (r *runtime) keyOf(b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (int32, error) {
+// keyOf reads the one key (or event) argument and checks that a dedup table can hold it, the
+// same in every world.
+func (r *runtime) keyOf(b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (Key, error) {
 	var v starlark.Value
 	if err := starlark.UnpackPositionalArgs(b.Name(), args, kw, 1, &v); err != nil {
-		return 0, err
+		return Key{}, err
 	}
-	id, err := r.eng.in.id(v)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", b.Name(), err)
+	if err := keyable(v, 0); err != nil {
+		return Key{}, fmt.Errorf("%s: %w", b.Name(), err)
 	}
-	return id, nil
+	return Key{v}, nil
 }
 
 func (r *runtime) apply(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
@@ -168,25 +175,34 @@ func (r *runtime) apply(t *starlark.Thread, b *starlark.Builtin, args starlark.T
 	if err != nil {
 		return nil, err
 	}
-	_, err = r.perform(t, op{kind: opApply, arg: j})
-	return starlark.None, err
+	if _, err := r.enter(t, opApply); err != nil {
+		return nil, err
+	}
+	return starlark.None, r.bind.Apply(int64(j))
 }
 
-func (r *runtime) boolOp(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple, kind opKind, tx int32) (starlark.Value, error) {
+func (r *runtime) seen(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
 	k, err := r.keyOf(b, args, kw)
 	if err != nil {
 		return nil, err
 	}
-	res, err := r.perform(t, op{kind: kind, arg: k, tx: tx})
+	if _, err := r.enter(t, opSeen); err != nil {
+		return nil, err
+	}
+	res, err := r.bind.Seen(k)
 	return starlark.Bool(res), err
 }
 
-func (r *runtime) seen(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
-	return r.boolOp(t, b, args, kw, opSeen, 0)
-}
-
 func (r *runtime) remember(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
-	return r.boolOp(t, b, args, kw, opRemember, 0)
+	k, err := r.keyOf(b, args, kw)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.enter(t, opRemember); err != nil {
+		return nil, err
+	}
+	res, err := r.bind.Remember(k)
+	return starlark.Bool(res), err
 }
 
 // maxTx bounds the transactions of one delivery.
@@ -196,46 +212,74 @@ func (r *runtime) begin(t *starlark.Thread, b *starlark.Builtin, args starlark.T
 	if err := noArgs(b, args, kw); err != nil {
 		return nil, err
 	}
-	n := int32(r.cur.txCount())
+	l, err := r.enter(t, opBegin)
+	if err != nil {
+		return nil, err
+	}
+	n := len(l.txDone)
 	if n >= maxTx {
 		return nil, fmt.Errorf("db.begin: one delivery may open at most %d transactions", maxTx)
 	}
-	if _, err := r.perform(t, op{kind: opBegin, tx: n}); err != nil {
+	if err := r.bind.Begin(n); err != nil {
 		return nil, err
 	}
-	return &txValue{rt: r, n: n}, nil
+	l.txDone = append(l.txDone, false)
+	return &txValue{rt: r, n: int32(n)}, nil
 }
 
-// txCount is how many transactions this run of the delivery has begun so far.
-func (l *liveRun) txCount() int {
-	n := 0
-	for _, o := range l.ops[:l.n] {
-		if o.kind == opBegin {
-			n++
-		}
+// txOf is the transaction a tx builtin is bound to, entered as kind: one that is already over is
+// refused here, in the same words in every world.
+func (r *runtime) txOf(t *starlark.Thread, b *starlark.Builtin, kind opKind) (int, error) {
+	l, err := r.enter(t, kind)
+	if err != nil {
+		return 0, err
 	}
-	return n
+	n := int(b.Receiver().(*txValue).n)
+	if n >= len(l.txDone) || l.txDone[n] {
+		return 0, wrapOp(b, errOp{errTxOver})
+	}
+	return n, nil
 }
 
-func (r *runtime) txOf(b *starlark.Builtin) int32 { return b.Receiver().(*txValue).n }
+// errTxOver is the refusal of an operation on a transaction that is over.
+const errTxOver = "this transaction has already been committed or rolled back; call db.begin() for another"
 
 func (r *runtime) txApply(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
 	j, err := r.jobOf(b, args, kw)
 	if err != nil {
 		return nil, err
 	}
-	_, err = r.perform(t, op{kind: opTxApply, arg: j, tx: r.txOf(b)})
-	return starlark.None, wrapOp(b, err)
+	n, err := r.txOf(t, b, opTxApply)
+	if err != nil {
+		return nil, err
+	}
+	return starlark.None, wrapOp(b, r.bind.TxApply(n, int64(j)))
 }
 
 func (r *runtime) txSeen(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
-	v, err := r.boolOp(t, b, args, kw, opTxSeen, r.txOf(b))
-	return v, wrapOp(b, err)
+	k, err := r.keyOf(b, args, kw)
+	if err != nil {
+		return nil, err
+	}
+	n, err := r.txOf(t, b, opTxSeen)
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.bind.TxSeen(n, k)
+	return starlark.Bool(res), wrapOp(b, err)
 }
 
 func (r *runtime) txRemember(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
-	v, err := r.boolOp(t, b, args, kw, opTxRemember, r.txOf(b))
-	return v, wrapOp(b, err)
+	k, err := r.keyOf(b, args, kw)
+	if err != nil {
+		return nil, err
+	}
+	n, err := r.txOf(t, b, opTxRemember)
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.bind.TxRemember(n, k)
+	return starlark.Bool(res), wrapOp(b, err)
 }
 
 func (r *runtime) txOutbox(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
@@ -243,15 +287,25 @@ func (r *runtime) txOutbox(t *starlark.Thread, b *starlark.Builtin, args starlar
 	if err != nil {
 		return nil, err
 	}
-	_, err = r.perform(t, op{kind: opTxOutbox, arg: e, tx: r.txOf(b)})
-	return starlark.None, wrapOp(b, err)
+	n, err := r.txOf(t, b, opTxOutbox)
+	if err != nil {
+		return nil, err
+	}
+	return starlark.None, wrapOp(b, r.bind.TxOutbox(n, e))
 }
 
 func (r *runtime) txCommit(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
 	if err := noArgs(b, args, kw); err != nil {
 		return nil, err
 	}
-	res, err := r.perform(t, op{kind: opCommit, tx: r.txOf(b)})
+	n, err := r.txOf(t, b, opCommit)
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.bind.Commit(n)
+	if err == nil {
+		r.cur.txDone[n] = true
+	}
 	return starlark.Bool(res), wrapOp(b, err)
 }
 
@@ -259,7 +313,14 @@ func (r *runtime) txRollback(t *starlark.Thread, b *starlark.Builtin, args starl
 	if err := noArgs(b, args, kw); err != nil {
 		return nil, err
 	}
-	_, err := r.perform(t, op{kind: opRollback, tx: r.txOf(b)})
+	n, err := r.txOf(t, b, opRollback)
+	if err != nil {
+		return nil, err
+	}
+	err = r.bind.Rollback(n)
+	if err == nil {
+		r.cur.txDone[n] = true
+	}
 	return starlark.None, wrapOp(b, err)
 }
 
@@ -268,8 +329,10 @@ func (r *runtime) publish(t *starlark.Thread, b *starlark.Builtin, args starlark
 	if err != nil {
 		return nil, err
 	}
-	_, err = r.perform(t, op{kind: opPublish, arg: e})
-	return starlark.None, err
+	if _, err := r.enter(t, opPublish); err != nil {
+		return nil, err
+	}
+	return starlark.None, r.bind.Publish(e)
 }
 
 func (r *runtime) work(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
@@ -277,28 +340,26 @@ func (r *runtime) work(t *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 	if err := starlark.UnpackArgs(b.Name(), args, kw, "renew_every?", &renew); err != nil {
 		return nil, err
 	}
-	o := op{kind: opWork}
+	var every float64
 	if renew != starlark.None {
 		f, ok := starlark.AsFloat(renew)
 		if !ok || !(f > 0) || f > 1e9 {
 			return nil, fmt.Errorf("work: renew_every must be None or a number of seconds above 0, not %s", clipValue(renew))
 		}
-		o.renew = f
+		every = f
 	}
-	if r.cur != nil && r.cur.worked() {
+	if r.cur != nil && r.cur.worked {
 		return nil, fmt.Errorf("work: called twice in one delivery; a job has one duration, so call work() once")
 	}
-	_, err := r.perform(t, o)
-	return starlark.None, err
-}
-
-func (l *liveRun) worked() bool {
-	for _, o := range l.ops[:l.n] {
-		if o.kind == opWork {
-			return true
-		}
+	l, err := r.enter(t, opWork)
+	if err != nil {
+		return nil, err
 	}
-	return false
+	if err := r.bind.Work(every); err != nil {
+		return nil, err
+	}
+	l.worked = true
+	return starlark.None, nil
 }
 
 // uuid returns a fresh id on every call, the same on every run of the check: it is derived from
@@ -312,7 +373,7 @@ func (r *runtime) uuid(t *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 		return nil, fmt.Errorf("uuid: can only be called while handle runs")
 	}
 	l.uuids++
-	hi := mix(uint64(r.eng.p.Seed) ^ mix(uint64(l.d.job)<<20^uint64(l.d.attempt)))
+	hi := mix(uint64(r.seed) ^ mix(uint64(l.job)<<20^uint64(l.attempt)))
 	lo := mix(hi ^ uint64(l.uuids))
 	hi = hi&^0xf000 | 0x4000     // version 4
 	lo = lo&^(0xc<<60) | 0x8<<60 // variant 10

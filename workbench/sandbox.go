@@ -170,9 +170,10 @@ func childFailure(err error, stderr string, tooLong bool) error {
 			}
 		}
 	}
+	if ce := MemoryFailure(stderr); ce != nil {
+		return ce
+	}
 	switch {
-	case strings.Contains(stderr, "out of memory"), strings.Contains(stderr, "cannot allocate memory"):
-		return &CodeError{Msg: fmt.Sprintf("the handler ran out of memory: a check may use about %s MiB", thousands(memoryLimit>>20))}
 	case tooLong:
 		return &CodeError{Msg: fmt.Sprintf("the check's answer was longer than %s MiB", thousands(maxAnswer>>20))}
 	}
@@ -181,6 +182,16 @@ func childFailure(err error, stderr string, tooLong bool) error {
 		tail = tail[i+1:]
 	}
 	return fmt.Errorf("workbench: the check's child failed (%v): %s", err, experiments.Clip(tail, 300))
+}
+
+// MemoryFailure is the message for a process that ran a reader's handler under GuardMemory's (or
+// a check's) limits and died of them, told from what it wrote to stderr; nil when stderr says
+// nothing of memory.
+func MemoryFailure(stderr string) *CodeError {
+	if strings.Contains(stderr, "out of memory") || strings.Contains(stderr, "cannot allocate memory") {
+		return &CodeError{Msg: fmt.Sprintf("the handler ran out of memory: a check may use about %s MiB", thousands(memoryLimit>>20))}
+	}
+	return nil
 }
 
 // limitedBuffer keeps at most max bytes and remembers that more came.

@@ -60,6 +60,12 @@ func vmSize() uint64 {
 // watchMemory ends the child with a clear answer when its heap passes the limit: a builtin that
 // allocates a huge list takes no Starlark steps, so only the heap shows it coming.
 func watchMemory(stdout *answer) (stop func()) {
+	return watchHeap(func(ce *CodeError) { stdout.write(response{Code: ce}) })
+}
+
+// watchHeap calls over with the memory limit's message and ends the process once the heap passes
+// memoryLimit.
+func watchHeap(over func(*CodeError)) (stop func()) {
 	done := make(chan struct{})
 	var once sync.Once
 	go func() {
@@ -74,11 +80,24 @@ func watchMemory(stdout *answer) (stop func()) {
 			}
 			goruntime.ReadMemStats(&ms)
 			if ms.HeapAlloc > memoryLimit {
-				stdout.write(response{Code: &CodeError{Msg: fmt.Sprintf(
-					"the handler used more than %s MiB of memory, a check's limit", thousands(memoryLimit>>20))}})
+				over(&CodeError{Msg: fmt.Sprintf("the handler used more than %s MiB of memory, a check's limit", thousands(memoryLimit>>20))})
 				os.Exit(0)
 			}
 		}
 	}()
 	return func() { once.Do(func() { close(done) }) }
+}
+
+// GuardMemory puts a check's memory limits on a process that runs a reader's handler outside a
+// check's child, such as a live lab worker: the same address-space limit and Go memory limit, and
+// the same watch of the heap, which past the limit calls over with the message a check gives and
+// ends the process (exit status 0: over is how it tells its parent). The CPU and file limits stay
+// the child's alone, since such a process outlives one check.
+func GuardMemory(over func(*CodeError)) (stop func(), err error) {
+	as := vmSize() + 2*memoryLimit
+	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: as, Max: as}); err != nil {
+		return nil, fmt.Errorf("rlimit address space: %w", err)
+	}
+	debug.SetMemoryLimit(memoryLimit / 2)
+	return watchHeap(over), nil
 }

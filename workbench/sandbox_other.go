@@ -15,3 +15,8 @@ func orphanGuard(*syscall.SysProcAttr) {}
 func limitSelf() error { return errors.New("the workbench's sandbox needs Linux") }
 
 func watchMemory(*answer) func() { return func() {} }
+
+// GuardMemory: see sandbox_linux.go; elsewhere a reader's handler is refused outside a check too.
+func GuardMemory(func(*CodeError)) (func(), error) {
+	return nil, errors.New("the workbench's memory limits need Linux")
+}

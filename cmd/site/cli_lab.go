@@ -36,9 +36,22 @@ type labDesignJSON struct {
 	// FireAndForgetAcks is -fire_and_forget: the run's acks were plain, so duplicated may exceed
 	// the model's.
 	FireAndForgetAcks bool `json:"fire_and_forget_acks"`
-	Model             struct {
+	// The handler design's own (-handler): the handler file, its crash point and the point's
+	// label, and its event counts when it publishes; absent from every other design's entry.
+	Handler    string           `json:"handler,omitempty"`
+	CrashPoint *int             `json:"crash_point,omitempty"`
+	Label      string           `json:"crash_point_label,omitempty"`
+	Events     *lab.EventCounts `json:"events,omitempty"`
+	// Tolerance is, for a handler that calls work(), how many jobs end within a few
+	// milliseconds of their lease: the duplicated count may stray from the model's by as many.
+	Tolerance *int64 `json:"tolerance,omitempty"`
+	Model     struct {
 		Lost       int64 `json:"lost"`
 		Duplicated int64 `json:"duplicated"`
+		// The handler design's model states all its counts: the workbench's for the point.
+		ExactlyOnce   *int64           `json:"exactly_once,omitempty"`
+		WorkersKilled *int64           `json:"workers_killed,omitempty"`
+		Events        *lab.EventCounts `json:"events,omitempty"`
 	} `json:"model"`
 }
 
@@ -62,6 +75,10 @@ func cliLab(ctx context.Context, args []string, getenv func(string) string, stdo
 		}
 		values[f.Name] = fs.String(f.Name, def.Text()[f.Name], help)
 	}
+	handler := fs.String(lab.FieldHandler, "", "a handler for the workbench (FILE.star, or template:NAME) to run instead of the designs")
+	crashPoint := fs.Int(lab.FieldCrashPoint, 0, "with -handler: the row of the workbench's crash-point table where a crashed job's worker dies (0: before anything)")
+	crashAgain := fs.Bool(lab.FieldCrashAgain, false, "with -handler: the redelivery of a crashed job dies at the same point once more")
+	keyWindow := fs.Int64(lab.FieldKeyWindow, 0, "with -handler: the keys table keeps only this many most recent keys (0: every key)")
 	fireAndForget := fs.Bool(lab.FieldFireAndForget, false, "plain acks with no reply awaited: an ack lost with a killed worker adds a duplicate the model lacks")
 	format := fs.String("format", "table", "table or json")
 	sinkURL := fs.String("database-url", getenv("DATABASE_URL"), "a postgres:// database for the sink instead of a SQLite file (env DATABASE_URL)")
@@ -77,7 +94,18 @@ func cliLab(ctx context.Context, args []string, getenv func(string) string, stdo
 		return fmt.Errorf("lab: -format must be table or json")
 	}
 	raw := map[string][]string{}
-	if *designs == "all" {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *handler == "" {
+		for _, name := range []string{lab.FieldCrashPoint, lab.FieldCrashAgain, lab.FieldKeyWindow} {
+			if set[name] {
+				return fmt.Errorf("lab: -%s: only a run of a handler (-handler FILE.star) takes it", name)
+			}
+		}
+	} else if set["designs"] {
+		return errors.New("lab: -designs: a run of a handler (-handler) runs the handler alone; leave -designs out")
+	}
+	if *designs == "all" || *handler != "" {
 		for _, d := range lab.Designs() {
 			raw[lab.FieldDesign] = append(raw[lab.FieldDesign], string(d))
 		}
@@ -100,6 +128,13 @@ func cliLab(ctx context.Context, args []string, getenv func(string) string, stdo
 		return errors.Join(all...)
 	}
 	p.FireAndForget = *fireAndForget
+	if *handler != "" {
+		hc, err := labHandler(ctx, p, *handler, *crashPoint, *crashAgain, *keyWindow)
+		if err != nil {
+			return err
+		}
+		p.Designs, p.Handler = []lab.Design{lab.DesignHandler}, hc
+	}
 	if *sinkURL != "" && !strings.HasPrefix(*sinkURL, "postgres://") && !strings.HasPrefix(*sinkURL, "postgresql://") {
 		return errors.New("lab: -database-url: want a postgres:// or postgresql:// URL")
 	}
@@ -126,6 +161,10 @@ func cliLab(ctx context.Context, args []string, getenv func(string) string, stdo
 	r.mu.Lock()
 	results, runErr := run.Data.results, run.Data.err
 	r.mu.Unlock()
+	var he *lab.HandlerError
+	if errors.As(runErr, &he) {
+		return fmt.Errorf("lab: %s: the handler failed in worker %d: %s", *handler, he.Worker, he.Code.Error())
+	}
 	if runErr != nil {
 		return fmt.Errorf("lab: %w", runErr)
 	}
@@ -141,6 +180,14 @@ func cliLab(ctx context.Context, args []string, getenv func(string) string, stdo
 				j.CrashRate = &r.CrashRate
 			}
 			j.Model.Lost, j.Model.Duplicated = r.ModelLost, r.ModelDuplicated
+			if h := r.Handler; h != nil {
+				j.Handler, j.CrashPoint, j.Label, j.Events = *handler, &h.CrashPoint, h.Label, h.Events
+				once, killed := h.ModelExactlyOnce, h.ModelCrashed
+				j.Model.ExactlyOnce, j.Model.WorkersKilled, j.Model.Events = &once, &killed, h.ModelEvents
+				if h.LeaseTime {
+					j.Tolerance = &r.Tolerance
+				}
+			}
 			out.Designs = append(out.Designs, j)
 		}
 		enc := json.NewEncoder(stdout)
@@ -149,7 +196,11 @@ func cliLab(ctx context.Context, args []string, getenv func(string) string, stdo
 			return err
 		}
 	} else {
-		fmt.Fprintf(stdout, "%s.\n\n", pages.SayCap(pages.LabSettings(p)))
+		if *handler != "" {
+			fmt.Fprintf(stdout, "%s.\n\n", labHandlerSettings(p, *handler, results))
+		} else {
+			fmt.Fprintf(stdout, "%s.\n\n", pages.SayCap(pages.LabSettings(p)))
+		}
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "design\tjobs\tlost\tmodel\tduplicated\tmodel\texactly once\tkilled\tredelivered\tseconds\t\t")
 		for _, r := range results {
@@ -159,10 +210,16 @@ func cliLab(ctx context.Context, args []string, getenv func(string) string, stdo
 		if err := tw.Flush(); err != nil {
 			return err
 		}
+		labHandlerEvents(stdout, results)
 	}
 	// Only a crash design must agree exactly: the lease runs on real time, whose jitter can move a
 	// job that ends within a few milliseconds of its lease to the other side of it.
 	for _, r := range results {
+		if r.Handler != nil && r.Handler.LeaseTime {
+			// As for the lease designs: real time decides the jobs that end near their lease.
+			fmt.Fprintf(stderr, "lab: the handler calls work(): %d jobs end within a few milliseconds of their lease, and real time may send those either way\n", r.Tolerance)
+			continue
+		}
 		if !r.Design.IsLease() && !r.MatchesModel() {
 			fmt.Fprintf(stderr, "lab: %s: the real counts differ from the model's\n", r.Design)
 			return errSilent
@@ -183,7 +240,7 @@ func envOr(getenv func(string) string, k, def string) string {
 // lease run within its tolerance (jobs that end within a few ms of the lease) says so.
 func agreement(r lab.Result) string {
 	switch {
-	case r.Design.IsLease() && r.Duplicated != r.ModelDuplicated && r.MatchesModel():
+	case (r.Design.IsLease() || r.Handler != nil && r.Handler.LeaseTime) && r.Duplicated != r.ModelDuplicated && r.MatchesModel():
 		return fmt.Sprintf("within %d (real-time jitter)", r.Tolerance)
 	case r.FireAndForgetAcks && r.ExtraDuplicates() > 0 && r.MatchesModel():
 		return fmt.Sprintf("+%d duplicated (acks lost with their worker)", r.ExtraDuplicates())

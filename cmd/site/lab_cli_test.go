@@ -13,6 +13,7 @@ import (
 
 	"effectivelyonce/lab"
 	"effectivelyonce/pages"
+	"effectivelyonce/workbench"
 )
 
 // TestMain lets this test binary stand in for "site lab-worker": the lab starts its workers as
@@ -23,6 +24,22 @@ func TestMain(m *testing.M) {
 		err := lab.WorkerMain(ctx, os.Getenv)
 		stop()
 		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	// And for "site lab" itself, when a test needs a real process to kill.
+	if len(os.Args) > 1 && os.Args[1] == "lab" && os.Getenv(labProcessEnv) != "" {
+		if err := run(context.Background(), append([]string{"site"}, os.Args[1:]...), os.Getenv, os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	// And for "site workbench-check", the check's child that "site lab -handler" starts.
+	if len(os.Args) > 1 && os.Args[1] == workbench.ChildCommand {
+		if err := workbench.ChildMain(context.Background(), os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
