@@ -3,6 +3,8 @@ package main
 import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"effectivelyonce/rooms"
 )
 
 // metrics are the server's Prometheus series, on a registry of its own (no global state).
@@ -50,4 +52,13 @@ func newMetrics() *metrics {
 	m.reg.MustRegister(m.requests, m.runs, m.cache, m.rejected, m.conns, m.rereads, m.roomParts,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// countRoomReads registers site_room_store_reads_total, the reads the rooms' Service has made of
+// its store (its counting decorator keeps the figure): with one reader per watched room it grows
+// with the rooms' changes, not with the number of people watching them.
+func (m *metrics) countRoomReads(rs *rooms.Service) {
+	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "site_room_store_reads_total", Help: "Reads the study rooms made of their store (rooms, members, rounds, guesses, pins).",
+	}, func() float64 { return float64(rs.StoreReads()) }))
 }
