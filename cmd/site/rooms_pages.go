@@ -206,7 +206,7 @@ func (s *server) handleRoomPage() echo.HandlerFunc {
 
 // roomView builds the room as the holder of key sees it, for a page, the bar or the stream.
 func (s *server) roomView(ctx context.Context, site pages.Site, r rooms.Room, key string, bar bool, here string) (pages.RoomView, error) {
-	st, err := s.rooms.State(ctx, r.Code, key, s.roomsLive.present(r.ID))
+	st, err := s.rooms.State(ctx, r.Code, key, s.live().present(r.ID))
 	if err != nil {
 		return pages.RoomView{}, err
 	}
