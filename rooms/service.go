@@ -75,7 +75,9 @@ type Service struct {
 
 // NewService answers a Service over st with cfg's limits (defaults for zero fields).
 func NewService(st Store, cfg Config) *Service {
-	return &Service{store: st, cfg: cfg.withDefaults()}
+	// Every read is counted (see StoreReads): the one figure that says whether live rooms cost the
+	// store per change or per viewer.
+	return &Service{store: &countingStore{Store: st}, cfg: cfg.withDefaults()}
 }
 
 // changed tells whoever listens that the room with this id has changed.
@@ -154,14 +156,7 @@ func (s *Service) room(ctx context.Context, code string) (Room, error) {
 	if err != nil {
 		return Room{}, notFoundAs(err, "code", noRoom)
 	}
-	if !r.Closed && s.cfg.Now().Sub(r.LastActivity) > s.cfg.IdleClose {
-		r, err = s.store.UpdateRoom(ctx, r.ID, func(r *Room) error { r.Closed = true; return nil })
-		if err == nil {
-			s.changed(ctx, r.ID) // open pages learn it at once, not at their next action
-		}
-		return r, err
-	}
-	return r, nil
+	return s.closeIfIdle(ctx, r)
 }
 
 // Role says who a caller is to a room.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"math"
 	"slices"
-	"time"
 )
 
 // View is a room as one caller may see it. It is built in one place so that the API, the page
@@ -72,8 +71,9 @@ type PinView struct {
 	At     string // RFC 3339, so a view marshals the same from every store
 }
 
-// State builds the room as the holder of key may see it. present reports whether a member has
-// a live connection; nil marks those whose stream was seen within PresentWindow.
+// State builds the room as the holder of key may see it. A member is present when the store
+// marks their stream seen within PresentWindow, or when present (if not nil) says this replica
+// holds a stream of theirs that it has not written down yet.
 func (s *Service) State(ctx context.Context, code, key string, present func(memberID string) bool) (View, error) {
 	r, c, err := s.Identify(ctx, code, key)
 	if err != nil {
@@ -83,34 +83,17 @@ func (s *Service) State(ctx context.Context, code, key string, present func(memb
 	if err != nil {
 		return View{}, err
 	}
-	v := View{Code: r.Code, Title: r.Title, Locked: r.Locked, Closed: r.Closed, Role: c.Role, RoomID: r.ID}
-	if present == nil {
-		now := s.cfg.Now()
-		lastSeen := map[string]time.Time{}
-		for _, m := range ms {
-			lastSeen[m.ID] = m.LastSeen
-		}
-		present = func(id string) bool { t := lastSeen[id]; return !t.IsZero() && now.Sub(t) <= PresentWindow }
-	}
-	seated := map[string]string{} // id to name
-	for _, m := range ms {
-		if m.Kicked {
-			continue
-		}
-		seated[m.ID] = m.Name
-		v.Seated++
-		e := RosterEntry{ID: m.ID, Name: m.Name, Present: present != nil && present(m.ID)}
-		v.Roster = append(v.Roster, e)
-		if c.Role == AsMember && m.ID == c.Member.ID {
-			v.You = &e
-		}
+	stored := Snapshot{Members: ms, At: s.cfg.Now()}
+	if live := present; live != nil {
+		present = func(id string) bool { return live(id) || stored.Present(id) }
+	} else {
+		present = stored.Present
 	}
 	if c.Role == Nobody {
-		// A join code is short enough to guess; knowing one must not reveal names or notes.
-		v.Roster = nil
-		return v, nil
+		// A join code is short enough to guess; knowing one must not reveal names or notes, so
+		// nothing more is read for nobody.
+		return buildView(r, ms, nil, nil, nil, c, present), nil
 	}
-	v.Presenting = r.Presenting
 	rounds, err := s.store.Rounds(ctx, r.ID)
 	if err != nil {
 		return View{}, err
@@ -119,6 +102,36 @@ func (s *Service) State(ctx context.Context, code, key string, present func(memb
 	if err != nil {
 		return View{}, err
 	}
+	pins, err := s.store.Pins(ctx, r.ID)
+	if err != nil {
+		return View{}, err
+	}
+	return buildView(r, ms, rounds, guesses, pins, c, present), nil
+}
+
+// buildView is the one place the rules of who sees what are applied, for State (read from the
+// store) and for a Snapshot (read once for every stream of the room) alike.
+func buildView(r Room, ms []Member, rounds []Round, guesses []Guess, pins []Pin, c Caller, present func(memberID string) bool) View {
+	v := View{Code: r.Code, Title: r.Title, Locked: r.Locked, Closed: r.Closed, Role: c.Role, RoomID: r.ID}
+	seated := map[string]string{} // id to name
+	for _, m := range ms {
+		if m.Kicked {
+			continue
+		}
+		seated[m.ID] = m.Name
+		v.Seated++
+		e := RosterEntry{ID: m.ID, Name: m.Name, Present: present(m.ID)}
+		v.Roster = append(v.Roster, e)
+		if c.Role == AsMember && m.ID == c.Member.ID {
+			v.You = &e
+		}
+	}
+	if c.Role == Nobody {
+		// A join code is short enough to guess; knowing one must not reveal names or notes.
+		v.Roster = nil
+		return v
+	}
+	v.Presenting = r.Presenting
 	bySeq := map[int][]Guess{}
 	for _, g := range guesses {
 		if _, ok := seated[g.MemberID]; ok {
@@ -127,10 +140,6 @@ func (s *Service) State(ctx context.Context, code, key string, present func(memb
 	}
 	for _, rd := range rounds {
 		v.Rounds = append(v.Rounds, roundView(rd, bySeq[rd.Seq], seated, c))
-	}
-	pins, err := s.store.Pins(ctx, r.ID)
-	if err != nil {
-		return View{}, err
 	}
 	names := map[string]string{}
 	for _, m := range ms {
@@ -143,7 +152,7 @@ func (s *Service) State(ctx context.Context, code, key string, present func(memb
 		v.Pins = append(v.Pins, PinView{ID: p.ID, Name: names[p.MemberID], Path: p.Path, Note: p.Note,
 			Hidden: p.Hidden, At: p.At.UTC().Format(timeFormat)})
 	}
-	return v, nil
+	return v
 }
 
 const timeFormat = "2006-01-02T15:04:05.000Z07:00"

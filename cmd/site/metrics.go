@@ -4,6 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"effectivelyonce/internal/web"
+	"effectivelyonce/rooms"
 )
 
 // metrics are the web layer's shared series and the notebook's and rooms' own, on one registry.
@@ -38,4 +39,13 @@ func newMetrics() *metrics {
 	}
 	m.Reg.MustRegister(m.runs, m.cache, m.rereads, m.roomParts)
 	return m
+}
+
+// countRoomReads registers site_room_store_reads_total, the reads the rooms' Service has made of
+// its store (its counting decorator keeps the figure): with one reader per watched room it grows
+// with the rooms' changes, not with the number of people watching them.
+func (m *metrics) countRoomReads(rs *rooms.Service) {
+	m.Reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "site_room_store_reads_total", Help: "Reads the study rooms made of their store (rooms, members, rounds, guesses, pins).",
+	}, func() float64 { return float64(rs.StoreReads()) }))
 }

@@ -207,11 +207,17 @@ func (s *server) handleRoomPage() echo.HandlerFunc {
 
 // roomView builds the room as the holder of key sees it, for a page, the bar or the stream.
 func (s *server) roomView(ctx context.Context, site pages.Site, r rooms.Room, key string, bar bool, here string) (pages.RoomView, error) {
-	st, err := s.rooms.State(ctx, r.Code, key, nil)
+	st, err := s.rooms.State(ctx, r.Code, key, s.live().present(r.ID))
 	if err != nil {
 		return pages.RoomView{}, err
 	}
-	base := site.URL("/rooms/" + r.ID)
+	return s.roomViewOf(ctx, site, st, bar, here), nil
+}
+
+// roomViewOf dresses the room as its caller may see it (from the store, or from a stream's
+// snapshot) for a page, the bar or the stream.
+func (s *server) roomViewOf(ctx context.Context, site pages.Site, st rooms.View, bar bool, here string) pages.RoomView {
+	base := site.URL("/rooms/" + st.RoomID)
 	v := pages.RoomView{Site: site, Room: st, URL: base, Actions: base, Stream: base + "/events", Bar: bar, Here: here,
 		Questions: s.asked, Headlines: map[string]string{}, Titles: map[string]string{}}
 	if st.Presenting != "" {
@@ -221,16 +227,16 @@ func (s *server) roomView(ctx context.Context, site pages.Site, r rooms.Room, ke
 		v.Stream += "?view=bar"
 	}
 	if bar {
-		return v, nil // the bar draws no board
+		return v // the bar draws no board
 	}
 	for _, p := range st.Pins {
 		v.Titles[p.Path] = s.pathTitle(p.Path)
 		// Known, or asked for in the background: the board shows it once it is ready.
-		if h, ok := s.headline(ctx, p.Path, r.ID); ok && h != "" {
+		if h, ok := s.headline(ctx, p.Path, st.RoomID); ok && h != "" {
 			v.Headlines[p.Path] = h
 		}
 	}
-	return v, nil
+	return v
 }
 
 // roomBar is the bar a visitor in a room sees on every notebook page, or nil when they are in

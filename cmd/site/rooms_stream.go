@@ -13,12 +13,14 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"effectivelyonce/pages"
 	"effectivelyonce/rooms"
+	"effectivelyonce/rooms/live"
 )
 
 // heartbeat is how often an idle stream sends a comment: proxies keep the connection open, a
@@ -58,11 +60,41 @@ func (s *server) handleAPIRoomEvents() echo.HandlerFunc {
 	}
 }
 
+// roomLive is this replica's live side of the rooms: one reader per watched room, which takes one
+// snapshot per change for every stream of the room, and the presence of the members whose streams
+// this replica holds. It is made at its first use, so that a test can set the heartbeat first.
+type roomLive struct {
+	once     sync.Once
+	readers  *live.Readers
+	presence *live.Presence
+}
+
+// live answers the server's roomLive, starting it (and its presence writer, until shutdown) once.
+func (s *server) live() *roomLive {
+	l := &s.roomsLive
+	l.once.Do(func() {
+		l.readers = live.NewReaders(s.hub, s.rooms.Snapshot, live.ReadersConfig{Unavailable: s.metrics.rereads.Inc})
+		rc := s.rooms.Config()
+		l.presence = live.NewPresence(live.PresenceConfig{Now: rc.Now, Touch: s.rooms.Touch, Announce: s.rooms.Changed, Every: s.heartbeat})
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { <-s.stopping; cancel() }()
+		go l.presence.Run(ctx)
+	})
+	return l
+}
+
+// present is who this replica holds a stream of in room roomID, for a view read from the store.
+func (l *roomLive) present(roomID string) func(memberID string) bool {
+	return func(memberID string) bool { return l.presence.Here(roomID, memberID) }
+}
+
 // stream serves room r's events to the holder of key until the client goes, the room's hub
-// closes, or the server stops.
+// closes, or the server stops. It reads the store once, to admit the caller; every redraw after
+// that comes from the room's reader's snapshots, and a heartbeat redraws from the last one.
 func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 	ctx := c.Request().Context()
-	if _, caller, err := s.rooms.Identify(ctx, r.Code, key); err != nil || caller.Role == rooms.Nobody {
+	_, caller, err := s.rooms.Identify(ctx, r.Code, key)
+	if err != nil || caller.Role == rooms.Nobody {
 		if err == nil {
 			err = rooms.ErrForbidden
 		}
@@ -78,7 +110,8 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 	if bar {
 		parts = pages.BarParts
 	}
-	changes, cancel := s.hub.Subscribe(r.ID)
+	l := s.live()
+	watch, cancel := l.readers.Subscribe(r.ID)
 	defer cancel()
 
 	w := c.Response()
@@ -96,21 +129,37 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 	defer s.streams.Add(-1)
 
 	// Presence is "a stream seen in the last rooms.PresentWindow": arriving marks the member (and
-	// tells the room if they were away); leaving marks nothing, and the roster lets them fade at
-	// the next redraw. Marking a departure at once would redraw the whole room twice every time
-	// anyone follows the host to a new page.
-	_ = s.rooms.Seen(ctx, r.Code, key)
+	// tells the room if they were away); leaving marks nothing, and they fade once the window has
+	// passed. Marking a departure at once would redraw the whole room twice every time anyone
+	// follows the host to a new page.
+	if caller.Role == rooms.AsMember {
+		m := caller.Member
+		seen := !m.LastSeen.IsZero() && s.rooms.Config().Now().Sub(m.LastSeen) <= rooms.PresentWindow
+		l.presence.Arrive(ctx, r.ID, m.ID, seen)
+		defer l.presence.Leave(r.ID, m.ID)
+	}
+	present := l.present(r.ID)
 
 	site := s.site("")
+	hash := rooms.HashKey(key)
 	last := map[string]string{}
 	keys := map[string]uint64{} // the PartKey each keyed part was last drawn with
-	send := func() (bool, error) {
-		cur, err := s.rooms.RoomByID(ctx, r.ID) // the code may have been replaced since
-		if err != nil {
-			return false, err
+	drawn := uint64(0)          // the frame last drawn
+	draw := func(f live.Frame) (bool, error) {
+		if f.Err != nil {
+			return false, f.Err
 		}
-		r = cur
-		v, err := s.roomView(ctx, site, cur, key, bar, "")
+		if f.Gen == 0 {
+			return true, nil // the room's first read is still under way
+		}
+		drawn = f.Gen
+		caller, err := f.Snapshot.Caller(key, hash)
+		if errors.Is(err, rooms.ErrForbidden) && !watch.Fresh(f) {
+			// The caller was admitted from the store a moment ago; a snapshot read before that may
+			// not know their seat yet. A fresh one decides.
+			watch.Refresh()
+			return true, nil
+		}
 		if errors.Is(err, rooms.ErrKicked) || errors.Is(err, rooms.ErrForbidden) {
 			msg := `<p class="banner closed" role="status">You are no longer in this room: the host removed your seat.</p>`
 			if errors.Is(err, rooms.ErrForbidden) {
@@ -132,10 +181,8 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 			// stream that would refuse it from now on.
 			return false, writeEvent(w, rc, "gone", "")
 		}
-		if err == nil {
-			err = s.addJoinQR(c.Request(), &v)
-		}
-		if err != nil {
+		v := s.roomViewOf(ctx, site, f.Snapshot.View(caller, present), bar, "")
+		if err := s.addJoinQR(c.Request(), &v); err != nil {
 			return false, err
 		}
 		for _, name := range parts {
@@ -162,25 +209,10 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 		}
 		return true, nil
 	}
-	if ok, err := send(); !ok {
-		return quiet(err)
-	}
-	// A room that cannot be re-read because its database is out of reach (a restart, an outage)
-	// does not end the stream: the tab keeps what it shows, and the stream tries again a second
-	// later and at every signal, so it is right again within about a second of the database's
-	// return (the hub also wakes every stream once it hears the database again).
-	retry := time.NewTimer(time.Hour)
-	retry.Stop()
-	defer retry.Stop()
-	resend := func() (bool, error) {
-		ok, err := send()
-		if !ok && errors.Is(err, rooms.ErrUnavailable) {
-			s.metrics.rereads.Inc()
-			retry.Reset(time.Second)
-			return true, nil
-		}
-		return ok, err
-	}
+	// The first frame is the snapshot on connect: every part, so that a tab that was asleep or
+	// lost its connection is right again at once. A room that cannot be read because its database
+	// is out of reach does not end the stream: the reader tries again, and the tab keeps what it
+	// shows until then.
 	tick := time.NewTicker(s.heartbeat)
 	defer tick.Stop()
 	for {
@@ -197,15 +229,11 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 				return nil
 			}
 			return quiet(writeEvent(w, rc, "gone", ""))
-		case _, open := <-changes:
+		case _, open := <-watch.C:
 			if !open {
 				return nil
 			}
-			if ok, err := resend(); !ok {
-				return quiet(err)
-			}
-		case <-retry.C:
-			if ok, err := resend(); !ok {
+			if ok, err := draw(watch.Latest()); !ok {
 				return quiet(err)
 			}
 		case <-tick.C:
@@ -215,12 +243,16 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 			if err := rc.Flush(); err != nil {
 				return nil
 			}
-			_ = s.rooms.Seen(ctx, r.Code, key) // r is as of the last send: its code is current
-			// Redraw on the beat too, so a member whose tab closed fades from the roster even
-			// when nothing else happens in the room (unchanged parts are not sent), and a room
-			// closed for idleness is noticed.
-			if ok, err := resend(); !ok {
-				return quiet(err)
+			if caller.Role == rooms.AsMember {
+				l.presence.Beat(r.ID, caller.Member.ID)
+			}
+			// Redraw on the beat too, from the snapshot in hand (no store is read), so that who
+			// is here follows this replica's streams even when nothing else happens in the room;
+			// unchanged parts are not sent.
+			if f := watch.Latest(); f.Gen == drawn {
+				if ok, err := draw(f); !ok {
+					return quiet(err)
+				}
 			}
 		}
 	}

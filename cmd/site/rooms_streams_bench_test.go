@@ -9,6 +9,7 @@ package main
 // made of missing events would measure nothing.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -253,4 +255,177 @@ func BenchmarkRoomGuessFullBoard(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(cpu()-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+}
+
+// benchConfig is the configuration of the fan-out benchmarks: every client is 127.0.0.1, so the
+// per-address and per-key bounds are raised out of the way, and a room seats members.
+func benchConfig(streams, members int) config {
+	cfg := testConfig()
+	cfg.RatePerSec, cfg.RateBurst = 1e6, 1<<20
+	cfg.RoomCreatesPerHour, cfg.RoomJoinsPerMinute, cfg.RoomChangesPerMinute = 10_000, 100_000, 100_000
+	cfg.MaxConns, cfg.MaxConnsPerClient = 4*streams+100, 4*streams+100
+	cfg.Rooms.MaxMembers = max(cfg.Rooms.MaxMembers, members)
+	return cfg
+}
+
+// openMemberStreams opens one API stream per member of each room and waits for each snapshot.
+func openMemberStreams(tb testing.TB, ctx context.Context, base string, rs []loopbackRoom) [][]*sseStream {
+	streams := streamClient()
+	open := make([][]*sseStream, len(rs))
+	errs := make(chan error, len(rs))
+	var wg sync.WaitGroup
+	for r := range rs {
+		wg.Go(func() {
+			for m, key := range rs[r].MemberKeys {
+				status, st, err := openStream(ctx, streams, base+"/api/rooms/"+rs[r].Code+"/events", key)
+				if err == nil && status != http.StatusOK {
+					err = fmt.Errorf("status %d, want 200", status)
+				}
+				if err == nil {
+					_, err = st.snapshot(time.Minute, pages.RoomParts)
+				}
+				if err != nil {
+					errs <- fmt.Errorf("room %d, member %d's stream: %w", r, m, err)
+					return
+				}
+				open[r] = append(open[r], st)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		tb.Fatal(err)
+	}
+	return open
+}
+
+// BenchmarkRoom300Guesses: the issue's crowded room, 300 members each holding a stream. One op
+// opens a round, waits until every stream shows it, then has all 300 members guess within one
+// second (member i at i/300 s); the latency of a stream is from the moment the last guess was sent
+// to the moment the stream shows "300 of 300 answered". p50-ms, p99-ms and max-ms are over every
+// stream of every op; reads/change is every store read the server made during the op (the
+// guesses' own included) per room change, which one reader per room keeps independent of the
+// number of streams (before it, each stream re-read the room, about 8 reads per stream per
+// change). Run it with
+//
+//	go test ./cmd/site -run '^$' -bench Room300Guesses -benchtime 5x -timeout 10m
+func BenchmarkRoom300Guesses(b *testing.B) {
+	const members = 300
+	s := newTestServer(b, benchConfig(members, members))
+	base := serveLoopback(b, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(func() { close(s.stopping); cancel() })
+	room := newLoopbackRoom(b, base, members)
+	open := openMemberStreams(b, ctx, base, []loopbackRoom{room})[0]
+	settle([][]*sseStream{open}, time.Second)
+
+	clients := make([]*http.Client, members)
+	for i := range clients {
+		clients[i] = memberClient()
+	}
+	host := memberClient()
+	var latencies []time.Duration
+	var reads, changes int64
+	for i := 0; b.Loop(); i++ {
+		before := s.rooms.StoreReads()
+		var rd struct {
+			Seq int `json:"seq"`
+		}
+		status, body, err := apiCall(host, "POST", base+"/api/rooms/"+room.Code+"/rounds", room.HostKey, `{"text":"How many?","min":0,"max":1000}`)
+		if err == nil && status == http.StatusCreated {
+			err = json.Unmarshal([]byte(body), &rd)
+		}
+		if err != nil || status != http.StatusCreated {
+			b.Fatalf("op %d, open a round: %d %v %s", i, status, err, body)
+		}
+		openRound := named(pages.PartRound, fmt.Sprintf(`data-round="%d"`, rd.Seq), `data-state="open"`)
+		all := func(ev sseEvent) bool {
+			return ev.Name == pages.PartCount && text(ev.Data) == fmt.Sprintf("%d of %d answered", members, members)
+		}
+		var shown, done sync.WaitGroup
+		arrived := make([]time.Time, members)
+		waitErrs := make([]error, members)
+		for m, st := range open {
+			shown.Add(1)
+			done.Go(func() {
+				_, _, err := st.until(time.Minute, openRound)
+				shown.Done()
+				if err == nil {
+					_, _, err = st.until(time.Minute, all)
+				}
+				arrived[m], waitErrs[m] = time.Now(), err
+			})
+		}
+		shown.Wait()
+		var guessing sync.WaitGroup
+		var lastSent atomic.Int64
+		guessErrs := make([]error, members)
+		start := time.Now()
+		for m := range members {
+			guessing.Go(func() {
+				time.Sleep(time.Until(start.Add(time.Duration(m) * time.Second / members)))
+				sent := time.Now().UnixNano()
+				for old := lastSent.Load(); sent > old && !lastSent.CompareAndSwap(old, sent); old = lastSent.Load() {
+				}
+				status, body, err := apiCall(clients[m], "PUT", fmt.Sprintf("%s/api/rooms/%s/rounds/%d/guess", base, room.Code, rd.Seq),
+					room.MemberKeys[m], fmt.Sprintf(`{"value":%d}`, m))
+				if err == nil && status != http.StatusNoContent {
+					err = fmt.Errorf("status %d: %s", status, body)
+				}
+				guessErrs[m] = err
+			})
+		}
+		guessing.Wait()
+		done.Wait()
+		t0 := time.Unix(0, lastSent.Load())
+		for m := range members {
+			if err := cmp.Or(guessErrs[m], waitErrs[m]); err != nil {
+				b.Fatalf("op %d, member %d: %v", i, m, err)
+			}
+			latencies = append(latencies, arrived[m].Sub(t0))
+		}
+		reads += s.rooms.StoreReads() - before
+		changes += 1 + members // the round opened, then every guess
+	}
+	b.StopTimer()
+	b.ReportMetric(latencyMs(latencies, 0.50), "p50-ms")
+	b.ReportMetric(latencyMs(latencies, 0.99), "p99-ms")
+	b.ReportMetric(latencyMs(latencies, 1), "max-ms")
+	b.ReportMetric(float64(reads)/float64(changes), "reads/change")
+}
+
+// BenchmarkRoomIdle1500Streams: 1,500 streams (50 rooms of 30 members) open on one instance and
+// nothing happening, with a heartbeat of 1 s instead of 20 s so that every stream beats in each op.
+// One op is one second of that; reads/s is the store reads the server made per second (before the
+// rooms' readers, each heartbeat cost 11, about 825 a second at the usual 20 s beat), and rss-MB
+// the process's VmRSS once every stream is open (the clients' half included, as in
+// BenchmarkRoomReveal1500Streams). Run it with
+//
+//	go test ./cmd/site -run '^$' -bench Idle1500 -benchtime 10x -timeout 10m
+func BenchmarkRoomIdle1500Streams(b *testing.B) {
+	const nRooms, members = 50, 30
+	s := newTestServer(b, benchConfig(nRooms*members, members))
+	s.heartbeat = time.Second
+	base := serveLoopback(b, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(func() { close(s.stopping); cancel() })
+	rs := make([]loopbackRoom, nRooms)
+	for r := range rs {
+		rs[r] = newLoopbackRoom(b, base, members)
+	}
+	open := openMemberStreams(b, ctx, base, rs)
+	settle(open, 2*time.Second)
+	if n := s.streams.Load(); n < nRooms*members {
+		b.Fatalf("%d streams open, want %d", n, nRooms*members)
+	}
+	rss := rssMB()
+	before, start := s.rooms.StoreReads(), time.Now()
+	for b.Loop() {
+		time.Sleep(time.Second)
+		settle(open, time.Millisecond) // the heartbeats' redraws (none, when nothing changed) are read off
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(s.rooms.StoreReads()-before)/time.Since(start).Seconds(), "reads/s")
+	b.ReportMetric(rss, "rss-MB")
 }

@@ -54,6 +54,7 @@ type server struct {
 	stopping  chan struct{}
 	heartbeat time.Duration
 	streams   atomic.Int64 // open room streams, for /metrics
+	roomsLive roomLive     // the rooms' readers and presence (see rooms_stream.go)
 	// conns is the connection limiter of the listener the server serves, which also bounds its
 	// event streams; nil until httpServer has made it.
 	conns *web.ConnLimiter
@@ -93,6 +94,7 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *web.Assets, 
 	}, func() float64 { return float64(s.limiter.Size()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "site_room_streams", Help: "Study room event streams open now.",
 	}, func() float64 { return float64(s.streams.Load()) }))
+	m.countRoomReads(rs)
 	if err := s.checkBook(); err != nil {
 		return nil, err
 	}

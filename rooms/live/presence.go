@@ -1,0 +1,164 @@
+package live
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"effectivelyonce/rooms"
+)
+
+// Presence is who is here, as this replica's streams know it: kept in memory, so that a stream's
+// heartbeat touches no store, and written to the store in batches, so that the other replicas'
+// readers find every member held here marked within rooms.PresentWindow. An arrival that changes
+// who is here is written and announced at once; a departure is announced once the window has
+// passed, when the room's readers (on every replica) re-read it and the member fades.
+type Presence struct {
+	cfg PresenceConfig
+
+	mu    sync.Mutex
+	marks map[seat]*mark
+}
+
+// PresenceConfig is what a Presence needs from the rooms: their clock, a way to write a mark and
+// one to announce a change. Every is how often marks are written (at most 5 s, so that a mark is
+// never older in the store than WriteEvery plus Every, well inside the window).
+type PresenceConfig struct {
+	Now      func() time.Time
+	Touch    func(ctx context.Context, roomID, memberID string, at time.Time) error
+	Announce func(ctx context.Context, roomID string)
+	Every    time.Duration
+	// WriteEvery is how old a member's mark in the store may grow before it is written again
+	// (20 s, the old heartbeat's pace): with Every, always under rooms.PresentWindow.
+	WriteEvery time.Duration
+}
+
+// seat is a member of a room.
+type seat struct{ room, member string }
+
+// mark is one member's presence on this replica.
+type mark struct {
+	open    int       // their streams open here
+	last    time.Time // when a stream of theirs here last showed them (connect, heartbeat, close)
+	written time.Time // the mark this replica last wrote to the store
+}
+
+// NewPresence answers an empty Presence; Run writes its marks.
+func NewPresence(cfg PresenceConfig) *Presence {
+	if cfg.Every <= 0 || cfg.Every > 5*time.Second {
+		cfg.Every = 5 * time.Second
+	}
+	if cfg.WriteEvery <= 0 {
+		cfg.WriteEvery = 20 * time.Second
+	}
+	return &Presence{cfg: cfg, marks: map[seat]*mark{}}
+}
+
+// Arrive records a member's stream opening here. elsewhere says the store already showed them
+// present (a stream on another replica, or one that just reconnected); otherwise the arrival
+// changes who is here, so it is written and the room hears of it before Arrive returns.
+func (p *Presence) Arrive(ctx context.Context, roomID, memberID string, elsewhere bool) {
+	now := p.cfg.Now()
+	p.mu.Lock()
+	k := seat{roomID, memberID}
+	m := p.marks[k]
+	if m == nil {
+		m = &mark{}
+		p.marks[k] = m
+	}
+	here := m.open > 0 || !m.last.IsZero() && now.Sub(m.last) <= rooms.PresentWindow
+	m.open++
+	m.last = now
+	announce := !here && !elsewhere
+	if announce {
+		m.written = now
+	}
+	p.mu.Unlock()
+	if announce {
+		_ = p.cfg.Touch(ctx, roomID, memberID, now)
+		p.cfg.Announce(ctx, roomID)
+	}
+}
+
+// Beat renews a member's presence from their stream's heartbeat, in memory only.
+func (p *Presence) Beat(roomID, memberID string) {
+	now := p.cfg.Now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if m := p.marks[seat{roomID, memberID}]; m != nil {
+		m.last = now
+	}
+}
+
+// Leave records a member's stream here closing. Nothing is written: they fade once the window has
+// passed, which Run announces.
+func (p *Presence) Leave(roomID, memberID string) {
+	now := p.cfg.Now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if m := p.marks[seat{roomID, memberID}]; m != nil && m.open > 0 {
+		m.open--
+		m.last = now
+	}
+}
+
+// Here reports whether a member has a stream open here, or had one within rooms.PresentWindow.
+func (p *Presence) Here(roomID, memberID string) bool {
+	now := p.cfg.Now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	m := p.marks[seat{roomID, memberID}]
+	return m != nil && (m.open > 0 || now.Sub(m.last) <= rooms.PresentWindow)
+}
+
+// Run writes the marks of members held here every Every, and announces the rooms whose members
+// have faded, until ctx ends.
+func (p *Presence) Run(ctx context.Context) {
+	t := time.NewTicker(p.cfg.Every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			p.Flush(ctx)
+		}
+	}
+}
+
+// Flush is one round of Run: every member with a stream here whose mark in the store has grown
+// older than WriteEvery is written (one short overwrite each), and each room where a member's
+// last stream closed more than the window ago is announced once, so its readers re-read it and
+// the member fades on every replica.
+func (p *Presence) Flush(ctx context.Context) {
+	now := p.cfg.Now()
+	var writes []seat
+	faded := map[string]bool{}
+	p.mu.Lock()
+	for k, m := range p.marks {
+		switch {
+		case m.open > 0 && now.Sub(m.written) >= p.cfg.WriteEvery:
+			m.written = now
+			writes = append(writes, k)
+		case m.open == 0 && now.Sub(m.last) > rooms.PresentWindow:
+			delete(p.marks, k)
+			faded[k.room] = true
+		}
+	}
+	p.mu.Unlock()
+	for _, k := range writes {
+		if ctx.Err() != nil {
+			return
+		}
+		if err := p.cfg.Touch(ctx, k.room, k.member, now); err != nil {
+			p.mu.Lock()
+			if m := p.marks[k]; m != nil {
+				m.written = time.Time{} // the store was out of reach: write it at the next round
+			}
+			p.mu.Unlock()
+		}
+	}
+	for room := range faded {
+		p.cfg.Announce(ctx, room)
+	}
+}

@@ -1,0 +1,242 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"effectivelyonce/rooms"
+)
+
+// A room's streams never read the store themselves. Per replica and per room, one reader listens
+// to the hub, takes one [rooms.Snapshot] of the room per change and hands it to every stream of
+// the room, which derives its own caller's view from it in memory. A burst of changes costs one
+// read in flight and at most one more (the hub keeps one pending signal, whatever the burst), and
+// the cost of a change no longer grows with the number of people watching.
+
+// ReadFunc reads one room whole; the rooms Service's Snapshot is the one the site uses.
+type ReadFunc func(ctx context.Context, roomID string) (rooms.Snapshot, error)
+
+// ReadersConfig tunes a [Readers]; a zero field takes its default.
+type ReadersConfig struct {
+	// Retry is how soon a reader tries again after the store was out of reach (1 s): the streams
+	// keep what they show meanwhile and are right again within about this long of its return.
+	Retry time.Duration
+	// Refresh is how often a reader re-reads a room that nobody changed (5 min): it heals what a
+	// lost notification or a replica that died without a word would leave stale (a member who
+	// left through it, a room closed for idleness), for a handful of reads per room per Refresh.
+	Refresh time.Duration
+	// Unavailable hears of every read that failed because the store was out of reach, for a metric.
+	Unavailable func()
+}
+
+// Readers holds this replica's room readers: one per room that has at least one stream, started
+// by the room's first subscriber and stopped with its last.
+type Readers struct {
+	hub  Hub
+	read ReadFunc
+	cfg  ReadersConfig
+
+	mu    sync.Mutex
+	rooms map[string]*reader
+}
+
+// NewReaders answers the readers of this replica, woken by hub and reading rooms with read.
+func NewReaders(hub Hub, read ReadFunc, cfg ReadersConfig) *Readers {
+	if cfg.Retry <= 0 {
+		cfg.Retry = time.Second
+	}
+	if cfg.Refresh <= 0 {
+		cfg.Refresh = 5 * time.Minute
+	}
+	return &Readers{hub: hub, read: read, cfg: cfg, rooms: map[string]*reader{}}
+}
+
+// Frame is what a room's reader hands its streams: the room's latest snapshot, or the error that
+// ends its streams (the room is gone). Gen is the number of the read that made it, counted from 1.
+type Frame struct {
+	Snapshot *rooms.Snapshot
+	Err      error
+	Gen      uint64
+}
+
+// reader is one room's reader: its goroutine, its streams and the latest frame it read.
+type reader struct {
+	id    string
+	stop  chan struct{}
+	nudge chan struct{} // a stream asking for a read sooner than the next change
+
+	mu       sync.Mutex
+	watches  map[*Watch]struct{}
+	latest   Frame
+	started  uint64 // reads begun so far
+	finished bool   // the hub closed: the room's streams end
+}
+
+// Watch is one stream's subscription to its room's reader.
+type Watch struct {
+	// C receives a value when a newer frame is ready, at most one pending at a time, so a slow
+	// stream draws only the newest; it is closed when the hub closes (the server stopping).
+	C   <-chan struct{}
+	ch  chan struct{}
+	r   *reader
+	gen uint64 // reads begun before the watch began
+}
+
+// Subscribe registers a stream of roomID, starting the room's reader if it is the first. The
+// watch's channel fires at once when the reader already holds a frame. cancel ends the watch (and
+// the reader with the room's last stream); it may be called more than once.
+func (rs *Readers) Subscribe(roomID string) (*Watch, func()) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	r := rs.rooms[roomID]
+	if r == nil {
+		r = &reader{id: roomID, stop: make(chan struct{}), nudge: make(chan struct{}, 1), watches: map[*Watch]struct{}{}}
+		rs.rooms[roomID] = r
+		// The reader subscribes to the hub before its first read, so no change can fall between.
+		changes, unsubscribe := rs.hub.Subscribe(roomID)
+		go rs.run(r, changes, unsubscribe)
+	}
+	ch := make(chan struct{}, 1)
+	w := &Watch{C: ch, ch: ch, r: r}
+	r.mu.Lock()
+	w.gen = r.started
+	if r.finished {
+		close(ch)
+	} else {
+		r.watches[w] = struct{}{}
+		if r.latest.Gen > 0 {
+			ch <- struct{}{}
+		}
+	}
+	r.mu.Unlock()
+	var once sync.Once
+	return w, func() { once.Do(func() { rs.unsubscribe(r, w) }) }
+}
+
+// unsubscribe removes w, and stops the room's reader when w was its last stream.
+func (rs *Readers) unsubscribe(r *reader, w *Watch) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	r.mu.Lock()
+	_, held := r.watches[w]
+	delete(r.watches, w)
+	empty := len(r.watches) == 0
+	r.mu.Unlock()
+	if held && empty && rs.rooms[r.id] == r {
+		delete(rs.rooms, r.id)
+		close(r.stop)
+	}
+}
+
+// Running answers how many rooms have a reader now, for a test or a figure.
+func (rs *Readers) Running() int {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return len(rs.rooms)
+}
+
+// Latest answers the newest frame of the watch's room; a zero Gen means none is ready yet.
+func (w *Watch) Latest() Frame {
+	w.r.mu.Lock()
+	defer w.r.mu.Unlock()
+	return w.r.latest
+}
+
+// Fresh reports whether f was read after the watch began. A stream that identified its caller
+// from the store just before subscribing trusts only such a frame to refuse that caller: an older
+// one may predate their seat (a join, a new host key) by a moment.
+func (w *Watch) Fresh(f Frame) bool { return f.Gen > w.gen }
+
+// Refresh asks the room's reader for a read now, as a change would; requests coalesce.
+func (w *Watch) Refresh() {
+	select {
+	case w.r.nudge <- struct{}{}:
+	default:
+	}
+}
+
+// run is a room's reader: one read at the start, then one per change, retry or refresh, until the
+// room's last stream goes (stop) or the hub closes.
+func (rs *Readers) run(r *reader, changes <-chan struct{}, unsubscribe func()) {
+	defer unsubscribe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-r.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	defer retry.Stop()
+	refresh := time.NewTicker(rs.cfg.Refresh)
+	defer refresh.Stop()
+	read := func() {
+		r.mu.Lock()
+		r.started++
+		gen := r.started
+		r.mu.Unlock()
+		sn, err := rs.read(ctx, r.id)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case errors.Is(err, rooms.ErrUnavailable):
+			// The streams keep what they show; the room is read again shortly and at every signal.
+			if rs.cfg.Unavailable != nil {
+				rs.cfg.Unavailable()
+			}
+			retry.Reset(rs.cfg.Retry)
+			return
+		}
+		f := Frame{Err: err, Gen: gen}
+		if err == nil {
+			f.Snapshot = &sn
+		}
+		r.mu.Lock()
+		r.latest = f
+		for w := range r.watches {
+			notify(w.ch)
+		}
+		r.mu.Unlock()
+	}
+	read()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case _, open := <-changes:
+			if !open {
+				rs.finish(r)
+				return
+			}
+			read()
+		case <-r.nudge:
+			read()
+		case <-retry.C:
+			read()
+		case <-refresh.C:
+			read()
+		}
+	}
+}
+
+// finish ends every stream of a room whose hub closed, and forgets its reader, so that a stream
+// starting during shutdown ends at once.
+func (rs *Readers) finish(r *reader) {
+	rs.mu.Lock()
+	if rs.rooms[r.id] == r {
+		delete(rs.rooms, r.id)
+	}
+	rs.mu.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.finished = true
+	for w := range r.watches {
+		close(w.ch)
+		delete(r.watches, w)
+	}
+}

@@ -1,0 +1,124 @@
+package rooms
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Snapshot is one room read whole: everything any caller's view of it is drawn from. A live
+// room's reader takes one per change and every stream of the room derives its own caller's view
+// from it in memory, so a change costs the store the same few reads however many people watch.
+type Snapshot struct {
+	Room    Room
+	Members []Member // kicked ones too, in the order they joined
+	Rounds  []Round  // by Seq
+	Guesses []Guess  // by Seq, then by time
+	Pins    []Pin    // newest first
+	// At is when the snapshot was read, by the Service's clock: a member's stored LastSeen is
+	// judged against it, since nobody re-reads the room just because time passes.
+	At time.Time
+}
+
+// Snapshot reads the room with this permanent id whole, in five store reads, closing it first if
+// it has been idle too long (as every read of a room does).
+func (s *Service) Snapshot(ctx context.Context, id string) (Snapshot, error) {
+	r, err := s.store.RoomByID(ctx, id)
+	if err != nil {
+		return Snapshot{}, notFoundAs(err, "id", "no room has this id")
+	}
+	if r, err = s.closeIfIdle(ctx, r); err != nil {
+		return Snapshot{}, err
+	}
+	sn := Snapshot{Room: r, At: s.cfg.Now()}
+	if sn.Members, err = s.store.Members(ctx, r.ID); err != nil {
+		return Snapshot{}, err
+	}
+	if sn.Rounds, err = s.store.Rounds(ctx, r.ID); err != nil {
+		return Snapshot{}, err
+	}
+	if sn.Guesses, err = s.store.Guesses(ctx, r.ID); err != nil {
+		return Snapshot{}, err
+	}
+	if sn.Pins, err = s.store.Pins(ctx, r.ID); err != nil {
+		return Snapshot{}, err
+	}
+	return sn, nil
+}
+
+// Caller resolves a key against the snapshot in memory, with Identify's answers: an empty key is
+// nobody, a key of neither the host nor a seat ErrForbidden, a removed member's ErrKicked. h is
+// HashKey(key), which a stream works out once rather than at every change.
+func (sn *Snapshot) Caller(key string, h Hash) (Caller, error) {
+	if key == "" {
+		return Caller{}, nil
+	}
+	if !sn.Room.HostKeyHash.IsZero() && sn.Room.HostKeyHash.Matches(key) {
+		return Caller{Role: AsHost}, nil
+	}
+	for _, m := range sn.Members {
+		if m.TokenHash != h || !m.TokenHash.Matches(key) {
+			continue
+		}
+		if m.Kicked {
+			return Caller{}, ErrKicked
+		}
+		return Caller{Role: AsMember, Member: m}, nil
+	}
+	return Caller{}, ErrForbidden
+}
+
+// Present reports whether the snapshot's store says the member was seen within PresentWindow of
+// when it was read (another replica's streams keep that mark fresh).
+func (sn *Snapshot) Present(memberID string) bool {
+	for _, m := range sn.Members {
+		if m.ID == memberID {
+			return !m.LastSeen.IsZero() && sn.At.Sub(m.LastSeen) <= PresentWindow
+		}
+	}
+	return false
+}
+
+// View builds the room as c may see it from the snapshot alone, by the rules State follows: a
+// member is present when the stored LastSeen was within PresentWindow as of At, or when present
+// (if not nil) says this replica holds a stream of theirs.
+func (sn *Snapshot) View(c Caller, present func(memberID string) bool) View {
+	if live := present; live != nil {
+		present = func(id string) bool { return live(id) || sn.Present(id) }
+	} else {
+		present = sn.Present
+	}
+	return buildView(sn.Room, sn.Members, sn.Rounds, sn.Guesses, sn.Pins, c, present)
+}
+
+// closeIfIdle closes a room on the spot if it has been idle too long, so a room never looks open
+// between sweeps, and tells the room's live pages.
+func (s *Service) closeIfIdle(ctx context.Context, r Room) (Room, error) {
+	if r.Closed || s.cfg.Now().Sub(r.LastActivity) <= s.cfg.IdleClose {
+		return r, nil
+	}
+	r, err := s.store.UpdateRoom(ctx, r.ID, func(r *Room) error { r.Closed = true; return nil })
+	if err == nil {
+		s.changed(ctx, r.ID) // open pages learn it at once, not at their next action
+	}
+	return r, err
+}
+
+// Touch records in the store that a member's stream showed them present at this moment; the live
+// side batches these, so it is a plain overwrite. A member who is gone is no error: their stream
+// is ending anyway.
+func (s *Service) Touch(ctx context.Context, roomID, memberID string, at time.Time) error {
+	err := s.store.TouchMember(ctx, roomID, memberID, at)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
+// Changed tells whoever listens that the room changed without a change through the Service: a
+// member arriving, whose presence the live side keeps in memory.
+func (s *Service) Changed(ctx context.Context, roomID string) { s.changed(ctx, roomID) }
+
+// StoreReads answers how many reads the Service has made of its store since it started, for an
+// operator's metric and for tests that hold a room change to a fixed number of reads.
+func (s *Service) StoreReads() int64 { return s.store.(*countingStore).reads.Load() }
