@@ -33,7 +33,7 @@ var errStopping = &httpError{Status: http.StatusServiceUnavailable, RetryAfter: 
 
 // runner runs experiments with a result cache (runs are deterministic, so a result never goes
 // stale), one flight per key, and a bound on concurrent heavy runs: a number of slots, and the
-// memory their estimates (memoryOf) add up to.
+// memory their estimates (Experiment.Memory) add up to.
 type runner struct {
 	cache   *resultCache
 	flight  singleflight.Group
@@ -130,7 +130,7 @@ func (r *runner) run(ctx context.Context, e *experiments.Experiment, p any) (any
 // runNow runs e on p within a slot (see within) and caches the result.
 func (r *runner) runNow(ctx context.Context, e *experiments.Experiment, p any, key string) (any, error) {
 	var res any
-	err := r.within(ctx, e.Name, e.Cost(p), memoryOf(e, p), func(ctx context.Context) error {
+	err := r.within(ctx, e.Name, e.Cost(p), e.Memory(p), func(ctx context.Context) error {
 		var err error
 		res, err = e.Run(ctx, p)
 		return err
