@@ -33,86 +33,122 @@ func OutboxPoint(d OutboxDesign, dedup bool) string {
 	return string(d)
 }
 
-// Counts lists the numbers a result's charts and tables report, point by point in the result's own
-// order, each point's counts in a fixed order. It knows every result type of the catalog; any
-// other value has no counts.
-func Counts(result any) []Count {
-	var out []Count
-	add := func(point, name string, v float64) { out = append(out, Count{point, name, v}) }
-	n := func(v int64) float64 { return float64(v) }
-	switch r := result.(type) {
-	case AssemblyResult:
-		for _, row := range r.Rows {
-			p := string(row.Design)
-			add(p, "lost", n(row.Lost))
-			add(p, "exactly_once", n(row.ExactlyOnce))
-			add(p, "duplicated", n(row.Duplicated))
-		}
-	case CrashSweepResult:
-		for _, pt := range r.Points {
-			p := FormatFloat(pt.CrashRate)
-			add(p, "lost", n(pt.Lost))
-			add(p, "duplicated", n(pt.Duplicated))
-			add(p, "errors", n(pt.Errors))
-			add(p, "ack_after_duplicated", n(pt.AckAfterDuplicated))
-		}
-	case KeysResult:
-		for _, row := range r.Rows {
-			add(string(row.Key), "duplicated", n(row.Duplicated))
-		}
-	case WindowResult:
-		for _, pt := range r.Points {
-			add(strconv.FormatInt(pt.Window, 10), "escaped", n(pt.Escaped))
-		}
-	case WindowGridResult:
-		for _, c := range r.Cells {
-			add(GridPoint(c.MaxDelay, c.Window), "escaped", n(c.Escaped))
-		}
-	case OrderingsResult:
-		for _, row := range r.Rows {
-			p := string(row.Order)
-			add(p, "lost", n(row.Lost))
-			add(p, "duplicated", n(row.Duplicated))
-		}
-	case LeaseResult:
-		for _, pt := range r.Points {
-			p := FormatFloat(pt.TimeoutS)
-			add(p, "no_renewal", n(pt.NoRenewal))
-			add(p, "renew_third", n(pt.RenewThird))
-			add(p, "renew_double", n(pt.RenewDouble))
-			add(p, "renew_double_real", n(pt.RenewDoubleReal))
-		}
-	case OutboxResult:
-		for _, row := range r.Rows {
-			p := OutboxPoint(row.Design, row.ConsumerDedup)
-			add(p, "lost", n(row.Lost))
-			add(p, "phantom", n(row.Phantom))
-			add(p, "duplicate_applications", n(row.DuplicateApplications))
-		}
-	case ClaimsResult:
-		add("", "passed", float64(r.Passed))
-		add("", "crashes", n(r.Crashes))
-		for _, c := range r.Claims {
-			p := c.Kind.String()
-			switch c.Kind {
-			case ClaimAckBeforeLoses, ClaimAckAfterDuplicates, ClaimDedupKeyCatches, ClaimKeyOutsideTxMisses:
-				add(p, "lost", n(c.Lost))
-				add(p, "duplicated", n(c.Duplicated))
-			case ClaimSmallWindowLeaks, ClaimFullWindowLeaksNone:
-				add(p, "escaped", n(c.Escaped))
-			case ClaimShortTimeoutDoubles:
-				add(p, "doubles", n(c.Doubles))
-			case ClaimLongTimeoutReachesZero:
-				add(p, "doubles_60s", n(c.Doubles60))
-				add(p, "doubles_300s", n(c.Doubles300))
-			}
-		}
-	case ScaleResult:
-		add("", "duplicates_per_day", r.DuplicatesPerDay)
-		add("", "seconds_between_duplicates", r.SecondsBetweenDuplicates)
-		add("", "dedup_keys", r.DedupKeys)
-		add("", "dedup_store_bytes", r.DedupStoreBytes)
-		add("", "retry_peak_multiplier", r.RetryPeakMultiplier)
+// counter collects a result's counts in order; each experiment's counts function (given to its
+// definition with .counts) fills one.
+type counter []Count
+
+func (c *counter) add(point, name string, v int64) { *c = append(*c, Count{point, name, float64(v)}) }
+
+func (c *counter) addFloat(point, name string, v float64) { *c = append(*c, Count{point, name, v}) }
+
+func assemblyCounts(r AssemblyResult) []Count {
+	var out counter
+	for _, row := range r.Rows {
+		p := string(row.Design)
+		out.add(p, "lost", row.Lost)
+		out.add(p, "exactly_once", row.ExactlyOnce)
+		out.add(p, "duplicated", row.Duplicated)
 	}
+	return out
+}
+
+func crashSweepCounts(r CrashSweepResult) []Count {
+	var out counter
+	for _, pt := range r.Points {
+		p := FormatFloat(pt.CrashRate)
+		out.add(p, "lost", pt.Lost)
+		out.add(p, "duplicated", pt.Duplicated)
+		out.add(p, "errors", pt.Errors)
+		out.add(p, "ack_after_duplicated", pt.AckAfterDuplicated)
+	}
+	return out
+}
+
+func keysCounts(r KeysResult) []Count {
+	var out counter
+	for _, row := range r.Rows {
+		out.add(string(row.Key), "duplicated", row.Duplicated)
+	}
+	return out
+}
+
+func windowCounts(r WindowResult) []Count {
+	var out counter
+	for _, pt := range r.Points {
+		out.add(strconv.FormatInt(pt.Window, 10), "escaped", pt.Escaped)
+	}
+	return out
+}
+
+func windowGridCounts(r WindowGridResult) []Count {
+	var out counter
+	for _, c := range r.Cells {
+		out.add(GridPoint(c.MaxDelay, c.Window), "escaped", c.Escaped)
+	}
+	return out
+}
+
+func orderingsCounts(r OrderingsResult) []Count {
+	var out counter
+	for _, row := range r.Rows {
+		p := string(row.Order)
+		out.add(p, "lost", row.Lost)
+		out.add(p, "duplicated", row.Duplicated)
+	}
+	return out
+}
+
+func leaseCounts(r LeaseResult) []Count {
+	var out counter
+	for _, pt := range r.Points {
+		p := FormatFloat(pt.TimeoutS)
+		out.add(p, "no_renewal", pt.NoRenewal)
+		out.add(p, "renew_third", pt.RenewThird)
+		out.add(p, "renew_double", pt.RenewDouble)
+		out.add(p, "renew_double_real", pt.RenewDoubleReal)
+	}
+	return out
+}
+
+func outboxCounts(r OutboxResult) []Count {
+	var out counter
+	for _, row := range r.Rows {
+		p := OutboxPoint(row.Design, row.ConsumerDedup)
+		out.add(p, "lost", row.Lost)
+		out.add(p, "phantom", row.Phantom)
+		out.add(p, "duplicate_applications", row.DuplicateApplications)
+	}
+	return out
+}
+
+func claimsCounts(r ClaimsResult) []Count {
+	var out counter
+	out.addFloat("", "passed", float64(r.Passed))
+	out.add("", "crashes", r.Crashes)
+	for _, c := range r.Claims {
+		p := c.Kind.String()
+		switch c.Kind {
+		case ClaimAckBeforeLoses, ClaimAckAfterDuplicates, ClaimDedupKeyCatches, ClaimKeyOutsideTxMisses:
+			out.add(p, "lost", c.Lost)
+			out.add(p, "duplicated", c.Duplicated)
+		case ClaimSmallWindowLeaks, ClaimFullWindowLeaksNone:
+			out.add(p, "escaped", c.Escaped)
+		case ClaimShortTimeoutDoubles:
+			out.add(p, "doubles", c.Doubles)
+		case ClaimLongTimeoutReachesZero:
+			out.add(p, "doubles_60s", c.Doubles60)
+			out.add(p, "doubles_300s", c.Doubles300)
+		}
+	}
+	return out
+}
+
+func scaleCounts(r ScaleResult) []Count {
+	var out counter
+	out.addFloat("", "duplicates_per_day", r.DuplicatesPerDay)
+	out.addFloat("", "seconds_between_duplicates", r.SecondsBetweenDuplicates)
+	out.addFloat("", "dedup_keys", r.DedupKeys)
+	out.addFloat("", "dedup_store_bytes", r.DedupStoreBytes)
+	out.addFloat("", "retry_peak_multiplier", r.RetryPeakMultiplier)
 	return out
 }

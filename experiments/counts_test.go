@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// TestEveryExperimentHasCounts runs each experiment at its defaults and checks that Counts knows
-// its result type and names each (point, count) pair once: the spread over seeds and "which jobs?"
+// TestEveryExperimentHasCounts runs each experiment at its defaults and checks that its Counts
+// know its result and name each (point, count) pair once: the spread over seeds and "which jobs?"
 // both look numbers up by that pair.
 func TestEveryExperimentHasCounts(t *testing.T) {
 	for _, e := range All() {
@@ -15,9 +15,12 @@ func TestEveryExperimentHasCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cs := Counts(res)
+			cs := e.Counts(res)
 			if len(cs) == 0 {
 				t.Fatalf("Counts knows no counts for %T", res)
+			}
+			if got := e.Counts(42); got != nil {
+				t.Errorf("Counts(42) = %v, want none", got)
 			}
 			seen := map[[2]string]bool{}
 			for _, c := range cs {
@@ -29,9 +32,6 @@ func TestEveryExperimentHasCounts(t *testing.T) {
 			}
 		})
 	}
-	if got := Counts(42); got != nil {
-		t.Errorf("Counts(42) = %v, want none", got)
-	}
 }
 
 // TestCountsAtTheDefaults pins a few of the document's numbers as Counts reports them.
@@ -42,7 +42,7 @@ func TestCountsAtTheDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, c := range Counts(res) {
+		for _, c := range e.Counts(res) {
 			if c.Point == point && c.Name == count {
 				return c.Value
 			}

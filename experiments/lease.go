@@ -243,7 +243,8 @@ func leaseExperiment() *Experiment {
 			{Name: "loss_seed", Label: "Loss seed", Help: "Seed of the heartbeat losses.", Kind: KindInt, MinInt: 0, MaxInt: 1<<63 - 1},
 		},
 		DefaultLeaseParams, Lease, leaseCost, lower("jobs"), raise("timeouts"), fewer("timeouts"),
-		lower("slow_mean_s"), lower("fast_mean_s"), lower("slow_fraction"))
+		lower("slow_mean_s"), lower("fast_mean_s"), lower("slow_fraction")).
+		memory(smallMemory).counts(leaseCounts).traced(leaseTracer()).answers("q5", answerRunTwice).build()
 }
 
 // leaseCost counts, in units of about 4 ns (see MaxCost): the duration draws (a random() and an
@@ -364,5 +365,6 @@ func crashSweepExperiment() *Experiment {
 		DefaultCrashSweepParams, CrashSweep, func(p CrashSweepParams) int64 {
 			// one pass over the jobs, a residue and a binary search each: about 15 ns at 50 rates
 			return p.Jobs * 4
-		}, lower("jobs"))
+		}, lower("jobs")).
+		memory(smallMemory).counts(crashSweepCounts).traced(crashSweepTracer()).build()
 }

@@ -185,7 +185,8 @@ func outboxExperiment() *Experiment {
 			{Name: "crash_rate", Label: "Crash rate per step", Help: "Chance of a crash at each step of the producer or relay (0.02 is 2%).", Kind: KindFloat, Min: 0, Max: 0.5},
 			fieldSeed,
 		},
-		DefaultOutboxParams, Outbox, outboxCost, lower("events"))
+		DefaultOutboxParams, Outbox, outboxCost, lower("events")).
+		memory(smallMemory).counts(outboxCounts).traced(outboxTracer()).build()
 }
 
 // outboxCost is linear in events: three or more draws and six rows each, measured at up to 160 ns

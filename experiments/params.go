@@ -123,39 +123,6 @@ func (fe FieldErrors) For(name string) string {
 	return ""
 }
 
-// Experiment is one simulation with its parameter spec. Params values are the experiment's own
-// struct type (for example WindowParams), passed around as any so that routes, forms and the CLI can
-// treat every experiment alike; results likewise.
-type Experiment struct {
-	Name    string  `json:"name"`
-	Title   string  `json:"title"`
-	Summary string  `json:"summary"`
-	Fields  []Field `json:"fields"`
-
-	defaults func() any
-	run      func(context.Context, any) (any, error)
-	cost     func(any) int64
-	levers   []lever
-}
-
-// define builds an Experiment from typed parts. cost returns the run's work units; levers are the
-// parameters that cost grows with, one of which a refused run's message will point at.
-func define[P, R any](name, title, summary string, fields []Field, defaults func() P,
-	run func(context.Context, P) (R, error), cost func(P) int64, levers ...lever) *Experiment {
-	e := &Experiment{
-		Name: name, Title: title, Summary: summary, Fields: slices.Clone(fields),
-		defaults: func() any { return defaults() },
-		run: func(ctx context.Context, p any) (any, error) {
-			return run(ctx, p.(P))
-		},
-		cost:   func(p any) int64 { return cost(p.(P)) },
-		levers: levers,
-	}
-	e.mustBind()
-	e.fitRanges()
-	return e
-}
-
 // mustBind checks once, when the catalog is built, that every field names a struct member of the
 // right type; a mismatch is a programming error, so it panics at start-up rather than at a request.
 func (e *Experiment) mustBind() {

@@ -64,5 +64,6 @@ func scaleExperiment() *Experiment {
 			{Name: "bytes_per_key", Label: "Bytes per key", Unit: "B", Help: "Storage for one dedup key with its index overhead.", Kind: KindFloat, Min: 1, Max: 1_000_000},
 			{Name: "retry_multiplier", Label: "Retry multiplier", Unit: "x", Help: "Attempts per message under a naive retry policy while the downstream is failing.", Kind: KindFloat, Min: 1, Max: 1000},
 		},
-		DefaultScaleParams, Scale, func(ScaleParams) int64 { return 1 }) // arithmetic: no size to limit
+		DefaultScaleParams, Scale, func(ScaleParams) int64 { return 1 }). // arithmetic: no size to limit
+		memory(smallMemory).counts(scaleCounts).untraced(notJobs).build()
 }

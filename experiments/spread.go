@@ -175,7 +175,7 @@ func (e *Experiment) Spread(ctx context.Context, p any, o SpreadOptions) (Spread
 					cancel(fmt.Errorf("run %d of the spread: %w", k, err))
 					return
 				}
-				runs[k] = Counts(res)
+				runs[k] = e.Counts(res)
 				seeds := make(map[string]int64, len(names))
 				v := reflect.ValueOf(pk)
 				for _, n := range names {

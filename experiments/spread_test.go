@@ -167,7 +167,7 @@ func TestSpreadWindow(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				byRun[k] = Counts(res)
+				byRun[k] = e.Counts(res)
 			}
 			if len(s.Counts) != len(byRun[0]) {
 				t.Fatalf("%d summarised counts, want %d", len(s.Counts), len(byRun[0]))

@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -99,7 +100,10 @@ type JobList struct {
 // the experiment's counting loops, so that those stay as fast as they are; the tests hold the two
 // to the same numbers.
 type tracer struct {
-	unit string
+	// params is the Params type the functions take: the definition that registers the tracer
+	// checks it against its own.
+	params reflect.Type
+	unit   string
 	// outcomes are the names Jobs accepts; the first ones are count names of Counts.
 	outcomes []string
 	// points names a run's chart points as Counts does, in the result's order.
@@ -113,25 +117,12 @@ type tracer struct {
 	trace func(ctx context.Context, p any, pt int, outcome string, id int64) (string, []Event, error)
 }
 
-// tracers holds the traceable experiments by name. The claims verifier and the scale arithmetic
-// are absent: their numbers are verdicts and products of rates, not counts of jobs in a stream.
-var tracers = map[string]*tracer{
-	"assembly":    assemblyTracer(),
-	"crash-sweep": crashSweepTracer(),
-	"keys":        keysTracer(),
-	"orderings":   orderingsTracer(),
-	"window":      windowTracer(),
-	"window-grid": windowGridTracer(),
-	"lease":       leaseTracer(),
-	"outbox":      outboxTracer(),
-}
-
 // typedTracer builds a tracer from functions on the experiment's own Params type.
 func typedTracer[P any](unit string, outcomes []string, points func(P) []string, ids func(P) int64,
 	classify func(context.Context, P, int, string, func(int64)) error,
 	trace func(context.Context, P, int, string, int64) (string, []Event, error)) *tracer {
 	return &tracer{
-		unit: unit, outcomes: outcomes,
+		params: reflect.TypeFor[P](), unit: unit, outcomes: outcomes,
 		points: func(p any) []string { return points(p.(P)) },
 		ids:    func(p any) int64 { return ids(p.(P)) },
 		classify: func(ctx context.Context, p any, pt int, o string, found func(int64)) error {
@@ -144,16 +135,16 @@ func typedTracer[P any](unit string, outcomes []string, points func(P) []string,
 }
 
 // Traceable reports whether the experiment can list the jobs behind its counts and trace them.
-func (e *Experiment) Traceable() bool { return tracers[e.Name] != nil }
+func (e *Experiment) Traceable() bool { return e.tracer != nil }
 
 // NoJobsReason says why an experiment that is not Traceable has no jobs to list.
 func (e *Experiment) NoJobsReason() string {
-	return e.Name + " has no per-job outcomes: its numbers are verdicts and arithmetic over rates, not counts of jobs in a stream"
+	return e.Name + " has no per-job outcomes: " + e.noJobs
 }
 
 // Outcomes returns the outcomes Jobs accepts, count names first (nil when not Traceable).
 func (e *Experiment) Outcomes() []string {
-	if t := tracers[e.Name]; t != nil {
+	if t := e.tracer; t != nil {
 		return slices.Clone(t.outcomes)
 	}
 	return nil
@@ -162,7 +153,7 @@ func (e *Experiment) Outcomes() []string {
 // Points returns the chart points of a run on params, as Counts names them; Jobs and Trace take
 // one of them (nil when not Traceable).
 func (e *Experiment) Points(params any) []string {
-	if t := tracers[e.Name]; t != nil {
+	if t := e.tracer; t != nil {
 		return t.points(params)
 	}
 	return nil
@@ -170,7 +161,7 @@ func (e *Experiment) Points(params any) []string {
 
 // StepUnit says what the steps of the experiment's traces count ("" when not Traceable).
 func (e *Experiment) StepUnit() string {
-	if t := tracers[e.Name]; t != nil {
+	if t := e.tracer; t != nil {
 		return t.unit
 	}
 	return ""
@@ -179,7 +170,7 @@ func (e *Experiment) StepUnit() string {
 // pick checks the outcome and the point, returning the point's index. An empty point is the
 // first point, so that a run with one point needs none.
 func (e *Experiment) pick(params any, outcome, point string, outcomeRequired bool) (*tracer, int, string, error) {
-	t := tracers[e.Name]
+	t := e.tracer
 	if t == nil {
 		return nil, 0, "", FieldErrors{{Field: "outcome", Message: e.NoJobsReason()}}
 	}
@@ -250,7 +241,7 @@ func (e *Experiment) Trace(ctx context.Context, params any, point, id, outcome s
 // IDCount is how many job ids a run on params has (0 when not Traceable): ids run from 0 to
 // IDCount-1.
 func (e *Experiment) IDCount(params any) int64 {
-	if t := tracers[e.Name]; t != nil {
+	if t := e.tracer; t != nil {
 		return t.ids(params)
 	}
 	return 0

@@ -74,7 +74,7 @@ func TestJobsAgreeWithCounts(t *testing.T) {
 				perTrace = 25
 			}
 			checked := 0
-			for _, c := range Counts(res) {
+			for _, c := range e.Counts(res) {
 				if !slices.Contains(e.Outcomes(), c.Name) {
 					continue
 				}
@@ -378,7 +378,7 @@ func TestEveryJobCountIsTraceable(t *testing.T) {
 			t.Fatal(err)
 		}
 		points := e.Points(e.Defaults())
-		for _, c := range Counts(res) {
+		for _, c := range e.Counts(res) {
 			if !slices.Contains(points, c.Point) {
 				t.Errorf("%s: count point %q is not among the trace points %v", e.Name, c.Point, points)
 			}

@@ -217,7 +217,8 @@ func windowExperiment() *Experiment {
 	return define("window", "Escape rate versus dedup window",
 		"Duplicates that escape a bounded dedup set when redeliveries arrive up to max_delay jobs late.",
 		[]Field{fieldJobs, fieldCrashRate, fieldSeed, fieldMaxDelay, fieldDelaySeed, fieldWindows},
-		DefaultWindowParams, Window, windowCost, lower("jobs"), fewer("windows"), lower("crash_rate"), lower("max_delay"))
+		DefaultWindowParams, Window, windowCost, lower("jobs"), fewer("windows"), lower("crash_rate"), lower("max_delay")).
+		memory(windowMemory).counts(windowCounts).traced(windowTracer()).answers("q4", answerEscaped).build()
 }
 
 // windowRow is the cost of one delay draw and its window passes, in units of about 4 ns (see
@@ -300,7 +301,8 @@ func windowGridExperiment() *Experiment {
 		"Escaped duplicates for every pair of dedup window and maximum redelivery delay.",
 		[]Field{fieldJobs, fieldCrashRate, fieldSeed, fieldDelaySeed, fieldWindows, fieldMaxDelays},
 		DefaultWindowGridParams, WindowGrid, windowGridCost,
-		lower("jobs"), fewer("windows"), fewer("max_delays"), lower("crash_rate"))
+		lower("jobs"), fewer("windows"), fewer("max_delays"), lower("crash_rate")).
+		memory(windowGridMemory).counts(windowGridCounts).traced(windowGridTracer()).build()
 }
 
 func windowGridCost(p WindowGridParams) int64 {

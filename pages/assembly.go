@@ -8,9 +8,8 @@ import (
 
 // assemblyShows presents the four designs on one stream (blocks 1 to 3 and the assembly).
 var assemblyShows = shows[experiments.StreamParams, experiments.AssemblyResult]{
-	tables:   assemblyTables,
-	reading:  readAssembly,
-	measures: assemblyMeasures,
+	tables:  assemblyTables,
+	reading: readAssembly,
 
 	// A block shows the designs it has introduced so far and marks its own (see Scope).
 	focusCharts: assemblyCharts,
@@ -76,23 +75,6 @@ func assemblyTables(_ experiments.StreamParams, r experiments.AssemblyResult) []
 			countCell(row.Deliveries), countCell(row.Effects))
 	}
 	return []Table{t}
-}
-
-// assemblyMeasures answers questions 1 to 3: jobs lost acking first, jobs doubled acking last, and
-// how many redeliveries a key written apart from the effect caught.
-func assemblyMeasures(_ experiments.StreamParams, r experiments.AssemblyResult) map[string]int64 {
-	out := map[string]int64{}
-	for _, row := range r.Rows {
-		switch row.Design {
-		case experiments.DesignAtMostOnce:
-			out["q1"] = row.Lost
-		case experiments.DesignAtLeastOnce:
-			out["q2"] = row.Duplicated
-		case experiments.DesignDedupNonTransactional:
-			out["q3"] = max(r.Crashed-row.Duplicated, 0)
-		}
-	}
-	return out
 }
 
 func readAssembly(p experiments.StreamParams, r experiments.AssemblyResult) []string {

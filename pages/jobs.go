@@ -3,6 +3,7 @@ package pages
 import (
 	"fmt"
 	"maps"
+	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -68,8 +69,9 @@ func outcomeOfKey(key string, outcomes []string) (outcome, window string, ok boo
 	return "", "", false
 }
 
-// pointOfRow names the chart point of row r of t as experiments.Counts does, from the row's
-// cells for programs; window is set for the window grid, whose columns are its windows.
+// pointOfRow names the chart point of row r of t as the experiment's Counts does, from the row's
+// cells for programs (their numbers and words, not their text); window is set for the window
+// grid, whose columns are its windows.
 func (j JobLinks) pointOfRow(t Table, r int, window string) (string, bool) {
 	if r >= len(t.Data) || len(t.Data[r]) == 0 {
 		return "", false
@@ -77,17 +79,16 @@ func (j JobLinks) pointOfRow(t Table, r int, window string) (string, bool) {
 	first := t.Data[r][0]
 	switch j.Experiment {
 	case "window-grid":
-		return first + "/" + window, window != ""
+		return strconv.FormatInt(int64(first.Number), 10) + "/" + window, first.IsNumber && window != ""
 	case "lease", "crash-sweep":
-		f, err := strconv.ParseFloat(first, 64)
-		return experiments.FormatFloat(f), err == nil
+		return experiments.FormatFloat(first.Number), first.IsNumber
 	case "outbox":
 		if len(t.Data[r]) < 2 {
 			return "", false
 		}
-		return experiments.OutboxPoint(experiments.OutboxDesign(first), t.Data[r][1] == "true"), true
+		return experiments.OutboxPoint(experiments.OutboxDesign(first.Word), t.Data[r][1].Word == "true"), true
 	}
-	return first, true
+	return first.Raw(), true
 }
 
 // For returns the link on cell (r, c) of t, if that cell is a job count above zero.
@@ -96,7 +97,7 @@ func (j JobLinks) For(t Table, r, c int) (CellLink, bool) {
 		return CellLink{}, false
 	}
 	outcome, window, ok := outcomeOfKey(t.Keys[c], j.Outcomes)
-	if !ok || t.Data[r][c] == "0" || t.Data[r][c] == "" {
+	if n := t.Data[r][c]; !ok || !n.IsNumber || n.Number == 0 || math.IsNaN(n.Number) || math.IsInf(n.Number, 0) {
 		return CellLink{}, false
 	}
 	point, ok := j.pointOfRow(t, r, window)

@@ -16,9 +16,8 @@ var leaseShows = shows[experiments.LeaseParams, experiments.LeaseResult]{
 	charts: func(domID string, _ experiments.LeaseParams, r experiments.LeaseResult) []Chart {
 		return []Chart{leaseChart(domID, r)}
 	},
-	tables:   leaseTables,
-	reading:  readLease,
-	measures: leaseMeasures,
+	tables:  leaseTables,
+	reading: readLease,
 }
 
 func leaseTables(_ experiments.LeaseParams, r experiments.LeaseResult) []Table {
@@ -31,17 +30,6 @@ func leaseTables(_ experiments.LeaseParams, r experiments.LeaseResult) []Table {
 		t.add(secondsCell(p.TimeoutS), countCell(p.NoRenewal), countCell(p.RenewThird), countCell(p.RenewDouble), countCell(p.RenewDoubleReal))
 	}
 	return []Table{t}
-}
-
-// leaseMeasures answers question 5: jobs run twice at a 5 s timeout without renewal.
-func leaseMeasures(_ experiments.LeaseParams, r experiments.LeaseResult) map[string]int64 {
-	out := map[string]int64{}
-	for _, p := range r.Points {
-		if p.TimeoutS == 5 {
-			out["q5"] = p.NoRenewal
-		}
-	}
-	return out
 }
 
 func readLease(p experiments.LeaseParams, r experiments.LeaseResult) []string {

@@ -2,15 +2,17 @@ package pages
 
 import (
 	"fmt"
+	"reflect"
 	"sync"
 
 	"effectivelyonce/experiments"
 )
 
 // Presenter shows the runs of one experiment: its charts, its tables (which are also the CSV and the
-// command line's output), the reading written from the numbers, and the values that answer the
-// prediction questions. Each experiment has exactly one, listed in presenters below, the way
-// experiments/catalog.go lists the experiments themselves; a test fails when one is missing.
+// command line's output) and the reading written from the numbers. Each experiment has exactly
+// one, listed in presenters below, the way experiments/catalog.go lists the experiments' definitions
+// (which hold every fact of a run, the prediction questions it answers among them); a test names
+// every part an experiment lacks on either side.
 type Presenter struct {
 	// Experiment is the name of the experiment this presenter shows.
 	Experiment string
@@ -19,11 +21,12 @@ type Presenter struct {
 	// focusCharts draws the charts with one row marked ("" marks none).
 	focusCharts func(domID, focus string, params, result any) ([]Chart, error)
 	// rowKeys and upTo are set for an experiment whose rows a marker can name (see Scope).
-	rowKeys  func() []string
-	upTo     func(result any, key string) (any, error)
-	tables   func(params, result any) ([]Table, error)
-	reading  func(params, result any) ([]string, error)
-	measures func(params, result any) (map[string]int64, error)
+	rowKeys func() []string
+	upTo    func(result any, key string) (any, error)
+	tables  func(params, result any) ([]Table, error)
+	reading func(params, result any) ([]string, error)
+	// params and result are the types the presenter is written for.
+	params, result reflect.Type
 }
 
 // shows is one experiment's presenter as it is written: typed on the experiment's own Params and
@@ -33,8 +36,6 @@ type shows[P, R any] struct {
 	charts  func(domID string, p P, r R) []Chart
 	tables  func(p P, r R) []Table
 	reading func(p P, r R) []string
-	// measures may be nil: most experiments answer no prediction question.
-	measures func(p P, r R) map[string]int64
 	// focusCharts, when set, draws the charts with the row a page is about marked; charts is then
 	// focusCharts with no row marked.
 	focusCharts func(domID string, p P, r R, focus string) []Chart
@@ -88,13 +89,7 @@ func present[P, R any](name string, s shows[P, R]) *Presenter {
 			}
 			return s.reading(p, r), nil
 		},
-		measures: func(params, result any) (map[string]int64, error) {
-			p, r, err := pair(params, result)
-			if err != nil || s.measures == nil {
-				return nil, err
-			}
-			return s.measures(p, r), nil
-		},
+		params: reflect.TypeFor[P](), result: reflect.TypeFor[R](),
 	}
 	if s.rows != nil {
 		pr.rowKeys = s.rows.keys
@@ -158,7 +153,18 @@ func (p *Presenter) Tables(params, result any) ([]Table, error) { return p.table
 // stays true when the reader changes the parameters.
 func (p *Presenter) Reading(params, result any) ([]string, error) { return p.reading(params, result) }
 
-// Measures extracts the values of a run that answer prediction questions, keyed by question id.
-func (p *Presenter) Measures(params, result any) (map[string]int64, error) {
-	return p.measures(params, result)
+// Lacks lists what the presenter of e lacks or gets wrong, in words, beside e's own definition:
+// nil when the experiment is shown whole. TestEveryExperimentIsWhole prints every experiment's in
+// one message.
+func Lacks(e *experiments.Experiment) []string {
+	out := e.Lacks()
+	p, ok := PresenterFor(e.Name)
+	if !ok {
+		return append(out, "a presenter (pages/presenter.go)")
+	}
+	if p.params != e.ParamsType() || p.result != e.ResultType() {
+		out = append(out, fmt.Sprintf("a presenter for its own types: it shows %s and %s, the run has %s and %s",
+			p.params, p.result, e.ParamsType(), e.ResultType()))
+	}
+	return out
 }

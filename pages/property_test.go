@@ -184,8 +184,8 @@ func valuesOf(t *testing.T, params, result any, tables []Table) run {
 	for _, tb := range tables {
 		for _, row := range tb.Data {
 			for _, c := range row {
-				if v, err := strconv.ParseFloat(c, 64); err == nil {
-					r.values = append(r.values, v)
+				if c.IsNumber {
+					r.values = append(r.values, c.Number)
 				}
 			}
 		}

@@ -91,8 +91,8 @@ func TestPresenters(t *testing.T) {
 			if _, err := pr.Tables(p, 42); err == nil {
 				t.Error("Tables accepted a result of the wrong type")
 			}
-			if _, err := pr.Measures(&p, res); err == nil {
-				t.Error("Measures accepted a pointer for params")
+			if _, err := pr.Tables(&p, res); err == nil {
+				t.Error("Tables accepted a pointer for params")
 			}
 		})
 	}

@@ -85,7 +85,7 @@ func rowWords(experiment, point string) string {
 // ReportedBy lists every number a run of e reports in result, in the result's own order.
 func ReportedBy(e *experiments.Experiment, result any) []Reported {
 	var out []Reported
-	for _, c := range experiments.Counts(result) {
+	for _, c := range e.Counts(result) {
 		r := Reported{Experiment: e.Name, Measure: c.Name, Point: c.Point, Value: c.Value, Unit: countUnit(e.Name, c.Name)}
 		r.Words = strings.TrimSpace(r.Unit + " " + rowWords(e.Name, c.Point))
 		out = append(out, r)

@@ -17,7 +17,7 @@ func TestEveryCountHasWords(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			list, counts := ReportedBy(e, res), experiments.Counts(res)
+			list, counts := ReportedBy(e, res), e.Counts(res)
 			if len(list) == 0 || len(list) != len(counts) {
 				t.Fatalf("%d numbers reported for %d counts", len(list), len(counts))
 			}

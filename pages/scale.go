@@ -29,7 +29,8 @@ func scaleTables(_ experiments.ScaleParams, r experiments.ScaleResult) []Table {
 		between = math.Inf(1)
 	}
 	t.Keys = []string{"duplicates_per_day", "seconds_between_duplicates", "dedup_keys", "dedup_store_bytes", "retry_peak_multiplier"}
-	t.Data = [][]string{{raw(r.DuplicatesPerDay), raw(between), raw(r.DedupKeys), raw(r.DedupStoreBytes), raw(r.RetryPeakMultiplier)}}
+	t.Data = [][]Cell{{NumberCell(t.Rows[0][1], r.DuplicatesPerDay), NumberCell(t.Rows[1][1], between),
+		NumberCell(t.Rows[2][1], r.DedupKeys), NumberCell(t.Rows[3][1], r.DedupStoreBytes), NumberCell(t.Rows[4][1], r.RetryPeakMultiplier)}}
 	return []Table{t}
 }
 

@@ -191,10 +191,13 @@ func SpreadTable(experiment string, s experiments.SpreadResult) Table {
 	t.Keys = []string{"point", "count", "value", "median", "p5", "p95", "min", "max", "percentile"}
 	t.Data = nil
 	for _, c := range s.Counts {
-		t.Rows = append(t.Rows, []string{pointLabel(experiment, c.Point), countWords(experiment, c.Name), num(c.Value), num(c.Median),
+		point, name := pointLabel(experiment, c.Point), countWords(experiment, c.Name)
+		t.Rows = append(t.Rows, []string{point, name, num(c.Value), num(c.Median),
 			num(c.P5) + "–" + num(c.P95), rank(c, s.N)})
-		t.Data = append(t.Data, []string{c.Point, c.Name, raw(c.Value), raw(c.Median), raw(c.P5), raw(c.P95),
-			raw(c.Min), raw(c.Max), raw(c.Percentile)})
+		t.Data = append(t.Data, []Cell{WordCell(point, c.Point), WordCell(name, c.Name),
+			NumberCell(num(c.Value), c.Value), NumberCell(num(c.Median), c.Median), NumberCell(num(c.P5), c.P5),
+			NumberCell(num(c.P95), c.P95), NumberCell(num(c.Min), c.Min), NumberCell(num(c.Max), c.Max),
+			NumberCell(rank(c, s.N), c.Percentile)})
 	}
 	return t
 }

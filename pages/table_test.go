@@ -2,6 +2,7 @@ package pages
 
 import (
 	"context"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -53,12 +54,15 @@ func checkProgramForm(t *testing.T, name string, tb Table) {
 	}
 	for _, row := range tb.Data {
 		if len(row) != len(tb.Keys) {
-			t.Fatalf("%s: data row %q under %d keys", name, row, len(tb.Keys))
+			t.Fatalf("%s: data row %v under %d keys", name, row, len(tb.Keys))
 		}
 		for i, c := range row {
 			numeric := wide || (i < len(tb.Numeric) && tb.Numeric[i])
-			if _, err := strconv.ParseFloat(c, 64); numeric && c != "" && err != nil {
-				t.Errorf("%s: %s = %q is not a plain number", name, tb.Keys[i], c)
+			if numeric && !c.IsNumber {
+				t.Errorf("%s: %s = %+v carries no number", name, tb.Keys[i], c)
+			}
+			if v, err := strconv.ParseFloat(c.Raw(), 64); c.IsNumber && c.Raw() != "" && (err != nil || v != c.Number) {
+				t.Errorf("%s: %s = %q is not a plain number that reads back as %v", name, tb.Keys[i], c.Raw(), c.Number)
 			}
 		}
 	}
@@ -88,5 +92,21 @@ func TestProgramFormInBaseUnits(t *testing.T) {
 		if tc.got != tc.want {
 			t.Errorf("got  %q\nwant %q", tc.got, tc.want)
 		}
+	}
+}
+
+// TestCSVWritesTheCellsNumbers: a table's CSV is written from each cell's number and word, never
+// from the text people read, so "2,448", "0.98%" and "yes" reach a program as 2448, 0.0098 and true.
+func TestCSVWritesTheCellsNumbers(t *testing.T) {
+	tb := newTable("t", col{"jobs", "jobs", true}, col{"share", "share", true}, col{"ok", "ok", false}, col{"never", "never_s", true})
+	tb.add(countCell(2448), shareCell(0.0098), yesNoCell(true), NumberCell("never", math.Inf(1)))
+	if got, want := tb.CSV(), "jobs,share,ok,never_s\r\n2448,0.0098,true,\r\n"; got != want {
+		t.Errorf("CSV = %q, want %q", got, want)
+	}
+	if got := tb.Rows[0]; got[0] != "2,448" || got[2] != "yes" {
+		t.Errorf("people's row = %q, want the display text", got)
+	}
+	if c := tb.Data[0][0]; !c.IsNumber || c.Number != 2448 || c.Text != "2,448" {
+		t.Errorf("count cell = %+v, want the number 2448 beside its text", c)
 	}
 }

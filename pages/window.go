@@ -18,9 +18,8 @@ var windowShows = shows[experiments.WindowParams, experiments.WindowResult]{
 	charts: func(domID string, _ experiments.WindowParams, r experiments.WindowResult) []Chart {
 		return []Chart{windowChart(domID, r)}
 	},
-	tables:   windowTables,
-	reading:  readWindow,
-	measures: windowMeasures,
+	tables:  windowTables,
+	reading: readWindow,
 }
 
 // windowGridShows presents block 4's grid of windows against maximum delays.
@@ -52,18 +51,6 @@ func windowTables(_ experiments.WindowParams, r experiments.WindowResult) []Tabl
 		t.add(countCell(p.Window), stateCell(p.Window*stateBytesPerID), countCell(p.Escaped), shareCell(p.EscapeRate))
 	}
 	return []Table{t}
-}
-
-// windowMeasures answers question 4: duplicates escaping a 1,000-id window when redeliveries come
-// back up to 2,000 jobs late.
-func windowMeasures(_ experiments.WindowParams, r experiments.WindowResult) map[string]int64 {
-	out := map[string]int64{}
-	for _, p := range r.Points {
-		if p.Window == 1000 && r.MaxDelay == 2000 {
-			out["q4"] = p.Escaped
-		}
-	}
-	return out
 }
 
 func windowGridTables(_ experiments.WindowGridParams, r experiments.WindowGridResult) []Table {

@@ -333,9 +333,13 @@ func (s *server) quiz(ctx context.Context, site pages.Site) []pages.Question {
 			break
 		}
 		spec := pages.QuestionSpecs[i]
+		answering := ""
+		if e, ok := experiments.Answering(spec.ID); ok {
+			answering = e.Name
+		}
 		qs = append(qs, pages.Question{
 			N: i + 1, ID: spec.ID, Title: sec.Title, HTML: sec.HTML, Unit: spec.Unit,
-			AnswerAt: site.URL(spec.Page) + "#" + pages.DOMID(spec.Experiment), Measured: measured[spec.ID],
+			AnswerAt: site.URL(spec.Page) + "#" + pages.DOMID(answering), Measured: measured[spec.ID],
 		})
 	}
 	return qs
@@ -347,12 +351,8 @@ func (s *server) quiz(ctx context.Context, site pages.Site) []pages.Question {
 func (s *server) defaultMeasures(ctx context.Context) map[string]string {
 	out := map[string]string{}
 	for _, spec := range pages.QuestionSpecs {
-		e, ok := experiments.Lookup(spec.Experiment)
+		e, ok := experiments.Answering(spec.ID)
 		if !ok {
-			continue
-		}
-		pr, err := pages.PresenterOf(e)
-		if err != nil {
 			continue
 		}
 		p := e.Defaults()
@@ -360,11 +360,7 @@ func (s *server) defaultMeasures(ctx context.Context) map[string]string {
 		if err != nil {
 			continue
 		}
-		m, err := pr.Measures(p, res)
-		if err != nil {
-			continue
-		}
-		if v, ok := m[spec.ID]; ok {
+		if v, ok := e.Answer(spec.ID, p, res); ok {
 			out[spec.ID] = strconv.FormatInt(v, 10)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -140,22 +141,30 @@ func checkTable(res workbench.Result) pages.Table {
 	t.Numeric = append(t.Numeric, false)
 	t.Keys = append(t.Keys, "survives")
 	num := experiments.Thousands
+	count := func(n int64) pages.Cell { return pages.NumberCell(num(n), float64(n)) }
 	for _, p := range res.Points {
-		point := strconv.Itoa(p.CrashPoint)
+		point := pages.NumberCell(strconv.Itoa(p.CrashPoint), float64(p.CrashPoint))
 		switch {
 		case p.CrashPoint == workbench.RelayPoint:
-			point = "relay"
+			point = pages.WordCell("relay", "relay")
 		case p.CrashPoint < 0:
-			point = "as drawn"
+			point = pages.WordCell("as drawn", "as drawn")
 		}
-		row := []string{point, p.Label, num(p.Lost), num(p.ExactlyOnce), num(p.Duplicated), num(p.Deliveries)}
-		data := []string{point, p.Label, fmt.Sprint(p.Lost), fmt.Sprint(p.ExactlyOnce), fmt.Sprint(p.Duplicated), fmt.Sprint(p.Deliveries)}
+		shown := []pages.Cell{point, pages.WordCell(p.Label, p.Label), count(p.Lost), count(p.ExactlyOnce), count(p.Duplicated), count(p.Deliveries)}
 		if res.Publishes {
-			row = append(row, num(*p.EventsLost), num(*p.EventsPhantom), num(*p.EventsDuplicated))
-			data = append(data, fmt.Sprint(*p.EventsLost), fmt.Sprint(*p.EventsPhantom), fmt.Sprint(*p.EventsDuplicated), fmt.Sprint(*p.ExtraEvents))
+			shown = append(shown, count(*p.EventsLost), count(*p.EventsPhantom), count(*p.EventsDuplicated))
 		}
-		row = append(row, map[bool]string{true: "survives", false: "BREAKS"}[p.Survives])
-		data = append(data, strconv.FormatBool(p.Survives))
+		// A program's form also carries the extra events, which people are not shown.
+		data := slices.Clone(shown)
+		if res.Publishes {
+			data = append(data, count(*p.ExtraEvents))
+		}
+		verdict := pages.WordCell(map[bool]string{true: "survives", false: "BREAKS"}[p.Survives], strconv.FormatBool(p.Survives))
+		shown, data = append(shown, verdict), append(data, verdict)
+		row := make([]string, len(shown))
+		for i, c := range shown {
+			row[i] = c.Text
+		}
 		t.Rows, t.Data = append(t.Rows, row), append(t.Data, data)
 	}
 	return t

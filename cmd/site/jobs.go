@@ -87,7 +87,7 @@ func (s *server) replay(ctx context.Context, jq jobsQuery, work func(context.Con
 	if err := s.admitRun(ctx, jq.e, jq.params); err != nil {
 		return err
 	}
-	need := memoryOf(jq.e, jq.params) + 8*jq.e.IDCount(jq.params)
+	need := jq.e.Memory(jq.params) + 8*jq.e.IDCount(jq.params)
 	return s.runner.Within(ctx, jq.e.Name, jq.e.Cost(jq.params), need, work)
 }
 

@@ -28,7 +28,7 @@ func escapedAt1000(t *testing.T) experiments.JobList {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range experiments.Counts(res) {
+	for _, c := range w.Counts(res) {
 		if c.Point == "1000" && c.Name == "escaped" && c.Value != float64(list.Total) {
 			t.Fatalf("the engine lists %d jobs, the run counts %v", list.Total, c.Value)
 		}

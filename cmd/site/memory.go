@@ -8,79 +8,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-
-	"effectivelyonce/experiments"
 )
-
-// runMemory estimates, in bytes, the most memory a run of the named experiment holds at once, so
-// that the heavy runs admitted together fit under the server's memory limit. The estimates live
-// here, not in experiments, because they are the server's admission policy; each is an upper
-// bound of the bytes the run allocates in all (TestMemoryEstimates checks it against
-// runtime.MemStats.TotalAlloc), measured on the 2-core machine at 1 to 10 million jobs:
-//
-//	assembly, orderings  ~6.6 B a job (the crash flags, four sinks and two seen-sets of a byte a job)
-//	keys                 ~8.5 B a job
-//	claims               ~14 B a job, plus the window's 24 B a crash
-//	window               1 B a job for the stream, 1/8 for the seen-bitmap, 16 B a crash for the
-//	                     sorted deliveries (twice, while sorting) and up to 8 for the late ones,
-//	                     and 4 B an id of the widest window's ring: 261 MB at 10^7 jobs, all crashing
-//	window-grid          the same stream, and the deliveries of one row at a time (two counted, for
-//	                     the garbage of the last row the collector has not freed yet)
-//	lease, crash-sweep, outbox, scale: under 4 MB whatever their sizes (they keep counts, not jobs)
-//
-// Every experiment must be named here, the small ones with smallMemory, so that a new experiment
-// is priced on purpose: TestEveryExperimentHasAMemoryEstimate walks the catalog.
-func runMemory() map[string]func(p any) int64 {
-	return map[string]func(p any) int64{
-		"assembly":  func(p any) int64 { return perJob(p.(experiments.StreamParams).Jobs, 7) },
-		"orderings": func(p any) int64 { return perJob(p.(experiments.StreamParams).Jobs, 7) },
-		"keys":      func(p any) int64 { return perJob(p.(experiments.StreamParams).Jobs, 9) },
-		"claims": func(p any) int64 {
-			c := p.(experiments.ClaimsParams)
-			return perJob(c.Jobs, 16) + int64(float64(c.Jobs)*c.CrashRate*24)
-		},
-		"window": func(p any) int64 {
-			w := p.(experiments.WindowParams)
-			return perJob(w.Jobs, 1.125) + windowRowMemory(w.Jobs, w.CrashRate, w.Windows)
-		},
-		"window-grid": func(p any) int64 {
-			w := p.(experiments.WindowGridParams)
-			return perJob(w.Jobs, 1.125) + int64(min(2, len(w.MaxDelays)))*windowRowMemory(w.Jobs, w.CrashRate, w.Windows)
-		},
-		"lease":       smallMemory,
-		"crash-sweep": smallMemory,
-		"outbox":      smallMemory,
-		"scale":       smallMemory,
-	}
-}
-
-// smallMemory prices an experiment that keeps counts rather than a slot per job.
-func smallMemory(any) int64 { return smallRun }
-
-// smallRun is the estimate for experiments that keep counts rather than a slot per job.
-const smallRun = 4 << 20
-
-// memoryOf estimates the memory a run of e on p holds at most.
-func memoryOf(e *experiments.Experiment, p any) int64 {
-	if f, ok := runMemory()[e.Name]; ok {
-		return f(p)
-	}
-	return smallRun // unreachable for the catalog's experiments; see runMemory
-}
-
-func perJob(jobs int64, bytes float64) int64 { return smallRun + int64(float64(jobs)*bytes) }
-
-// windowRowMemory is one delay draw of the window experiment: the deliveries and their sort
-// buffer, the late ones, and the ring of the widest window (never wider than the applications).
-func windowRowMemory(jobs int64, crashRate float64, windows []int64) int64 {
-	crashes := float64(jobs) * crashRate
-	var widest int64
-	for _, w := range windows {
-		widest = max(widest, w)
-	}
-	ring := min(float64(widest), float64(jobs)+crashes)
-	return int64(crashes*24 + ring*4)
-}
 
 // memoryLimit decides the Go memory limit: GOMEMLIMIT when it is set (the runtime has already
 // applied it when it came from the process's environment), otherwise three quarters of the

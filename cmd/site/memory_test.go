@@ -1,67 +1,14 @@
 package main
 
 import (
-	"context"
 	"math"
 	"net/http"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
-	"effectivelyonce/experiments"
 	"effectivelyonce/internal/runs"
 )
-
-// TestMemoryEstimates runs each experiment that keeps a slot per job at a million jobs, with few
-// and with all jobs crashing and the widest windows, and checks that memoryOf is at least what the
-// run allocated in all (an upper bound of what it holds at once), and not so far above it that
-// admission would turn runs away for nothing.
-func TestMemoryEstimates(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		query string
-	}{
-		{"assembly", "jobs=1000000"},
-		{"assembly", "jobs=1000000&crash_rate=1"},
-		{"keys", "jobs=1000000&crash_rate=1"},
-		{"orderings", "jobs=1000000&crash_rate=0.5"},
-		{"claims", "jobs=1000000"},
-		{"window", "jobs=1000000&crash_rate=1&max_delay=1000000&windows=1000000"},
-		{"window", "jobs=1000000&crash_rate=0.3&max_delay=100&windows=100,200"},
-		{"window-grid", "jobs=1000000&crash_rate=1&max_delays=100,1000000&windows=1000000"},
-		{"lease", "jobs=1000000"},
-		{"outbox", "events=1000000&crash_rate=0.5"},
-	} {
-		t.Run(tc.name+"?"+tc.query, func(t *testing.T) {
-			e, ok := experiments.Lookup(tc.name)
-			if !ok {
-				t.Fatalf("no experiment %q", tc.name)
-			}
-			q, _ := parseQuery(tc.query)
-			p, err := e.Parse(q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			if _, err := e.Run(context.Background(), p); err != nil {
-				t.Fatal(err)
-			}
-			runtime.ReadMemStats(&after)
-			used := int64(after.TotalAlloc - before.TotalAlloc)
-			est := memoryOf(e, p)
-			t.Logf("allocated %d KB, estimate %d KB", used>>10, est>>10)
-			if est < used {
-				t.Errorf("estimate %d KB is below the %d KB the run allocated", est>>10, used>>10)
-			}
-			if est > 3*used+smallRun {
-				t.Errorf("estimate %d KB is over three times the %d KB the run allocated", est>>10, used>>10)
-			}
-		})
-	}
-}
 
 // TestHeavyRunsAdmittedByMemory: a heavy run waits for its memory estimate to fit the run budget
 // (and gets the busy 503 when it does not in the queue wait); a run that could never fit is a 503
@@ -132,19 +79,5 @@ func TestMemoryLimit(t *testing.T) {
 	cfg.MemLimit = 4 << 30
 	if b := runs.Budget(cfg.MemLimit, cfg.CacheBytes); b != 4<<30-2*cfg.CacheBytes-runs.MemReserve {
 		t.Errorf("budget %d MB of a 4 GB limit", b>>20)
-	}
-}
-
-// TestEveryExperimentHasAMemoryEstimate: a new experiment must be priced on purpose, never by
-// falling through to the small default unnoticed.
-func TestEveryExperimentHasAMemoryEstimate(t *testing.T) {
-	est := runMemory()
-	for _, e := range experiments.All() {
-		if _, ok := est[e.Name]; !ok {
-			t.Errorf("experiment %q has no memory estimate in runMemory", e.Name)
-		}
-	}
-	if len(est) != len(experiments.All()) {
-		t.Errorf("%d estimates for %d experiments: one names an experiment that does not exist", len(est), len(experiments.All()))
 	}
 }

@@ -17,20 +17,19 @@ import (
 // measure is the server's rooms.Measurer: the true value of a round's question, from an
 // experiment rerun on the server (through the runner, so a cached run costs nothing).
 //
-// A prediction (q1 to q5) is measured exactly as the home page measures it: its experiment at
-// the document's defaults, the value the presenter's Measures names by the question's id. A
+// A prediction (q1 to q5) is measured exactly as the home page measures it: the experiment that
+// answers it at the document's defaults, the value its definition's Answer gives. A
 // measure question parses its stored parameters with the experiment's spec and takes the number
 // it names (see reported): typed numbers of the run, never a table's text.
 func (s *server) measure(ctx context.Context, q rooms.Question) (float64, error) {
 	switch q.Kind {
 	case rooms.KindPrediction:
-		i := slices.IndexFunc(pages.QuestionSpecs, func(spec pages.QuestionSpec) bool { return spec.ID == q.Prediction })
-		if i < 0 {
+		if !slices.ContainsFunc(pages.QuestionSpecs, func(spec pages.QuestionSpec) bool { return spec.ID == q.Prediction }) {
 			return 0, &rooms.FieldError{Field: "question", Message: "the question is one of q1 to q5", Err: rooms.ErrInvalid}
 		}
-		e, ok := experiments.Lookup(pages.QuestionSpecs[i].Experiment)
+		e, ok := experiments.Answering(q.Prediction)
 		if !ok {
-			return 0, fmt.Errorf("question %s: no experiment %q", q.Prediction, pages.QuestionSpecs[i].Experiment)
+			return 0, fmt.Errorf("question %s: no experiment answers it", q.Prediction)
 		}
 		r, err := s.reported(ctx, e, e.Defaults(), q.Prediction, "")
 		return r.Value, err
@@ -49,22 +48,16 @@ func (s *server) measure(ctx context.Context, q rooms.Question) (float64, error)
 }
 
 // reported runs e at p and finds the number a round names: one of the five questions' ids that
-// the presenter's Measures answers, or a count of the run at its row (pages.FindReported, which
+// e answers, or a count of the run at its row (pages.FindReported, which
 // refuses a count reported at several rows unless the row is named).
 func (s *server) reported(ctx context.Context, e *experiments.Experiment, p any, measure, point string) (pages.Reported, error) {
 	res, err := s.runner.Run(ctx, e, p)
 	if err != nil {
 		return pages.Reported{}, err
 	}
-	pr, err := pages.PresenterOf(e)
-	if err != nil {
-		return pages.Reported{}, err
-	}
 	if point == "" {
-		if m, err := pr.Measures(p, res); err == nil {
-			if v, ok := m[measure]; ok {
-				return s.predictionReported(e, measure, float64(v)), nil
-			}
+		if v, ok := e.Answer(measure, p, res); ok {
+			return s.predictionReported(e, measure, float64(v)), nil
 		}
 	}
 	r, fe := pages.FindReported(pages.ReportedBy(e, res), measure, point)

@@ -80,7 +80,7 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *web.Assets, 
 	}
 	m := newMetrics()
 	run := runs.NewRunner(runs.Config{MaxRuns: cfg.MaxRuns, QueueWait: cfg.QueueWait, RunTimeout: cfg.RunTimeout,
-		CacheBytes: cfg.CacheBytes, MemLimit: cfg.MemLimit, Memory: memoryOf}, runs.Metrics{Runs: m.runs, Cache: m.cache, Rejected: m.Rejected})
+		CacheBytes: cfg.CacheBytes, MemLimit: cfg.MemLimit, Memory: (*experiments.Experiment).Memory}, runs.Metrics{Runs: m.runs, Cache: m.cache, Rejected: m.Rejected})
 	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: run, lab: newLabRunner(cfg, log), spreads: newSpreads(run.Cache()),
 		hub: hub, stopping: make(chan struct{}), heartbeat: heartbeat, origins: web.NewOrigins(cfg.PublicOrigin, cfg.Addr, cfg.Hosts), titles: newMemo[string](1000), headlines: newHeadlines(), qrs: newMemo[pages.QR](256),
 		limiter:     web.NewRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),

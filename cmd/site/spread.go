@@ -109,7 +109,7 @@ func (sp *spreads) remember(key string, res experiments.SpreadResult) {
 func (s *server) spreadNow(ctx context.Context, e *experiments.Experiment, p any, n int, progress func(int)) (experiments.SpreadResult, error) {
 	workers := max(1, min(s.cfg.MaxRuns, runtime.GOMAXPROCS(0), n))
 	var res experiments.SpreadResult
-	err := s.runner.Within(ctx, e.Name, e.SpreadCost(p, n), int64(workers)*memoryOf(e, p), func(ctx context.Context) error {
+	err := s.runner.Within(ctx, e.Name, e.SpreadCost(p, n), int64(workers)*e.Memory(p), func(ctx context.Context) error {
 		var err error
 		res, err = e.Spread(ctx, p, experiments.SpreadOptions{N: n, Workers: workers, Progress: func(done int) {
 			if progress != nil {

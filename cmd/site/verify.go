@@ -14,23 +14,16 @@ import (
 // side, each bounded by experiments.ShrinkBudget and stopped with ctx when the reader leaves. Every
 // other block, and a verifier whose claims all hold, is left as it was.
 func (s *server) addShrunk(ctx context.Context, site pages.Site, pagePath string, r pages.Run, v *pages.ExperimentView) {
-	res, ok := r.Result.(experiments.ClaimsResult)
-	p, okP := r.Params.(experiments.ClaimsParams)
-	if !ok || !okP || res.Passed == res.Total {
+	e := r.Experiment
+	searches := e.Shrinks(r.Params, r.Result)
+	if len(searches) == 0 {
 		return
-	}
-	var failed []experiments.Claim
-	for _, c := range res.Claims {
-		if !c.Holds {
-			failed = append(failed, c)
-		}
 	}
 	// One run slot holds the searches, with the memory of one run per search, so a page of
 	// failing claims waits its turn like any other run instead of stepping past the limits.
-	e := r.Experiment
 	var views []pages.ShrinkView
-	err := s.runner.Within(ctx, e.Name+"-shrink", e.Cost(p), memoryOf(e, p)*int64(len(failed)), func(ctx context.Context) error {
-		views = pages.NewShrinkViews(site, pagePath, v.DOMID, shrinkEach(ctx, p, failed),
+	err := s.runner.Within(ctx, e.Name+"-shrink", e.Cost(r.Params), e.Memory(r.Params)*int64(len(searches)), func(ctx context.Context) error {
+		views = pages.NewShrinkViews(site, pagePath, v.DOMID, shrinkEach(ctx, searches),
 			func(sh experiments.Shrunk) *pages.JobView { return s.culpritTrace(ctx, sh) })
 		return nil
 	})
@@ -73,13 +66,13 @@ func (s *server) culpritTrace(ctx context.Context, sh experiments.Shrunk) *pages
 	return &jv
 }
 
-// shrinkEach shrinks every failed claim at once, each within experiments.ShrinkBudget; the results
-// are in the claims' order.
-func shrinkEach(ctx context.Context, p experiments.ClaimsParams, failed []experiments.Claim) []experiments.Shrunk {
-	out := make([]experiments.Shrunk, len(failed))
+// shrinkEach runs every search of the failed claims at once (each bounded by
+// experiments.ShrinkBudget); the results are in the claims' order.
+func shrinkEach(ctx context.Context, searches []func(context.Context) experiments.Shrunk) []experiments.Shrunk {
+	out := make([]experiments.Shrunk, len(searches))
 	var wg sync.WaitGroup
-	for i, c := range failed {
-		wg.Go(func() { out[i] = experiments.ShrinkFrom(ctx, p, c, experiments.ShrinkBudget) })
+	for i, search := range searches {
+		wg.Go(func() { out[i] = search(ctx) })
 	}
 	wg.Wait()
 	return out
