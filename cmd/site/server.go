@@ -28,6 +28,7 @@ import (
 	"effectivelyonce/rooms/live"
 	"effectivelyonce/rooms/sqlstore"
 	"effectivelyonce/static"
+	"effectivelyonce/workbench"
 )
 
 // csp is the strict policy of DESIGN.md: no inline script anywhere; inline style attributes only,
@@ -80,8 +81,14 @@ type server struct {
 	// roomChanges the changes made with one room key (a host's or a member's), guesses included.
 	roomCreates, roomJoins *rateLimiter[netip.Addr]
 	roomChanges            *rateLimiter[rooms.Hash]
-	metrics                *metrics
-	rooms                  *rooms.Service
+	// shareCreates limits the workbench's shares created per client address; shares is where they
+	// are kept (the rooms' database), nil where a test has none.
+	shareCreates *rateLimiter[netip.Addr]
+	shares       shareStore
+	// checks runs the workbench's checks in a child process; tests give it the test binary.
+	checks  workbench.Sandbox
+	metrics *metrics
+	rooms   *rooms.Service
 	// hub wakes the rooms' event streams; stopping closes at shutdown, ending every stream, since
 	// a stream is never idle and the HTTP server's graceful shutdown would otherwise wait for it.
 	hub       roomHub
@@ -115,10 +122,12 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *assets, rs *
 	run := newRunner(cfg, m)
 	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: run, lab: newLabRunner(cfg, log), spreads: newSpreads(run.cache),
 		hub: hub, stopping: make(chan struct{}), heartbeat: heartbeat, origins: newOrigins(cfg), titles: newMemo[string](1000), headlines: newHeadlines(), qrs: newMemo[pages.QR](256),
-		limiter:     newRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
-		roomCreates: newRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
-		roomJoins:   newRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients),
-		roomChanges: newKeyedLimiter[rooms.Hash](float64(cfg.RoomChangesPerMinute)/60, roomChangeBurst(cfg.RoomChangesPerMinute), cfg.RateClients)}
+		limiter:      newRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
+		roomCreates:  newRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
+		roomJoins:    newRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients),
+		roomChanges:  newKeyedLimiter[rooms.Hash](float64(cfg.RoomChangesPerMinute)/60, roomChangeBurst(cfg.RoomChangesPerMinute), cfg.RateClients),
+		shareCreates: newRateLimiter(float64(cfg.ShareCreatesPerHour)/3600, cfg.ShareCreatesPerHour, cfg.RateClients),
+		checks:       workbench.Sandbox{Command: siteWorkbenchChild, Deadline: checkDeadline(cfg)}}
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "site_result_cache_bytes", Help: "Estimated size of the cached experiment results.",
 	}, func() float64 { return float64(s.runner.cache.bytes()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -430,6 +439,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	s.shares = store
 	go s.sweepRooms(ctx)
 	s.lab.sweep(ctx) // the files of lab runs a killed site left behind
 	if err := s.runner.warm(ctx); err != nil {
@@ -460,6 +470,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	s.roomCreates.close()
 	s.roomJoins.close()
 	s.roomChanges.close()
+	s.shareCreates.close()
 	close(s.stopping) // ends every room stream, which graceful shutdown would otherwise wait for
 	shut, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
