@@ -72,6 +72,7 @@ const (
 	MarkerPredictions = "predictions" // the five questions to answer before reading
 	MarkerContents    = "contents"    // the table of contents
 	MarkerLab         = "lab"         // the live lab's form, progress and results
+	MarkerWorkbench   = "workbench"   // the workbench's editor, parameters and result
 	MarkerCards       = "cards"       // opens a run of question cards, closed by MarkerEnd
 	MarkerEnd         = "end"
 )
@@ -328,7 +329,7 @@ func parsePage(md goldmark.Markdown, slug, src string) (*Page, error) {
 				}
 			}
 			fallthrough
-		case MarkerTimeline, MarkerPredictions, MarkerContents, MarkerLab:
+		case MarkerTimeline, MarkerPredictions, MarkerContents, MarkerLab, MarkerWorkbench:
 			if cards != nil {
 				return nil, fmt.Errorf("line %d: ::: %s inside ::: cards", n+2, name)
 			}

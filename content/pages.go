@@ -40,6 +40,7 @@ func Contents() []Entry {
 		{"assembly", "/assembly", "The assembly"},
 		{"boundaries", "/boundaries", "Across system boundaries"},
 		{"lab", "/lab", "The live lab"},
+		{"workbench", "/workbench", "The workbench"},
 		{"verify", "/verify", "Verify the claims"},
 		{"glossary", "/glossary", "Glossary"},
 	}

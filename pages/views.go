@@ -292,6 +292,18 @@ type ArticleView struct {
 	Quiz  []Question
 	// Lab is the live lab's part, on the page that places it.
 	Lab *LabView
+	// Workbench is the workbench's part, on the page that places it.
+	Workbench *WorkbenchView
+	// Edit, when set, leads from the page's design to the workbench, after part After.
+	Edit *EditLinks
+}
+
+// EditLinks are the "Edit and check" links under a page's design: one per template of its
+// designs, each opening the workbench with that template in the editor. Link.Title holds the
+// template's title and URL the workbench's address with it chosen.
+type EditLinks struct {
+	After int
+	Links []Link
 }
 
 // Source is a function of the experiments package, highlighted.

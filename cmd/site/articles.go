@@ -101,6 +101,17 @@ func (s *server) handleArticle(entry content.Entry) echo.HandlerFunc {
 		if hasMarker(page, content.MarkerLab) {
 			view.Lab = s.labOnPage(c, site)
 		}
+		view.Edit = editLinks(site, entry, view.Page) // workbench.go: "Edit and check" under the design
+		if hasMarker(page, content.MarkerWorkbench) {
+			var wb *pages.WorkbenchView
+			wb, status = s.workbenchOnPage(ctx, site, q) // workbench.go
+			if status == 499 {
+				return context.Canceled
+			}
+			view.Site = s.withEditor(site)
+			view.Workbench = wb
+			return web.Render(c, status, pages.Layout(view.Site, page.Title, pages.Article(view)))
+		}
 		return web.Render(c, status, pages.Layout(site, page.Title, pages.Article(view)))
 	}
 }

@@ -38,6 +38,9 @@ type config struct {
 	// joins together, hence the burst of a minute's worth.
 	RoomCreatesPerHour int
 	RoomJoinsPerMinute int
+	// ShareCreatesPerHour bounds, per client address, the workbench's shares created: each is a
+	// row kept for good, so they are limited as rooms are, by the hour.
+	ShareCreatesPerHour int
 	// RoomChangesPerMinute bounds the changes made with one room key (guesses, pins, a host's
 	// actions), with a burst of roomChangeBurst of it: every change redraws every stream of the room.
 	RoomChangesPerMinute int
@@ -123,6 +126,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.Float64Var(&c.RatePerSec, "rate", envFloat("RATE", 20), "experiment runs per client address per second (env RATE)")
 	fs.IntVar(&c.RateBurst, "burst", envInt("BURST", 60), "burst of experiment runs per client address (env BURST)")
 	fs.IntVar(&c.RoomCreatesPerHour, "room-creates-per-hour", envInt("ROOM_CREATES_PER_HOUR", 10), "study rooms one client address may create in an hour (env ROOM_CREATES_PER_HOUR)")
+	fs.IntVar(&c.ShareCreatesPerHour, "share-creates-per-hour", envInt("SHARE_CREATES_PER_HOUR", 30), "workbench handlers one client address may share in an hour (env SHARE_CREATES_PER_HOUR)")
 	fs.IntVar(&c.RoomJoinsPerMinute, "room-joins-per-minute", envInt("ROOM_JOINS_PER_MINUTE", 60), "room joins and failed join-code look-ups one client address may try in a minute (env ROOM_JOINS_PER_MINUTE)")
 	fs.IntVar(&c.RoomChangesPerMinute, "room-changes-per-minute", envInt("ROOM_CHANGES_PER_MINUTE", 60), "changes (guesses included) one room key may make in a minute (env ROOM_CHANGES_PER_MINUTE)")
 	fs.IntVar(&c.RoomStreamsPerKey, "room-streams-per-key", envInt("ROOM_STREAMS_PER_KEY", 4), "live event streams (tabs) one room key may hold open; a newer one ends the oldest (env ROOM_STREAMS_PER_KEY)")
@@ -167,8 +171,8 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return config{}, fmt.Errorf("log-format %q: want text or json", c.LogFormat)
 	}
-	if c.MaxRuns < 1 || c.CacheBytes < 1<<20 || !(c.RatePerSec >= 0.001 && c.RatePerSec <= 1e6) || c.RateBurst < 1 || c.RateClients < 1 || c.RoomCreatesPerHour < 1 || c.RoomJoinsPerMinute < 1 || c.RoomChangesPerMinute < 1 || c.RoomStreamsPerKey < 1 || c.MaxConnsPerClient < 1 || c.MaxConns < 0 {
-		return config{}, fmt.Errorf("max-runs, cache-mb, burst, rate-clients, room-creates-per-hour, room-joins-per-minute, room-changes-per-minute, room-streams-per-key and max-conns-per-client must be positive, and rate a number from 0.001 to 1,000,000")
+	if c.MaxRuns < 1 || c.CacheBytes < 1<<20 || !(c.RatePerSec >= 0.001 && c.RatePerSec <= 1e6) || c.RateBurst < 1 || c.RateClients < 1 || c.RoomCreatesPerHour < 1 || c.ShareCreatesPerHour < 1 || c.RoomJoinsPerMinute < 1 || c.RoomChangesPerMinute < 1 || c.RoomStreamsPerKey < 1 || c.MaxConnsPerClient < 1 || c.MaxConns < 0 {
+		return config{}, fmt.Errorf("max-runs, cache-mb, burst, rate-clients, room-creates-per-hour, share-creates-per-hour, room-joins-per-minute, room-changes-per-minute, room-streams-per-key and max-conns-per-client must be positive, and rate a number from 0.001 to 1,000,000")
 	}
 	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
 		// Said without the URL itself, which carries a password.

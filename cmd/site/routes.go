@@ -43,6 +43,15 @@ func (s *server) routes() {
 	get("/jobs/:name", s.handleJobsPage())
 	get("/jobs/:name/:id", s.handleJobPage())
 
+	// The workbench: Check, a job's timeline and Share are POSTs of its form (the source is too
+	// long for a URL); a share's permanent URL checks it again on GET.
+	g.POST("/workbench", s.handleWorkbenchCheck())
+	g.POST("/workbench/trace", s.handleWorkbenchTrace())
+	g.POST("/workbench/share", s.handleWorkbenchShare())
+	get("/workbench/s/:hash", s.handleWorkbenchShared())
+	g.POST("/api/workbench/check", s.handleCheckAPI())
+	g.POST("/api/workbench/shares", s.handleShareAPI())
+
 	// The study rooms. Every change is a POST, PUT or DELETE (crossOrigin guards them all) with a
 	// small body; the caller's key travels in the Authorization header.
 	small := middleware.BodyLimit(roomBodyLimit)

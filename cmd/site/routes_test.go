@@ -33,6 +33,7 @@ func TestRoutes(t *testing.T) {
 		"assembly":   "dedup-transactional",
 		"boundaries": `id="exp-outbox"`,
 		"lab":        `action="/lab/runs"`,
+		"workbench":  `data-editor="starlark"`,
 		"verify":     "9/9 claims verified",
 		"glossary":   "Glossary",
 	}

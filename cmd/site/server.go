@@ -26,6 +26,7 @@ import (
 	"effectivelyonce/rooms/live"
 	"effectivelyonce/rooms/sqlstore"
 	"effectivelyonce/static"
+	"effectivelyonce/workbench"
 )
 
 // server holds every dependency of the handlers.
@@ -46,8 +47,14 @@ type server struct {
 	// roomChanges the changes made with one room key (a host's or a member's), guesses included.
 	roomCreates, roomJoins *web.RateLimiter[netip.Addr]
 	roomChanges            *web.RateLimiter[rooms.Hash]
-	metrics                *metrics
-	rooms                  *rooms.Service
+	// shareCreates limits the workbench's shares created per client address; shares is where they
+	// are kept (the rooms' database), nil where a test has none.
+	shareCreates *web.RateLimiter[netip.Addr]
+	shares       shareStore
+	// checks runs the workbench's checks in a child process; tests give it the test binary.
+	checks  workbench.Sandbox
+	metrics *metrics
+	rooms   *rooms.Service
 	// hub wakes the rooms' event streams; stopping closes at shutdown, ending every stream, since
 	// a stream is never idle and the HTTP server's graceful shutdown would otherwise wait for it.
 	hub       roomHub
@@ -83,10 +90,12 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *web.Assets, 
 		CacheBytes: cfg.CacheBytes, MemLimit: cfg.MemLimit, Memory: (*experiments.Experiment).Memory}, runs.Metrics{Runs: m.runs, Cache: m.cache, Rejected: m.Rejected})
 	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: run, lab: newLabRunner(cfg, log), spreads: newSpreads(run.Cache()),
 		hub: hub, stopping: make(chan struct{}), heartbeat: heartbeat, origins: web.NewOrigins(cfg.PublicOrigin, cfg.Addr, cfg.Hosts), titles: newMemo[string](1000), headlines: newHeadlines(), qrs: newMemo[pages.QR](256),
-		limiter:     web.NewRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
-		roomCreates: web.NewRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
-		roomJoins:   web.NewRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients),
-		roomChanges: web.NewKeyedLimiter[rooms.Hash](float64(cfg.RoomChangesPerMinute)/60, roomChangeBurst(cfg.RoomChangesPerMinute), cfg.RateClients)}
+		limiter:      web.NewRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
+		roomCreates:  web.NewRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
+		roomJoins:    web.NewRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients),
+		roomChanges:  web.NewKeyedLimiter[rooms.Hash](float64(cfg.RoomChangesPerMinute)/60, roomChangeBurst(cfg.RoomChangesPerMinute), cfg.RateClients),
+		shareCreates: web.NewRateLimiter(float64(cfg.ShareCreatesPerHour)/3600, cfg.ShareCreatesPerHour, cfg.RateClients),
+		checks:       workbench.Sandbox{Command: siteWorkbenchChild, Deadline: checkDeadline(cfg)}}
 	m.Reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "site_result_cache_bytes", Help: "Estimated size of the cached experiment results.",
 	}, func() float64 { return float64(s.runner.Cache().Bytes()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -335,6 +344,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	s.shares = store
 	go s.sweepRooms(ctx)
 	s.lab.sweep(ctx) // the files of lab runs a killed site left behind
 	if err := s.runner.Warm(ctx); err != nil {
@@ -365,6 +375,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	s.roomCreates.Close()
 	s.roomJoins.Close()
 	s.roomChanges.Close()
+	s.shareCreates.Close()
 	close(s.stopping) // ends every room stream, which graceful shutdown would otherwise wait for
 	shut, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()

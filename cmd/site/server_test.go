@@ -30,7 +30,7 @@ import (
 func testConfig() config {
 	return config{Addr: "127.0.0.1:0", ClientIP: "direct", LogFormat: "text", CacheBytes: 16 << 20,
 		MaxRuns: 2, QueueWait: 2 * time.Second, RunTimeout: 10 * time.Second, RatePerSec: 1000, RateBurst: 1000,
-		RateClients: 1000, MaxConns: 1000, MaxConnsPerClient: 256, RoomCreatesPerHour: 1000, RoomJoinsPerMinute: 1000,
+		RateClients: 1000, MaxConns: 1000, MaxConnsPerClient: 256, RoomCreatesPerHour: 1000, RoomJoinsPerMinute: 1000, ShareCreatesPerHour: 1000,
 		RoomChangesPerMinute: 100_000, RoomStreamsPerKey: 4}
 }
 
@@ -78,6 +78,10 @@ func newLoggingServer(t testing.TB, cfg config, w io.Writer) *server {
 	}
 	// A lab run started by a test has the test binary for its workers, and ends with the test.
 	s.lab.command = testLabWorkers(t).command
+	// A check's child process is the test binary too (TestCheckChildProcess), and shares are
+	// kept in the test's own store.
+	s.checks.Command = testChild
+	s.shares = store
 	t.Cleanup(s.lab.stop)
 	return s
 }

@@ -16,9 +16,9 @@ import (
 	"effectivelyonce/experiments"
 )
 
-// lightCost is the work below which a run is cheap enough (a few milliseconds) to skip the heavy
+// LightCost is the work below which a run is cheap enough (a few milliseconds) to skip the heavy
 // queue: readers changing a seed never wait behind someone's ten-million-job sweep.
-const lightCost = 4_000_000
+const LightCost = 4_000_000
 
 // Runner runs experiments with a result cache (runs are deterministic, so a result never goes
 // stale), one flight per key, and a bound on concurrent heavy runs: a number of slots, and the
@@ -201,14 +201,14 @@ func (r *Runner) runNow(ctx context.Context, e *experiments.Experiment, p any, k
 }
 
 // Within runs work for the experiment named name under the run limits every run shares: a light
-// slot for work costing at most lightCost units, otherwise a heavy slot and need bytes of the
+// slot for work costing at most LightCost units, otherwise a heavy slot and need bytes of the
 // memory the heavy runs share, each waited for at most the queue wait, then the run timeout. A
 // wait ends early, with ErrStopping, when the server stops. Single runs, the runs behind "which
 // jobs?" and the spread over seeds all come through here, so no kind of work escapes the limits.
 func (r *Runner) Within(ctx context.Context, name string, cost, need int64, work func(context.Context) error) error {
 	slots := r.light
 	lane := "light"
-	if cost > lightCost {
+	if cost > LightCost {
 		slots, lane = r.heavy, "heavy"
 		if need > r.budget {
 			r.metrics.Rejected.WithLabelValues("memory").Inc()
@@ -263,4 +263,30 @@ func (r *Runner) Within(ctx context.Context, name string, cost, need int64, work
 		return fmt.Errorf("experiment %q: %w", name, err)
 	}
 	return nil
+}
+
+// Flight does work (named name, costing cost units and need bytes) within the run limits, one
+// flight per key, and caches what it answers under key: for work that is not an experiment's run
+// (a workbench check), whose caller looks in the cache and charges its client first. Errors are
+// never cached.
+func (r *Runner) Flight(ctx context.Context, key, name string, cost, need int64, work func(context.Context) (any, error)) (any, error) {
+	ch := r.flight.DoChan(key, func() (any, error) {
+		var v any
+		err := r.Within(ctx, name, cost, need, func(ctx context.Context) error {
+			var err error
+			v, err = work(ctx)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		r.cache.Add(key, v, false)
+		return v, nil
+	})
+	select {
+	case res := <-ch:
+		return res.Val, res.Err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }

@@ -197,6 +197,10 @@ function create(textarea) {
       highlightActiveLine(),
       indentUnit.of("    "),
       EditorState.tabSize.of(4),
+      // Long lines wrap rather than scroll sideways: on a phone a scroller inside the shadow root
+      // is a region a keyboard cannot reach (axe's scrollable-region-focusable), and a wrapped
+      // line keeps its one number in the gutter.
+      EditorView.lineWrapping,
       python(),
       theme.of(scheme(schemeIsDark())),
       lintGutter(),
