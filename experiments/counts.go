@@ -68,6 +68,9 @@ func Counts(result any) []Count {
 		for _, c := range r.Cells {
 			add(GridPoint(c.MaxDelay, c.Window), "escaped", n(c.Escaped))
 		}
+	case WindowTimeResult:
+		add("", "window_ids", n(r.WindowIDs))
+		add("", "delay_jobs", n(r.DelayJobs))
 	case OrderingsResult:
 		for _, row := range r.Rows {
 			p := string(row.Order)
