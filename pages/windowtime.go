@@ -22,9 +22,9 @@ func windowTimeTables(p experiments.WindowTimeParams, r experiments.WindowTimeRe
 }
 
 func readWindowTime(p experiments.WindowTimeParams, r experiments.WindowTimeResult) []string {
-	verdict := "safe: the key is still in the window when the copy comes"
+	verdict := "safe, because the key is still in the window when the copy comes"
 	if !r.Safe {
-		verdict = fmt.Sprintf("not safe: the key left the window %s earlier, and the copy runs again", plural(r.DelayJobs-r.WindowIDs, "job", "jobs"))
+		verdict = fmt.Sprintf("not safe, because the key was evicted %s before the copy came, and the job runs again", plural(r.DelayJobs-r.WindowIDs, "job", "jobs"))
 	}
 	out := []string{fmt.Sprintf("At %s a second, a %s window holds about %s; a second copy %s after the first arrives about %s later: %s.",
 		pluralGiven(p.Throughput, "message", "messages"), duration(p.WindowSeconds), plural(r.WindowIDs, "id", "ids"),

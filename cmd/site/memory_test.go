@@ -137,12 +137,22 @@ func TestMemoryLimit(t *testing.T) {
 // falling through to the small default unnoticed.
 func TestEveryExperimentHasAMemoryEstimate(t *testing.T) {
 	est := runMemory()
+	// window-time (issue 24) is arithmetic on three numbers, priced on purpose at the small
+	// default: its line in runMemory belongs to the owner of memory.go. Once it is there, this
+	// exemption fails the count below and must go.
+	small := map[string]bool{"window-time": true}
 	for _, e := range experiments.All() {
+		if small[e.Name] {
+			if m := memoryOf(e, e.Defaults()); m != smallRun {
+				t.Errorf("%s is priced at %d bytes, want the small default %d", e.Name, m, smallRun)
+			}
+			continue
+		}
 		if _, ok := est[e.Name]; !ok {
 			t.Errorf("experiment %q has no memory estimate in runMemory", e.Name)
 		}
 	}
-	if len(est) != len(experiments.All()) {
+	if len(est) != len(experiments.All())-len(small) {
 		t.Errorf("%d estimates for %d experiments: one names an experiment that does not exist", len(est), len(experiments.All()))
 	}
 }
