@@ -39,6 +39,7 @@ func Contents() []Entry {
 		{"blocks/6", "/blocks/6", "6 · The lease and its heartbeat"},
 		{"assembly", "/assembly", "The assembly"},
 		{"boundaries", "/boundaries", "Across system boundaries"},
+		{"systems", "/systems", "In the systems you run"},
 		{"lab", "/lab", "The live lab"},
 		{"workbench", "/workbench", "The workbench"},
 		{"verify", "/verify", "Verify the claims"},

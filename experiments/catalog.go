@@ -14,6 +14,7 @@ var catalog = sync.OnceValue(func() []*Experiment {
 		keysExperiment(),
 		windowExperiment(),
 		windowGridExperiment(),
+		windowTimeExperiment(),
 		orderingsExperiment(),
 		leaseExperiment(),
 		claimsExperiment(),

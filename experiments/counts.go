@@ -41,6 +41,13 @@ func (c *counter) add(point, name string, v int64) { *c = append(*c, Count{point
 
 func (c *counter) addFloat(point, name string, v float64) { *c = append(*c, Count{point, name, v}) }
 
+func windowTimeCounts(r WindowTimeResult) []Count {
+	var out counter
+	out.add("", "window_ids", r.WindowIDs)
+	out.add("", "delay_jobs", r.DelayJobs)
+	return out
+}
+
 func assemblyCounts(r AssemblyResult) []Count {
 	var out counter
 	for _, row := range r.Rows {

@@ -304,6 +304,7 @@ func TestCatalogDefaults(t *testing.T) {
 		"assembly": DefaultStreamParams(), "keys": DefaultStreamParams(), "orderings": DefaultStreamParams(),
 		"crash-sweep": DefaultCrashSweepParams(), "window": DefaultWindowParams(), "window-grid": DefaultWindowGridParams(),
 		"lease": DefaultLeaseParams(), "claims": DefaultClaimsParams(), "scale": DefaultScaleParams(), "outbox": DefaultOutboxParams(),
+		"window-time": DefaultWindowTimeParams(),
 	}
 	all := All()
 	if len(all) != len(typed) {

@@ -405,7 +405,7 @@ func TestSharedFields(t *testing.T) {
 		"crash-sweep": {"jobs"},
 		"window":      {"jobs", "crash_rate", "seed", "delay_seed"}, "window-grid": {"jobs", "crash_rate", "seed", "delay_seed"},
 		"claims": {"jobs", "crash_rate", "seed", "delay_seed"},
-		"lease":  nil, "scale": nil, "outbox": {"seed"},
+		"lease":  nil, "scale": nil, "outbox": {"seed"}, "window-time": nil,
 	}
 	stream := []Field{fieldJobs, fieldCrashRate, fieldSeed, fieldDelaySeed}
 	for _, e := range All() {

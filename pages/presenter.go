@@ -113,6 +113,7 @@ var presenters = sync.OnceValue(func() map[string]*Presenter {
 		present("keys", keysShows),
 		present("window", windowShows),
 		present("window-grid", windowGridShows),
+		present("window-time", windowTimeShows),
 		present("orderings", orderingsShows),
 		present("lease", leaseShows),
 		present("claims", claimsShows),

@@ -48,6 +48,8 @@ var countUnits = map[string]string{
 	"dedup_keys":                 "dedup keys held",
 	"dedup_store_bytes":          "bytes of dedup store",
 	"retry_peak_multiplier":      "times the usual load at a retry peak",
+	"window_ids":                 "ids the window holds",
+	"delay_jobs":                 "jobs between a message and its second copy",
 }
 
 // countUnit says what the count name of experiment counts, as a noun phrase.

@@ -32,6 +32,7 @@ func TestRoutes(t *testing.T) {
 		"blocks/6":   `id="exp-lease"`,
 		"assembly":   "dedup-transactional",
 		"boundaries": `id="exp-outbox"`,
+		"systems":    `id="exp-window-time"`,
 		"lab":        `action="/lab/runs"`,
 		"workbench":  `data-editor="starlark"`,
 		"verify":     "9/9 claims verified",
