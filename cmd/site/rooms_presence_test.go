@@ -103,6 +103,16 @@ func TestRosterFadesWithoutAnyChange(t *testing.T) {
 		t.Fatalf("Ada never showed as here: %v", err)
 	}
 	adaStream.close()
+	// The clock moves on only once the server has seen Ada's stream end (its leave is recorded
+	// before the stream count drops): a leave noticed after the jump would be stamped a minute
+	// late, and the frozen clock would then never let it fade.
+	deadline := time.Now().Add(30 * time.Second)
+	for s.streams.Load() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server still holds %d streams after Ada's closed", s.streams.Load())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	mu.Lock()
 	now = now.Add(time.Minute)
 	mu.Unlock()
