@@ -18,6 +18,17 @@ type Snapshot struct {
 	// At is when the snapshot was read, by the Service's clock: a member's stored LastSeen is
 	// judged against it, since nobody re-reads the room just because time passes.
 	At time.Time
+
+	seen map[string]time.Time // LastSeen by member id, made once so that a view costs O(members)
+}
+
+// indexed answers sn with its members' LastSeen indexed, which every view of it then shares.
+func (sn Snapshot) indexed() Snapshot {
+	sn.seen = make(map[string]time.Time, len(sn.Members))
+	for _, m := range sn.Members {
+		sn.seen[m.ID] = m.LastSeen
+	}
+	return sn
 }
 
 // Snapshot reads the room with this permanent id whole, in five store reads, closing it first if
@@ -43,7 +54,7 @@ func (s *Service) Snapshot(ctx context.Context, id string) (Snapshot, error) {
 	if sn.Pins, err = s.store.Pins(ctx, r.ID); err != nil {
 		return Snapshot{}, err
 	}
-	return sn, nil
+	return sn.indexed(), nil
 }
 
 // Caller resolves a key against the snapshot in memory, with Identify's answers: an empty key is
@@ -71,12 +82,15 @@ func (sn *Snapshot) Caller(key string, h Hash) (Caller, error) {
 // Present reports whether the snapshot's store says the member was seen within PresentWindow of
 // when it was read (another replica's streams keep that mark fresh).
 func (sn *Snapshot) Present(memberID string) bool {
-	for _, m := range sn.Members {
-		if m.ID == memberID {
-			return !m.LastSeen.IsZero() && sn.At.Sub(m.LastSeen) <= PresentWindow
+	t, ok := sn.seen[memberID]
+	if sn.seen == nil {
+		for _, m := range sn.Members {
+			if m.ID == memberID {
+				t, ok = m.LastSeen, true
+			}
 		}
 	}
-	return false
+	return ok && !t.IsZero() && sn.At.Sub(t) <= PresentWindow
 }
 
 // View builds the room as c may see it from the snapshot alone, by the rules State follows: a

@@ -83,7 +83,7 @@ func (s *Service) State(ctx context.Context, code, key string, present func(memb
 	if err != nil {
 		return View{}, err
 	}
-	stored := Snapshot{Members: ms, At: s.cfg.Now()}
+	stored := Snapshot{Members: ms, At: s.cfg.Now()}.indexed()
 	if live := present; live != nil {
 		present = func(id string) bool { return live(id) || stored.Present(id) }
 	} else {
