@@ -3,6 +3,7 @@ package rooms
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 )
 
@@ -20,14 +21,19 @@ type Snapshot struct {
 	At time.Time
 
 	seen map[string]time.Time // LastSeen by member id, made once so that a view costs O(members)
+	ix   *viewIndex           // what every view of the snapshot shares
+	keys map[Hash]int         // index in Members by key hash
 }
 
 // indexed answers sn with its members' LastSeen indexed, which every view of it then shares.
 func (sn Snapshot) indexed() Snapshot {
 	sn.seen = make(map[string]time.Time, len(sn.Members))
-	for _, m := range sn.Members {
+	sn.keys = make(map[Hash]int, len(sn.Members))
+	for i, m := range sn.Members {
 		sn.seen[m.ID] = m.LastSeen
+		sn.keys[m.TokenHash] = i
 	}
+	sn.ix = newViewIndex(sn.Members, sn.Guesses)
 	return sn
 }
 
@@ -67,16 +73,18 @@ func (sn *Snapshot) Caller(key string, h Hash) (Caller, error) {
 	if !sn.Room.HostKeyHash.IsZero() && sn.Room.HostKeyHash.Matches(key) {
 		return Caller{Role: AsHost}, nil
 	}
-	for _, m := range sn.Members {
-		if m.TokenHash != h || !m.TokenHash.Matches(key) {
-			continue
-		}
-		if m.Kicked {
-			return Caller{}, ErrKicked
-		}
+	i, ok := sn.keys[h]
+	if sn.keys == nil {
+		i = slices.IndexFunc(sn.Members, func(m Member) bool { return m.TokenHash == h })
+		ok = i >= 0
+	}
+	if !ok || !sn.Members[i].TokenHash.Matches(key) {
+		return Caller{}, ErrForbidden
+	}
+	if m := sn.Members[i]; !m.Kicked {
 		return Caller{Role: AsMember, Member: m}, nil
 	}
-	return Caller{}, ErrForbidden
+	return Caller{}, ErrKicked
 }
 
 // Present reports whether the snapshot's store says the member was seen within PresentWindow of
@@ -102,7 +110,7 @@ func (sn *Snapshot) View(c Caller, present func(memberID string) bool) View {
 	} else {
 		present = sn.Present
 	}
-	return buildView(sn.Room, sn.Members, sn.Rounds, sn.Guesses, sn.Pins, c, present)
+	return buildView(sn.Room, sn.Members, sn.Rounds, sn.Guesses, sn.Pins, c, present, sn.ix)
 }
 
 // closeIfIdle closes a room on the spot if it has been idle too long, so a room never looks open
