@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -403,7 +404,7 @@ func BenchmarkRoom300Guesses(b *testing.B) {
 // One op is one second of that; reads/s is the store reads the server made per second (before the
 // rooms' readers, each heartbeat cost 11, about 825 a second at the usual 20 s beat), and rss-MB
 // the process's VmRSS once every stream is open (the clients' half included, as in
-// BenchmarkRoomReveal1500Streams). Run it with
+// BenchmarkRoomReveal1500Streams), heap-MB the live heap after a collection then. Run it with
 //
 //	go test ./cmd/site -run '^$' -bench Idle1500 -benchtime 10x -timeout 10m
 func BenchmarkRoomIdle1500Streams(b *testing.B) {
@@ -423,6 +424,9 @@ func BenchmarkRoomIdle1500Streams(b *testing.B) {
 		b.Fatalf("%d streams open, want %d", n, nRooms*members)
 	}
 	rss := rssMB()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
 	before, start := s.rooms.StoreReads(), time.Now()
 	for b.Loop() {
 		time.Sleep(time.Second)
@@ -431,4 +435,5 @@ func BenchmarkRoomIdle1500Streams(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(s.rooms.StoreReads()-before)/time.Since(start).Seconds(), "reads/s")
 	b.ReportMetric(rss, "rss-MB")
+	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MB")
 }
