@@ -3,6 +3,7 @@ package rooms
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 )
 
@@ -18,6 +19,22 @@ type Snapshot struct {
 	// At is when the snapshot was read, by the Service's clock: a member's stored LastSeen is
 	// judged against it, since nobody re-reads the room just because time passes.
 	At time.Time
+
+	seen map[string]time.Time // LastSeen by member id, made once so that a view costs O(members)
+	ix   *viewIndex           // what every view of the snapshot shares
+	keys map[Hash]int         // index in Members by key hash
+}
+
+// indexed answers sn with its members' LastSeen indexed, which every view of it then shares.
+func (sn Snapshot) indexed() Snapshot {
+	sn.seen = make(map[string]time.Time, len(sn.Members))
+	sn.keys = make(map[Hash]int, len(sn.Members))
+	for i, m := range sn.Members {
+		sn.seen[m.ID] = m.LastSeen
+		sn.keys[m.TokenHash] = i
+	}
+	sn.ix = newViewIndex(sn.Members, sn.Guesses)
+	return sn
 }
 
 // Snapshot reads the room with this permanent id whole, in five store reads, closing it first if
@@ -43,7 +60,7 @@ func (s *Service) Snapshot(ctx context.Context, id string) (Snapshot, error) {
 	if sn.Pins, err = s.store.Pins(ctx, r.ID); err != nil {
 		return Snapshot{}, err
 	}
-	return sn, nil
+	return sn.indexed(), nil
 }
 
 // Caller resolves a key against the snapshot in memory, with Identify's answers: an empty key is
@@ -56,27 +73,32 @@ func (sn *Snapshot) Caller(key string, h Hash) (Caller, error) {
 	if !sn.Room.HostKeyHash.IsZero() && sn.Room.HostKeyHash.Matches(key) {
 		return Caller{Role: AsHost}, nil
 	}
-	for _, m := range sn.Members {
-		if m.TokenHash != h || !m.TokenHash.Matches(key) {
-			continue
-		}
-		if m.Kicked {
-			return Caller{}, ErrKicked
-		}
+	i, ok := sn.keys[h]
+	if sn.keys == nil {
+		i = slices.IndexFunc(sn.Members, func(m Member) bool { return m.TokenHash == h })
+		ok = i >= 0
+	}
+	if !ok || !sn.Members[i].TokenHash.Matches(key) {
+		return Caller{}, ErrForbidden
+	}
+	if m := sn.Members[i]; !m.Kicked {
 		return Caller{Role: AsMember, Member: m}, nil
 	}
-	return Caller{}, ErrForbidden
+	return Caller{}, ErrKicked
 }
 
 // Present reports whether the snapshot's store says the member was seen within PresentWindow of
 // when it was read (another replica's streams keep that mark fresh).
 func (sn *Snapshot) Present(memberID string) bool {
-	for _, m := range sn.Members {
-		if m.ID == memberID {
-			return !m.LastSeen.IsZero() && sn.At.Sub(m.LastSeen) <= PresentWindow
+	t, ok := sn.seen[memberID]
+	if sn.seen == nil {
+		for _, m := range sn.Members {
+			if m.ID == memberID {
+				t, ok = m.LastSeen, true
+			}
 		}
 	}
-	return false
+	return ok && !t.IsZero() && sn.At.Sub(t) <= PresentWindow
 }
 
 // View builds the room as c may see it from the snapshot alone, by the rules State follows: a
@@ -88,7 +110,7 @@ func (sn *Snapshot) View(c Caller, present func(memberID string) bool) View {
 	} else {
 		present = sn.Present
 	}
-	return buildView(sn.Room, sn.Members, sn.Rounds, sn.Guesses, sn.Pins, c, present)
+	return buildView(sn.Room, sn.Members, sn.Rounds, sn.Guesses, sn.Pins, c, present, sn.ix)
 }
 
 // closeIfIdle closes a room on the spot if it has been idle too long, so a room never looks open

@@ -83,7 +83,7 @@ func (s *Service) State(ctx context.Context, code, key string, present func(memb
 	if err != nil {
 		return View{}, err
 	}
-	stored := Snapshot{Members: ms, At: s.cfg.Now()}
+	stored := Snapshot{Members: ms, At: s.cfg.Now()}.indexed()
 	if live := present; live != nil {
 		present = func(id string) bool { return live(id) || stored.Present(id) }
 	} else {
@@ -92,7 +92,7 @@ func (s *Service) State(ctx context.Context, code, key string, present func(memb
 	if c.Role == Nobody {
 		// A join code is short enough to guess; knowing one must not reveal names or notes, so
 		// nothing more is read for nobody.
-		return buildView(r, ms, nil, nil, nil, c, present), nil
+		return buildView(r, ms, nil, nil, nil, c, present, nil), nil
 	}
 	rounds, err := s.store.Rounds(ctx, r.ID)
 	if err != nil {
@@ -106,19 +106,45 @@ func (s *Service) State(ctx context.Context, code, key string, present func(memb
 	if err != nil {
 		return View{}, err
 	}
-	return buildView(r, ms, rounds, guesses, pins, c, present), nil
+	return buildView(r, ms, rounds, guesses, pins, c, present, nil), nil
+}
+
+// viewIndex is what every caller's view of one room shares: a snapshot makes it once for all its
+// streams, so that each view costs its own caller's part and no more.
+type viewIndex struct {
+	seated map[string]string // id to name, members not kicked
+	names  map[string]string // id to name, every member
+	bySeq  map[int][]Guess   // the seated members' guesses by round
+}
+
+func newViewIndex(ms []Member, guesses []Guess) *viewIndex {
+	ix := &viewIndex{seated: make(map[string]string, len(ms)), names: make(map[string]string, len(ms)), bySeq: map[int][]Guess{}}
+	for _, m := range ms {
+		ix.names[m.ID] = m.Name
+		if !m.Kicked {
+			ix.seated[m.ID] = m.Name
+		}
+	}
+	for _, g := range guesses {
+		if _, ok := ix.seated[g.MemberID]; ok {
+			ix.bySeq[g.Seq] = append(ix.bySeq[g.Seq], g)
+		}
+	}
+	return ix
 }
 
 // buildView is the one place the rules of who sees what are applied, for State (read from the
-// store) and for a Snapshot (read once for every stream of the room) alike.
-func buildView(r Room, ms []Member, rounds []Round, guesses []Guess, pins []Pin, c Caller, present func(memberID string) bool) View {
+// store) and for a Snapshot (read once for every stream of the room) alike. ix may be nil.
+func buildView(r Room, ms []Member, rounds []Round, guesses []Guess, pins []Pin, c Caller, present func(memberID string) bool, ix *viewIndex) View {
+	if ix == nil {
+		ix = newViewIndex(ms, guesses)
+	}
 	v := View{Code: r.Code, Title: r.Title, Locked: r.Locked, Closed: r.Closed, Role: c.Role, RoomID: r.ID}
-	seated := map[string]string{} // id to name
+	seated := ix.seated
 	for _, m := range ms {
 		if m.Kicked {
 			continue
 		}
-		seated[m.ID] = m.Name
 		v.Seated++
 		e := RosterEntry{ID: m.ID, Name: m.Name, Present: present(m.ID)}
 		v.Roster = append(v.Roster, e)
@@ -132,19 +158,10 @@ func buildView(r Room, ms []Member, rounds []Round, guesses []Guess, pins []Pin,
 		return v
 	}
 	v.Presenting = r.Presenting
-	bySeq := map[int][]Guess{}
-	for _, g := range guesses {
-		if _, ok := seated[g.MemberID]; ok {
-			bySeq[g.Seq] = append(bySeq[g.Seq], g)
-		}
-	}
 	for _, rd := range rounds {
-		v.Rounds = append(v.Rounds, roundView(rd, bySeq[rd.Seq], seated, c))
+		v.Rounds = append(v.Rounds, roundView(rd, ix.bySeq[rd.Seq], seated, c))
 	}
-	names := map[string]string{}
-	for _, m := range ms {
-		names[m.ID] = m.Name
-	}
+	names := ix.names
 	for _, p := range pins {
 		if p.Hidden && c.Role != AsHost {
 			continue

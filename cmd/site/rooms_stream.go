@@ -85,7 +85,7 @@ func (s *server) live() *roomLive {
 
 // present is who this replica holds a stream of in room roomID, for a view read from the store.
 func (l *roomLive) present(roomID string) func(memberID string) bool {
-	return func(memberID string) bool { return l.presence.Here(roomID, memberID) }
+	return l.presence.Room(roomID)
 }
 
 // stream serves room r's events to the holder of key until the client goes, the room's hub
@@ -138,7 +138,6 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 		l.presence.Arrive(ctx, r.ID, m.ID, seen)
 		defer l.presence.Leave(r.ID, m.ID)
 	}
-	present := l.present(r.ID)
 
 	site := s.site("")
 	hash := rooms.HashKey(key)
@@ -181,7 +180,7 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 			// stream that would refuse it from now on.
 			return false, writeEvent(w, rc, "gone", "")
 		}
-		v := s.roomViewOf(ctx, site, f.Snapshot.View(caller, present), bar, "")
+		v := s.roomViewOf(ctx, site, f.Snapshot.View(caller, l.presence.Room(r.ID)), bar, "")
 		if err := s.addJoinQR(c.Request(), &v); err != nil {
 			return false, err
 		}

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -304,7 +305,8 @@ func openMemberStreams(tb testing.TB, ctx context.Context, base string, rs []loo
 // opens a round, waits until every stream shows it, then has all 300 members guess within one
 // second (member i at i/300 s); the latency of a stream is from the moment the last guess was sent
 // to the moment the stream shows "300 of 300 answered". p50-ms, p99-ms and max-ms are over every
-// stream of every op; reads/change is every store read the server made during the op (the
+// stream of every op; answered-ms is the longest wait, over the ops, from the last guess sent to
+// the last guess answered (what the store's one writer adds before any stream can know); reads/change is every store read the server made during the op (the
 // guesses' own included) per room change, which one reader per room keeps independent of the
 // number of streams (before it, each stream re-read the room, about 8 reads per stream per
 // change). Run it with
@@ -325,7 +327,7 @@ func BenchmarkRoom300Guesses(b *testing.B) {
 		clients[i] = memberClient()
 	}
 	host := memberClient()
-	var latencies []time.Duration
+	var latencies, answered []time.Duration
 	var reads, changes int64
 	for i := 0; b.Loop(); i++ {
 		before := s.rooms.StoreReads()
@@ -377,6 +379,7 @@ func BenchmarkRoom300Guesses(b *testing.B) {
 			})
 		}
 		guessing.Wait()
+		answered = append(answered, time.Since(time.Unix(0, lastSent.Load())))
 		done.Wait()
 		t0 := time.Unix(0, lastSent.Load())
 		for m := range members {
@@ -393,6 +396,7 @@ func BenchmarkRoom300Guesses(b *testing.B) {
 	b.ReportMetric(latencyMs(latencies, 0.99), "p99-ms")
 	b.ReportMetric(latencyMs(latencies, 1), "max-ms")
 	b.ReportMetric(float64(reads)/float64(changes), "reads/change")
+	b.ReportMetric(latencyMs(answered, 1), "answered-ms")
 }
 
 // BenchmarkRoomIdle1500Streams: 1,500 streams (50 rooms of 30 members) open on one instance and
@@ -400,7 +404,7 @@ func BenchmarkRoom300Guesses(b *testing.B) {
 // One op is one second of that; reads/s is the store reads the server made per second (before the
 // rooms' readers, each heartbeat cost 11, about 825 a second at the usual 20 s beat), and rss-MB
 // the process's VmRSS once every stream is open (the clients' half included, as in
-// BenchmarkRoomReveal1500Streams). Run it with
+// BenchmarkRoomReveal1500Streams), heap-MB the live heap after a collection then. Run it with
 //
 //	go test ./cmd/site -run '^$' -bench Idle1500 -benchtime 10x -timeout 10m
 func BenchmarkRoomIdle1500Streams(b *testing.B) {
@@ -420,6 +424,9 @@ func BenchmarkRoomIdle1500Streams(b *testing.B) {
 		b.Fatalf("%d streams open, want %d", n, nRooms*members)
 	}
 	rss := rssMB()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
 	before, start := s.rooms.StoreReads(), time.Now()
 	for b.Loop() {
 		time.Sleep(time.Second)
@@ -428,4 +435,5 @@ func BenchmarkRoomIdle1500Streams(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(s.rooms.StoreReads()-before)/time.Since(start).Seconds(), "reads/s")
 	b.ReportMetric(rss, "rss-MB")
+	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MB")
 }

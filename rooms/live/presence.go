@@ -17,7 +17,7 @@ type Presence struct {
 	cfg PresenceConfig
 
 	mu    sync.Mutex
-	marks map[seat]*mark
+	marks map[string]map[string]*mark // by room, then member
 }
 
 // PresenceConfig is what a Presence needs from the rooms: their clock, a way to write a mark and
@@ -32,9 +32,6 @@ type PresenceConfig struct {
 	// (20 s, the old heartbeat's pace): with Every, always under rooms.PresentWindow.
 	WriteEvery time.Duration
 }
-
-// seat is a member of a room.
-type seat struct{ room, member string }
 
 // mark is one member's presence on this replica.
 type mark struct {
@@ -51,7 +48,7 @@ func NewPresence(cfg PresenceConfig) *Presence {
 	if cfg.WriteEvery <= 0 {
 		cfg.WriteEvery = 20 * time.Second
 	}
-	return &Presence{cfg: cfg, marks: map[seat]*mark{}}
+	return &Presence{cfg: cfg, marks: map[string]map[string]*mark{}}
 }
 
 // Arrive records a member's stream opening here. elsewhere says the store already showed them
@@ -60,11 +57,15 @@ func NewPresence(cfg PresenceConfig) *Presence {
 func (p *Presence) Arrive(ctx context.Context, roomID, memberID string, elsewhere bool) {
 	now := p.cfg.Now()
 	p.mu.Lock()
-	k := seat{roomID, memberID}
-	m := p.marks[k]
+	room := p.marks[roomID]
+	if room == nil {
+		room = map[string]*mark{}
+		p.marks[roomID] = room
+	}
+	m := room[memberID]
 	if m == nil {
 		m = &mark{}
-		p.marks[k] = m
+		room[memberID] = m
 	}
 	here := m.open > 0 || !m.last.IsZero() && now.Sub(m.last) <= rooms.PresentWindow
 	m.open++
@@ -85,7 +86,7 @@ func (p *Presence) Beat(roomID, memberID string) {
 	now := p.cfg.Now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if m := p.marks[seat{roomID, memberID}]; m != nil {
+	if m := p.marks[roomID][memberID]; m != nil {
 		m.last = now
 	}
 }
@@ -96,7 +97,7 @@ func (p *Presence) Leave(roomID, memberID string) {
 	now := p.cfg.Now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if m := p.marks[seat{roomID, memberID}]; m != nil && m.open > 0 {
+	if m := p.marks[roomID][memberID]; m != nil && m.open > 0 {
 		m.open--
 		m.last = now
 	}
@@ -107,8 +108,23 @@ func (p *Presence) Here(roomID, memberID string) bool {
 	now := p.cfg.Now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	m := p.marks[seat{roomID, memberID}]
+	m := p.marks[roomID][memberID]
 	return m != nil && (m.open > 0 || now.Sub(m.last) <= rooms.PresentWindow)
+}
+
+// Room answers who is Here in room roomID as of now, taken in one step, so that a stream drawing a
+// roster of hundreds asks the lock once, not once a member.
+func (p *Presence) Room(roomID string) func(memberID string) bool {
+	now := p.cfg.Now()
+	p.mu.Lock()
+	here := make(map[string]bool, len(p.marks[roomID]))
+	for id, m := range p.marks[roomID] {
+		if m.open > 0 || now.Sub(m.last) <= rooms.PresentWindow {
+			here[id] = true
+		}
+	}
+	p.mu.Unlock()
+	return func(memberID string) bool { return here[memberID] }
 }
 
 // Run writes the marks of members held here every Every, and announces the rooms whose members
@@ -132,17 +148,23 @@ func (p *Presence) Run(ctx context.Context) {
 // the member fades on every replica.
 func (p *Presence) Flush(ctx context.Context) {
 	now := p.cfg.Now()
+	type seat struct{ room, member string }
 	var writes []seat
 	faded := map[string]bool{}
 	p.mu.Lock()
-	for k, m := range p.marks {
-		switch {
-		case m.open > 0 && now.Sub(m.written) >= p.cfg.WriteEvery:
-			m.written = now
-			writes = append(writes, k)
-		case m.open == 0 && now.Sub(m.last) > rooms.PresentWindow:
-			delete(p.marks, k)
-			faded[k.room] = true
+	for roomID, room := range p.marks {
+		for id, m := range room {
+			switch {
+			case m.open > 0 && now.Sub(m.written) >= p.cfg.WriteEvery:
+				m.written = now
+				writes = append(writes, seat{roomID, id})
+			case m.open == 0 && now.Sub(m.last) > rooms.PresentWindow:
+				delete(room, id)
+				faded[roomID] = true
+			}
+		}
+		if len(room) == 0 {
+			delete(p.marks, roomID)
 		}
 	}
 	p.mu.Unlock()
@@ -152,7 +174,7 @@ func (p *Presence) Flush(ctx context.Context) {
 		}
 		if err := p.cfg.Touch(ctx, k.room, k.member, now); err != nil {
 			p.mu.Lock()
-			if m := p.marks[k]; m != nil {
+			if m := p.marks[k.room][k.member]; m != nil {
 				m.written = time.Time{} // the store was out of reach: write it at the next round
 			}
 			p.mu.Unlock()

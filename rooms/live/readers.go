@@ -29,6 +29,10 @@ type ReadersConfig struct {
 	Refresh time.Duration
 	// Unavailable hears of every read that failed because the store was out of reach, for a metric.
 	Unavailable func()
+	// Gap is the least time between the starts of two reads of a room (100 ms): a class answering
+	// together makes hundreds of changes a second, and every snapshot is drawn by every stream, so
+	// the changes of one gap are read, and drawn, once.
+	Gap time.Duration
 }
 
 // Readers holds this replica's room readers: one per room that has at least one stream, started
@@ -49,6 +53,9 @@ func NewReaders(hub Hub, read ReadFunc, cfg ReadersConfig) *Readers {
 	}
 	if cfg.Refresh <= 0 {
 		cfg.Refresh = 5 * time.Minute
+	}
+	if cfg.Gap <= 0 {
+		cfg.Gap = 100 * time.Millisecond
 	}
 	return &Readers{hub: hub, read: read, cfg: cfg, rooms: map[string]*reader{}}
 }
@@ -175,7 +182,29 @@ func (rs *Readers) run(r *reader, changes <-chan struct{}, unsubscribe func()) {
 	defer retry.Stop()
 	refresh := time.NewTicker(rs.cfg.Refresh)
 	defer refresh.Stop()
+	var last time.Time
+	// pause keeps Gap between two reads, taking in every signal that arrives meanwhile (the read
+	// after it covers them); false means the reader is to stop.
+	pause := func() bool {
+		gap := time.NewTimer(time.Until(last.Add(rs.cfg.Gap)))
+		defer gap.Stop()
+		select {
+		case <-r.stop:
+			return false
+		case <-gap.C:
+		}
+		select {
+		case _, open := <-changes:
+			if !open {
+				rs.finish(r)
+				return false
+			}
+		default:
+		}
+		return true
+	}
 	read := func() {
+		last = time.Now()
 		r.mu.Lock()
 		r.started++
 		gen := r.started
@@ -213,14 +242,14 @@ func (rs *Readers) run(r *reader, changes <-chan struct{}, unsubscribe func()) {
 				rs.finish(r)
 				return
 			}
-			read()
 		case <-r.nudge:
-			read()
 		case <-retry.C:
-			read()
 		case <-refresh.C:
-			read()
 		}
+		if !pause() {
+			return
+		}
+		read()
 	}
 }
 
