@@ -54,14 +54,14 @@ FUZZTIME ?= 20s
 PAGEFUZZTIME ?= $(FUZZTIME)
 fuzz:
 	$(GO) test ./experiments -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./cmd/site -run '^$$' -fuzz '^FuzzPageQuery$$' -fuzztime $(PAGEFUZZTIME)
+	$(GO) test ./internal/site -run '^$$' -fuzz '^FuzzPageQuery$$' -fuzztime $(PAGEFUZZTIME)
 
 bench: assets
-	$(GO) test -run '^$$' -bench . -benchtime 20x ./experiments ./cmd/site
+	$(GO) test -run '^$$' -bench . -benchtime 20x ./experiments ./internal/site
 
 # Loopback load test: 64 clients for 20 s against an in-process server; prints the figures.
 load: assets
-	$(GO) test ./cmd/site -run '^TestLoad$$' -count=1 -v -timeout 5m -args -load
+	$(GO) test ./internal/site -run '^TestLoad$$' -count=1 -v -timeout 5m -args -load
 
 clean:
 	rm -rf bin static/lib

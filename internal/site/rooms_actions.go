@@ -1,0 +1,322 @@
+package site
+
+// What hosts and members do in a room from its pages: every action is a POST of a small form.
+// With script, htmx posts it and the room's stream redraws what changed (204 on success; 422 with
+// the reason, shown beside the form, on a refusal). Without script the form posts as it is and
+// the answer is a 303 back to the page it came from, or an error page that says why.
+
+import (
+	"context"
+	"fmt"
+	"html"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"effectivelyonce/experiments"
+	"effectivelyonce/internal/web"
+	"effectivelyonce/pages"
+	"effectivelyonce/rooms"
+)
+
+// roomDo is one action: it acts in room r with the caller's key and the posted form.
+type roomDo func(ctx context.Context, c echo.Context, r rooms.Room, key string) error
+
+// roomAction wraps an action of a room's page: it finds the room by its id, takes the caller's
+// key from their cookie, and answers as the package comment says.
+func (s *server) roomAction(do roomDo) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		r, err := s.rooms.RoomByID(ctx, c.Param("id"))
+		if err == nil {
+			key := s.roomKey(c, r.ID)
+			if err = s.admitChange(ctx, key); err == nil {
+				err = do(ctx, c, r, key)
+			}
+		}
+		if err != nil {
+			return s.refuseAction(c, err)
+		}
+		if c.Response().Committed {
+			return nil
+		}
+		if web.HTMXOf(c.Request()).Active {
+			return c.NoContent(http.StatusNoContent)
+		}
+		back := s.cfg.BasePath + "/rooms/" + r.ID
+		if p, err := rooms.CleanPath("return", c.FormValue("return")); err == nil {
+			back = s.cfg.BasePath + p
+		}
+		return c.Redirect(http.StatusSeeOther, back)
+	}
+}
+
+// refuseAction answers a refused action: for htmx, the reason alone (escaped) with 422, which
+// htmx swaps in beside the form; otherwise the error page handleError draws.
+func (s *server) refuseAction(c echo.Context, err error) error {
+	err = roomError(err)
+	var he *web.Error
+	if !web.As(err, &he) || !web.HTMXOf(c.Request()).Active {
+		return err
+	}
+	msg := he.Msg
+	if f := errorField(he.Err); f != "" && !strings.Contains(msg, f) && f != "code" && f != "round" && f != "seq" {
+		msg = f + ": " + msg
+	}
+	if he.RetryAfter > 0 { // a limit: say when the action will be taken again
+		c.Response().Header().Set("Retry-After", strconv.Itoa(web.RetrySeconds(he.RetryAfter)))
+		msg = fmt.Sprintf("%s Try again in %d s", strings.TrimSuffix(msg, "."), web.RetrySeconds(he.RetryAfter))
+	}
+	return c.HTML(http.StatusUnprocessableEntity, html.EscapeString(pages.SayCap(strings.TrimSuffix(msg, ".")))+".")
+}
+
+// confirmFirst makes an action that cannot be undone ask first. With script, app.js asks (the
+// form's data-confirm) and the form carries confirmed=yes once the reader agreed; without, the
+// form posts without it and the answer is a page that asks, whose button posts the same fields
+// again with confirmed=yes. question says what is asked, and refuses early a caller who may not
+// do this at all.
+func (s *server) confirmFirst(question func(ctx context.Context, c echo.Context, r rooms.Room, key string) (string, error), do roomDo) roomDo {
+	return func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+		if c.FormValue("confirmed") == "yes" {
+			return do(ctx, c, r, key)
+		}
+		q, err := question(ctx, c, r, key)
+		if err != nil {
+			return err
+		}
+		if web.HTMXOf(c.Request()).Active {
+			return &web.Error{Status: http.StatusBadRequest, Msg: "this action asks to be confirmed first"}
+		}
+		form, err := c.FormParams()
+		if err != nil {
+			return err
+		}
+		site := s.site("")
+		site.InRoom = true
+		v := pages.ConfirmView{Site: site, Title: r.Title, Question: q, Action: c.Request().URL.Path, Back: site.URL("/rooms/" + r.ID)}
+		for _, k := range slices.Sorted(maps.Keys(form)) {
+			if k != "confirmed" {
+				v.Fields = append(v.Fields, pages.Hidden{Name: k, Value: form.Get(k)})
+			}
+		}
+		c.Response().Header().Set("Cache-Control", "no-store")
+		return web.Render(c, http.StatusOK, pages.Layout(site, r.Title, pages.ConfirmAction(v)))
+	}
+}
+
+// hostQuestion is a confirmation's question for the host alone: anyone else is refused before
+// being asked.
+func (s *server) hostQuestion(ask func(c echo.Context, st rooms.View) (string, error)) func(context.Context, echo.Context, rooms.Room, string) (string, error) {
+	return func(ctx context.Context, c echo.Context, r rooms.Room, key string) (string, error) {
+		st, err := s.rooms.State(ctx, r.Code, key, nil)
+		if err != nil {
+			return "", err
+		}
+		if st.Role != rooms.AsHost {
+			return "", rooms.ErrForbidden
+		}
+		return ask(c, st)
+	}
+}
+
+// formNumber reads a number a person typed, with thousands separators as the notebook's own
+// forms take them (1,200 or 1 200). A comma that does not group thousands ("0,5") is refused
+// rather than read as 5, which a member writing a decimal comma could not notice.
+func formNumber(field, s string) (float64, error) {
+	notNumber := &rooms.FieldError{Field: field, Err: rooms.ErrInvalid, Message: "a number is needed here, like 1200 or 0.5"}
+	s = strings.TrimSpace(s)
+	if s == "" || strings.Trim(s, "0123456789+-.eE,_ \u00a0\u2009\u202f") != "" {
+		return 0, notNumber
+	}
+	plain, ok := experiments.Ungroup(strings.ReplaceAll(s, " ", "\u00a0"))
+	if !ok {
+		return 0, &rooms.FieldError{Field: field, Err: rooms.ErrInvalid, Message: "write decimals with a point (0.5); commas only group thousands (1,200)"}
+	}
+	v, err := strconv.ParseFloat(plain, 64)
+	if err != nil {
+		return 0, notNumber
+	}
+	return v, nil
+}
+
+// roundFormFields are the fields of the form that opens a round, in the order the form shows them.
+var roundFormFields = []string{"question", "text", "unit", "min", "max", "number", "experiment", "params", "measure", "point"}
+
+// firstInForm is the refusal a form shows when several of its fields are wrong: the one whose field
+// comes first in the form (fields in order), so that the same mistakes always get the same
+// answer, the one nearest the top of the form.
+func firstInForm(refused []error, fields []string) error {
+	at := func(err error) int {
+		if i := slices.Index(fields, errorField(err)); i >= 0 {
+			return i
+		}
+		return len(fields)
+	}
+	first := refused[0]
+	for _, err := range refused[1:] {
+		if at(err) < at(first) {
+			first = err
+		}
+	}
+	return first
+}
+
+func (s *server) roomActions() map[string]roomDo {
+	return map[string]roomDo{
+		"/rounds": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			in := roundIn{Experiment: c.FormValue("experiment"), Params: c.FormValue("params"), Measure: c.FormValue("measure"),
+				Point: c.FormValue("point"), Text: c.FormValue("text"), Unit: c.FormValue("unit")}
+			if number := c.FormValue("number"); number != "" {
+				// One choice of the host's list: the experiment, its parameters, the count, its row.
+				v, err := url.ParseQuery(number)
+				if err != nil {
+					return &rooms.FieldError{Field: "number", Err: rooms.ErrInvalid, Message: "pick a number from the list"}
+				}
+				in = roundIn{Experiment: v.Get("experiment"), Params: v.Get("params"), Measure: v.Get("measure"), Point: v.Get("point")}
+			}
+			if q := c.FormValue("question"); q != "custom" {
+				in.Question = q
+			}
+			var refused []error
+			for _, bound := range []struct {
+				field string
+				dst   **float64
+			}{{"min", &in.Min}, {"max", &in.Max}} {
+				if raw := c.FormValue(bound.field); strings.TrimSpace(raw) != "" && in.Question == "" && in.Experiment == "" {
+					v, err := formNumber(bound.field, raw)
+					if err != nil {
+						refused = append(refused, err)
+						continue
+					}
+					*bound.dst = &v
+				}
+			}
+			// The question is checked whole even when a bound did not parse, so that a wrong
+			// field above the bounds is the one reported.
+			q, err := s.checkedQuestion(ctx, in)
+			if err == nil {
+				_, err = q.Normalize()
+			}
+			if err != nil {
+				refused = append(refused, err)
+			}
+			if len(refused) > 0 {
+				return firstInForm(refused, roundFormFields)
+			}
+			_, err = s.rooms.OpenRound(ctx, r.Code, key, q)
+			return err
+		},
+		"/rounds/:seq/guess": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			seq, err := roundSeq(c)
+			if err != nil {
+				return err
+			}
+			v, err := formNumber("value", c.FormValue("value"))
+			if err != nil {
+				return err
+			}
+			return s.rooms.Guess(ctx, r.Code, key, seq, v)
+		},
+		"/rounds/:seq/lock": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			seq, err := roundSeq(c)
+			if err != nil {
+				return err
+			}
+			_, err = s.rooms.LockRound(ctx, r.Code, key, seq)
+			return err
+		},
+		"/rounds/:seq/reveal": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			seq, err := roundSeq(c)
+			if err != nil {
+				return err
+			}
+			var measured *float64
+			if raw := c.FormValue("measured"); raw != "" {
+				v, err := formNumber("measured", raw)
+				if err != nil {
+					return err
+				}
+				measured = &v
+			}
+			_, err = s.rooms.Reveal(ctx, r.Code, key, seq, s.measurer(measured))
+			return err
+		},
+		"/rounds/:seq/names": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			seq, err := roundSeq(c)
+			if err != nil {
+				return err
+			}
+			return s.rooms.SetNamesVisible(ctx, r.Code, key, seq, c.FormValue("visible") == "true")
+		},
+		"/pins": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			_, err := s.rooms.AddPin(ctx, r.Code, key, strings.TrimPrefix(c.FormValue("path"), s.cfg.BasePath), c.FormValue("note"))
+			return err
+		},
+		"/pins/:pin/hidden": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			return s.rooms.SetPinHidden(ctx, r.Code, key, c.Param("pin"), c.FormValue("hidden") == "true")
+		},
+		"/present": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			return s.present(ctx, r.Code, key, strings.TrimPrefix(c.FormValue("path"), s.cfg.BasePath))
+		},
+		// Removing a member cannot be undone (their name stays taken), so the host is asked first.
+		"/members/:member/kick": s.confirmFirst(s.hostQuestion(func(c echo.Context, st rooms.View) (string, error) {
+			for _, m := range st.Roster {
+				if m.ID == c.Param("member") {
+					return pages.KickQuestion(m.Name), nil
+				}
+			}
+			return "", rooms.ErrNotFound
+		}), func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			return s.rooms.Kick(ctx, r.Code, key, c.Param("member"))
+		}),
+		"/close": s.confirmFirst(s.hostQuestion(func(echo.Context, rooms.View) (string, error) {
+			return pages.CloseQuestion, nil
+		}), func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			return s.rooms.CloseRoom(ctx, r.Code, key)
+		}),
+		"/locked": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			return s.rooms.SetLocked(ctx, r.Code, key, c.FormValue("locked") == "true")
+		},
+		"/code": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			_, err := s.rooms.RotateCode(ctx, r.Code, key)
+			return err
+		},
+		// A host link is shown on a page of its own, which the link's cookie lets a reload show
+		// again: these actions answer a redirect there, with script or without.
+		"/host-link": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			token, expires, err := s.rooms.NewHostLink(ctx, r.Code, key)
+			if err != nil {
+				return err
+			}
+			return s.showHostLink(c, r.ID, token, expires, "")
+		},
+		"/host-key": s.confirmFirst(s.hostQuestion(func(echo.Context, rooms.View) (string, error) {
+			return pages.HostKeyQuestion, nil
+		}), func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			fresh, err := s.rooms.RotateHostKey(ctx, r.Code, key)
+			if err != nil {
+				return err
+			}
+			s.setRoomCookies(c, r.ID, hostCookie, fresh)
+			token, expires, err := s.rooms.NewHostLink(ctx, r.Code, fresh)
+			if err != nil {
+				return err
+			}
+			return s.showHostLink(c, r.ID, token, expires, "replaced")
+		}),
+		// Leaving hides the room bar from the notebook; the seat stays, so coming back to the
+		// room's page (or the join link) brings the member back under the same name.
+		"/leave": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			if s.currentRoom(c) == r.ID {
+				s.cookie(c, currentCookie, "", -time.Second)
+			}
+			return nil
+		},
+	}
+}

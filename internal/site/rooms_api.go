@@ -1,0 +1,503 @@
+package site
+
+// The study rooms' JSON API: a host scripts a session with it, and the tests drive the whole flow
+// through it without a browser. Every handler reads the caller's key from the Authorization
+// header and leaves the question of who may do what to rooms.Service; refusals become statuses in
+// roomError, and handleError writes them in the API's {"errors":[...]} shape.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"effectivelyonce/experiments"
+	"effectivelyonce/internal/web"
+	"effectivelyonce/pages"
+	"effectivelyonce/rooms"
+)
+
+// roomBodyLimit bounds the body of every room POST and PUT: the largest thing a body carries is
+// a note of 140 characters or a question's parameters, so 8 KB is room to spare.
+const roomBodyLimit = "8K"
+
+// bearerKey is the key in "Authorization: Bearer KEY", or "" for an anonymous caller. A header,
+// never the query string, so that no key reaches the request log or a proxy's.
+func bearerKey(r *http.Request) string {
+	h := r.Header.Get("Authorization")
+	if len(h) > 7 && strings.EqualFold(h[:7], "Bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return ""
+}
+
+// readJSON decodes a request body into v, refusing unknown fields so that a typo in a script is
+// an error rather than a silent default. An empty body is allowed when optional is set.
+func readJSON(r *http.Request, v any, optional bool) error {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil || (optional && errors.Is(err, io.EOF)) {
+		return nil
+	}
+	var ee *echo.HTTPError
+	if errors.As(err, &ee) { // the body limit, which answers 413 itself
+		return ee
+	}
+	return &web.Error{Status: http.StatusBadRequest, Msg: "the body is not the JSON object this route takes", Err: err}
+}
+
+// roomError turns a refusal of rooms.Service into the status it deserves; the message a person
+// reads comes from the rooms' FieldError when there is one. Anything else is left as it is, a
+// fault of the server's that handleError logs.
+func roomError(err error) error {
+	status := 0
+	msg := ""
+	switch {
+	case errors.Is(err, rooms.ErrUnavailable):
+		// Logged once by handleError, as every 5xx; the reader is told to come back shortly.
+		return &web.Error{Status: http.StatusServiceUnavailable, RetryAfter: 5 * time.Second, Err: err,
+			Msg: "The study rooms' database cannot be reached just now (it may be restarting)."}
+	case errors.Is(err, rooms.ErrNotFound):
+		status, msg = http.StatusNotFound, "no room with this code"
+	case errors.Is(err, rooms.ErrTaken):
+		status, msg = http.StatusConflict, "this name is taken in the room"
+	case errors.Is(err, rooms.ErrRoomLocked):
+		status, msg = http.StatusForbidden, "the room is locked to new members"
+	case errors.Is(err, rooms.ErrKicked):
+		status, msg = http.StatusForbidden, "the host removed this member from the room"
+	case errors.Is(err, rooms.ErrForbidden):
+		status, msg = http.StatusForbidden, "this key may not do that in this room"
+	case errors.Is(err, rooms.ErrRoundState):
+		status, msg = http.StatusConflict, "the round is not open to this any more"
+	case errors.Is(err, rooms.ErrInvalid):
+		status, msg = http.StatusBadRequest, "a value is not valid"
+	case errors.Is(err, rooms.ErrLimit):
+		status, msg = http.StatusConflict, err.Error()
+	case errors.Is(err, rooms.ErrRoomClosed):
+		status, msg = http.StatusGone, "the room is closed; its host can still export it"
+	default:
+		return err
+	}
+	var fe *rooms.FieldError
+	if errors.As(err, &fe) {
+		msg = fe.Message
+	}
+	return &web.Error{Status: status, Msg: msg, Err: err}
+}
+
+// errorField names the field a refusal concerns, for the {"field","message"} entry.
+func errorField(err error) string {
+	var fe *rooms.FieldError
+	if errors.As(err, &fe) {
+		return fe.Field
+	}
+	var le *rooms.LimitError
+	if errors.As(err, &le) {
+		return le.Field
+	}
+	return ""
+}
+
+// handleRoomCreate handles "POST /api/rooms": 201 with the join code and the host key. The key is
+// in this body only, never in a URL, since URLs end up in logs and browser history: host_url
+// carries a single-use token for a browser instead (see rooms_hostlink.go).
+func (s *server) handleRoomCreate() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		var in struct {
+			Title string `json:"title"`
+		}
+		if err := readJSON(c.Request(), &in, false); err != nil {
+			return err
+		}
+		if err := s.admitRoom(c.Request().Context(), s.roomCreates, "Too many study rooms created from your network address this hour."); err != nil {
+			return err
+		}
+		cr, err := s.rooms.CreateRoom(c.Request().Context(), in.Title)
+		if err != nil {
+			return s.createRefusal(err)
+		}
+		base := s.cfg.BasePath
+		c.Response().Header().Set("Cache-Control", "no-store") // the answer holds the host key
+		return c.JSON(http.StatusCreated, map[string]string{
+			"code":     cr.Room.Code,
+			"join_url": s.origin(c.Request()) + base + "/j/" + cr.Room.Code,
+			"host_url": s.hostLink(c.Request(), cr.Room.ID, cr.LinkToken),
+			"host_key": cr.HostKey,
+		})
+	}
+}
+
+// createRefusal is roomError for opening a room: when the instance already has its most open
+// rooms, the host is not at fault and a place comes free soon (a room nobody joins closes after
+// UnjoinedClose), so the answer is a 503 that says when to try again and why.
+func (s *server) createRefusal(err error) error {
+	var le *rooms.LimitError
+	if !errors.As(err, &le) || le.Field != "rooms" {
+		return roomError(err)
+	}
+	rc := s.rooms.Config()
+	return &web.Error{Status: http.StatusServiceUnavailable, RetryAfter: time.Minute, Err: err,
+		Msg: fmt.Sprintf("This instance already has %s open, the most it allows, so yours cannot start just now. A room nobody joins closes %s after it was last used, so a place comes free soon: try again in a minute. If none does, ask whoever runs the instance to raise OPEN_ROOMS.",
+			roomsWord(le.Max), durationWords(rc.UnjoinedClose))}
+}
+
+// roomsWord writes a number of study rooms: "1 study room", "1,200 study rooms".
+func roomsWord(n int) string {
+	if n == 1 {
+		return "1 study room"
+	}
+	return experiments.Thousands(int64(n)) + " study rooms"
+}
+
+// durationWords writes a lifetime for a sentence: "an hour", "90 minutes", "2 hours".
+func durationWords(d time.Duration) string {
+	switch {
+	case d == time.Hour:
+		return "an hour"
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%d hours", d/time.Hour)
+	default:
+		return fmt.Sprintf("%d minutes", max(1, d/time.Minute))
+	}
+}
+
+// handleRoomJoin handles "POST /api/rooms/:code/members": 201 with the new member's key.
+func (s *server) handleRoomJoin() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		var in struct {
+			Name string `json:"name"`
+		}
+		if err := readJSON(c.Request(), &in, false); err != nil {
+			return err
+		}
+		if err := s.admitRoom(c.Request().Context(), s.roomJoins, "Too many joins from your network address in the last minute."); err != nil {
+			return err
+		}
+		j, err := s.rooms.Join(c.Request().Context(), c.Param("code"), in.Name)
+		if err != nil {
+			return roomError(err)
+		}
+		return c.JSON(http.StatusCreated, map[string]string{"member_key": j.MemberKey, "id": j.Member.ID})
+	}
+}
+
+// handleRoomKick handles "DELETE /api/rooms/:code/members/:member" (host): the member's key stops
+// working at once.
+func (s *server) handleRoomKick() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if err := s.rooms.Kick(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), c.Param("member")); err != nil {
+			return roomError(err)
+		}
+		return c.NoContent(http.StatusNoContent)
+	}
+}
+
+// handleRoomLocked handles "PUT /api/rooms/:code/locked" (host) with {"locked": true|false}:
+// a locked room seats nobody new.
+func (s *server) handleRoomLocked() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		var in struct {
+			Locked bool `json:"locked"`
+		}
+		if err := readJSON(c.Request(), &in, false); err != nil {
+			return err
+		}
+		if err := s.rooms.SetLocked(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), in.Locked); err != nil {
+			return roomError(err)
+		}
+		return c.NoContent(http.StatusNoContent)
+	}
+}
+
+// handleRoomState handles "GET /api/rooms/:code": the room as the caller's key lets them see it.
+func (s *server) handleRoomState() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		v, err := s.rooms.State(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), nil)
+		if err != nil {
+			return roomError(err)
+		}
+		return c.JSON(http.StatusOK, roomJSONOf(v))
+	}
+}
+
+// handleRoundOpen handles "POST /api/rooms/:code/rounds" (host): 201 with the round's number.
+func (s *server) handleRoundOpen() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		var in roundIn
+		if err := readJSON(c.Request(), &in, false); err != nil {
+			return err
+		}
+		q, err := s.checkedQuestion(c.Request().Context(), in)
+		if err != nil {
+			return err
+		}
+		rd, err := s.rooms.OpenRound(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), q)
+		if err != nil {
+			return roomError(err)
+		}
+		return c.JSON(http.StatusCreated, map[string]int{"seq": rd.Seq})
+	}
+}
+
+// roundSeq reads the round number from the path; a number that is no round's is a 404 naming
+// the path's "seq".
+func roundSeq(c echo.Context) (int, error) {
+	n, err := strconv.Atoi(c.Param("seq"))
+	if err != nil || n < 1 {
+		return 0, roomError(&rooms.FieldError{Field: "seq", Message: "rounds are numbered from 1", Err: rooms.ErrNotFound})
+	}
+	return n, nil
+}
+
+// handleGuess handles "PUT /api/rooms/:code/rounds/:seq/guess" (member) with {"value"}: a member
+// may change their guess until the round is locked, then 409.
+func (s *server) handleGuess() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		seq, err := roundSeq(c)
+		if err != nil {
+			return err
+		}
+		var in struct {
+			Value *float64 `json:"value"`
+		}
+		if err := readJSON(c.Request(), &in, false); err != nil {
+			return err
+		}
+		if in.Value == nil {
+			return &web.Error{Status: http.StatusBadRequest, Msg: "a guess needs a value"}
+		}
+		if err := s.rooms.Guess(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), seq, *in.Value); err != nil {
+			return roomError(err)
+		}
+		return c.NoContent(http.StatusNoContent)
+	}
+}
+
+// handleRoundLock handles "POST /api/rooms/:code/rounds/:seq/lock" (host): no more guesses.
+func (s *server) handleRoundLock() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		seq, err := roundSeq(c)
+		if err != nil {
+			return err
+		}
+		rd, err := s.rooms.LockRound(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), seq)
+		if err != nil {
+			return roomError(err)
+		}
+		return c.JSON(http.StatusOK, map[string]any{"seq": rd.Seq, "state": rd.State})
+	}
+}
+
+// handleRoundReveal handles "POST /api/rooms/:code/rounds/:seq/reveal" (host): it locks the round
+// if it is open, measures the truth on the server, and answers the revealed round. A custom
+// question has no experiment, so its host sends the true value: {"measured": 42}.
+func (s *server) handleRoundReveal() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		seq, err := roundSeq(c)
+		if err != nil {
+			return err
+		}
+		var in struct {
+			Measured *float64 `json:"measured"`
+		}
+		if err := readJSON(c.Request(), &in, true); err != nil {
+			return err
+		}
+		ctx, code, key := c.Request().Context(), c.Param("code"), bearerKey(c.Request())
+		if _, err := s.rooms.Reveal(ctx, code, key, seq, s.measurer(in.Measured)); err != nil {
+			return roomError(err)
+		}
+		v, err := s.rooms.State(ctx, code, key, nil)
+		if err != nil {
+			return roomError(err)
+		}
+		for _, rd := range v.Rounds {
+			if rd.Seq == seq && rd.Result != nil {
+				return c.JSON(http.StatusOK, resultJSONOf(rd.Result))
+			}
+		}
+		return roomError(&rooms.FieldError{Field: "seq", Message: "the room has no round with this number", Err: rooms.ErrNotFound})
+	}
+}
+
+// measurer measures a round's truth on the server, or, for a custom question, takes the value
+// its host sent.
+func (s *server) measurer(measured *float64) rooms.Measurer {
+	return rooms.MeasureFunc(func(ctx context.Context, q rooms.Question) (float64, error) {
+		if q.Kind == rooms.KindCustom {
+			if measured == nil {
+				return 0, &rooms.FieldError{Field: "measured", Message: "a custom question's true value comes from its host", Err: rooms.ErrInvalid}
+			}
+			return *measured, nil
+		}
+		return s.measure(ctx, q)
+	})
+}
+
+// handlePin handles "POST /api/rooms/:code/pins" (member) with {"path","note"}: 201 with the pin.
+func (s *server) handlePin() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		var in struct {
+			Path string `json:"path"`
+			Note string `json:"note"`
+		}
+		if err := readJSON(c.Request(), &in, false); err != nil {
+			return err
+		}
+		p, err := s.rooms.AddPin(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), in.Path, in.Note)
+		if err != nil {
+			return roomError(err)
+		}
+		return c.JSON(http.StatusCreated, map[string]string{"id": p.ID, "path": p.Path, "note": p.Note})
+	}
+}
+
+// handlePresent handles "POST /api/rooms/:code/present" (host) with {"path"}: the page followers
+// open; an empty path stops presenting.
+func (s *server) handlePresent() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		var in struct {
+			Path string `json:"path"`
+		}
+		if err := readJSON(c.Request(), &in, false); err != nil {
+			return err
+		}
+		if err := s.present(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), in.Path); err != nil {
+			return roomError(err)
+		}
+		return c.NoContent(http.StatusNoContent)
+	}
+}
+
+// handleRoomExport handles "GET /api/rooms/:code/export" (host), as JSON or, with format=csv, as
+// one CSV table; both are downloads named after the room's code.
+func (s *server) handleRoomExport() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		return s.writeExport(c, c.Param("code"), bearerKey(c.Request()))
+	}
+}
+
+// handleRoomPageExport handles "GET /rooms/:id/export": the same download for the host's browser.
+func (s *server) handleRoomPageExport() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r, err := s.rooms.RoomByID(c.Request().Context(), c.Param("id"))
+		if err != nil {
+			return roomError(err)
+		}
+		return s.writeExport(c, r.Code, s.roomKey(c, r.ID))
+	}
+}
+
+func (s *server) writeExport(c echo.Context, code, key string) error {
+	format := c.QueryParam("format")
+	if format == "" {
+		format = "json"
+	}
+	if format != "json" && format != "csv" {
+		return &web.Error{Status: http.StatusBadRequest, Msg: "format must be json or csv"}
+	}
+	ex, err := s.rooms.Export(c.Request().Context(), code, key)
+	if err != nil {
+		return roomError(err)
+	}
+	c.Response().Header().Set("Content-Disposition", `attachment; filename="room-`+ex.Code+`.`+format+`"`)
+	c.Response().Header().Set("Cache-Control", "no-store")
+	ex.Version = pages.Version()
+	if format == "json" {
+		return c.JSON(http.StatusOK, ex)
+	}
+	// The version as a comment line above the table, as the experiments' CSV carries it.
+	buf := bytes.NewBufferString("# version=" + pages.Version() + "\r\n")
+	if err := ex.WriteCSV(buf); err != nil {
+		return err
+	}
+	return c.Blob(http.StatusOK, "text/csv; charset=utf-8", buf.Bytes())
+}
+
+// codeGate stands before every route that takes a join code: the code is looked up by
+// lookUpCode, so that an address over its allowance is refused before anyone knows whether its
+// code is right, and a code that finds no room is answered here.
+func (s *server) codeGate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if _, err := s.lookUpCode(c.Request().Context(), c.Param("code")); err != nil {
+			return roomError(err)
+		}
+		return next(c)
+	}
+}
+
+// lookUpCode finds the room of a join code as typed, charged to the client's join allowance. The
+// charge is taken before the look-up and given back when the code finds its room: a code is short
+// enough to guess and a hit tells its title, so an address over its allowance must get the same
+// 429 for a right code as for a wrong one (an answer that differed would let it go on testing
+// codes at server speed), and concurrent guesses must each find a token to take.
+func (s *server) lookUpCode(ctx context.Context, code string) (rooms.Room, error) {
+	if err := s.admitRoom(ctx, s.roomJoins, "Too many join codes tried from your network address in the last minute."); err != nil {
+		return rooms.Room{}, err
+	}
+	r, err := s.rooms.RoomByCode(ctx, code)
+	if !codeMissed(err) {
+		s.roomJoins.Refund(web.ClientOf(ctx), 1)
+	}
+	return r, err
+}
+
+// codeMissed tells a join code that finds no room (or is no code at all) from every other answer.
+func codeMissed(err error) bool {
+	var fe *rooms.FieldError
+	return errors.As(err, &fe) && fe.Field == "code" && (errors.Is(err, rooms.ErrNotFound) || errors.Is(err, rooms.ErrInvalid))
+}
+
+// admitRoom charges one room creation, join or code look-up to the client of ctx; a refusal is a
+// 429 that says when to try again. A join is charged before its code is looked up, and never given
+// back, so guessing codes costs the same allowance as joining.
+func (s *server) admitRoom(ctx context.Context, l *web.RateLimiter[netip.Addr], msg string) error {
+	ok, wait := l.Allow(web.ClientOf(ctx))
+	if ok {
+		return nil
+	}
+	s.metrics.Rejected.WithLabelValues("rooms_rate_limited").Inc()
+	return &web.Error{Status: http.StatusTooManyRequests, RetryAfter: wait, Msg: msg}
+}
+
+// roomChangeBurst is how many changes one key may make at once: a sixth of a minute's allowance
+// (10 of the default 60), enough for a host's run of clicks or a member's second thoughts on a
+// guess, while a script hammering one key is held to the rate.
+func roomChangeBurst(perMinute int) int { return max(1, perMinute/6) }
+
+// admitChange charges one change to the room key that makes it, before anything is looked up:
+// every change redraws every stream of the room, so one key sending hundreds a second would slow
+// the whole instance. A request without a key changes nothing (the rules refuse it) and is not
+// charged here.
+func (s *server) admitChange(ctx context.Context, key string) error {
+	if key == "" {
+		return nil
+	}
+	ok, wait := s.roomChanges.Allow(rooms.HashKey(key))
+	if ok {
+		return nil
+	}
+	s.metrics.Rejected.WithLabelValues("room_changes_limited").Inc()
+	return &web.Error{Status: http.StatusTooManyRequests, RetryAfter: wait,
+		Msg: fmt.Sprintf("Too many changes with this room key in a short time (at most %d a minute).", s.cfg.RoomChangesPerMinute)}
+}
+
+// chargeChange charges the change an API route makes to the caller's bearer key (admitChange).
+func (s *server) chargeChange(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if err := s.admitChange(c.Request().Context(), bearerKey(c.Request())); err != nil {
+			return err
+		}
+		return next(c)
+	}
+}

@@ -1,0 +1,137 @@
+package site
+
+// Host links: how a host carries a room to another browser (see rooms.HostLink). The host key
+// never travels in a URL and no GET sets it: a link names a single-use token, opening it asks
+// first, and only the answer, a POST that CrossOriginProtection lets through from this site
+// alone, puts the key in the browser's cookie.
+//
+// The page that shows a link is reached by a redirect after the POST that made it (starting the
+// room, asking for a link, replacing the host key), and finds the link's token in a cookie of the
+// host's own browser: a reload shows the same link and makes nothing twice.
+
+import (
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"effectivelyonce/internal/web"
+	"effectivelyonce/pages"
+	"effectivelyonce/rooms"
+)
+
+// linkCookie holds, for the host's browser, the token of the host link it was last shown, so that
+// the host link page can show it again; it lasts as long as the link.
+const linkCookie = "eo_link_"
+
+// hostLink is a host link in full, for copying to another device.
+func (s *server) hostLink(r *http.Request, id, token string) string {
+	return s.origin(r) + s.cfg.BasePath + "/rooms/" + id + "/host?token=" + url.QueryEscape(token)
+}
+
+// showHostLink answers the POST that made a host link for room id: the token goes in this
+// browser's link cookie and a 303 leads to the page that shows it (after says why it was made).
+func (s *server) showHostLink(c echo.Context, id, token string, expires time.Time, after string) error {
+	s.cookie(c, linkCookie+id, token, time.Until(expires))
+	target := s.cfg.BasePath + "/rooms/" + id + "/host-link"
+	if after != "" {
+		target += "?after=" + after
+	}
+	return c.Redirect(http.StatusSeeOther, target)
+}
+
+// handleHostLinkPage handles "GET /rooms/:id/host-link": the host link this browser was last
+// given, for the host only, or word that it has been used or has run out.
+func (s *server) handleHostLinkPage() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		r, err := s.rooms.RoomByID(ctx, c.Param("id"))
+		if err != nil {
+			return roomError(err)
+		}
+		if _, caller, err := s.rooms.Identify(ctx, r.Code, cookieValue(c, hostCookie+r.ID)); err != nil || caller.Role != rooms.AsHost {
+			return &web.Error{Status: http.StatusForbidden, Msg: "only the room's host sees its host links"}
+		}
+		site := s.site("")
+		site.InRoom = true
+		v := pages.HostLinkView{Site: site, Title: r.Title, RoomURL: site.URL("/rooms/" + r.ID),
+			Minutes: int(rooms.HostLinkTTL / time.Minute), NewLink: site.URL("/rooms/" + r.ID + "/host-link")}
+		switch after := c.QueryParam("after"); after {
+		case "opened", "replaced":
+			v.After = after
+		}
+		if token := cookieValue(c, linkCookie+r.ID); token != "" {
+			if _, err := s.rooms.CheckHostLink(ctx, r.ID, token); err == nil {
+				v.Link = s.hostLink(c.Request(), r.ID, token)
+			} else {
+				s.cookie(c, linkCookie+r.ID, "", -time.Second)
+			}
+		}
+		c.Response().Header().Set("Cache-Control", "no-store") // the link is on this page
+		return web.Render(c, http.StatusOK, pages.Layout(site, r.Title, pages.HostLink(v)))
+	}
+}
+
+// handleHostConfirm handles "GET /rooms/:id/host?token=...": what a host link opens. It changes
+// nothing: it asks whether this browser should become the host. A browser that is already the
+// room's host goes straight to the room, leaving the link for another.
+func (s *server) handleHostConfirm() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		site := s.site("")
+		c.Response().Header().Set("Cache-Control", "no-store") // the token is on this page
+		r, err := s.rooms.RoomByID(ctx, c.Param("id"))
+		if err == nil {
+			if _, caller, err := s.rooms.Identify(ctx, r.Code, cookieValue(c, hostCookie+r.ID)); err == nil && caller.Role == rooms.AsHost {
+				return c.Redirect(http.StatusSeeOther, s.cfg.BasePath+"/rooms/"+r.ID)
+			}
+		}
+		token := c.QueryParam("token")
+		if err == nil {
+			_, err = s.rooms.CheckHostLink(ctx, r.ID, token)
+		}
+		if err != nil {
+			he, ok := roomError(err).(*web.Error)
+			if !ok {
+				return err
+			}
+			v := pages.HostConfirmView{Site: site, Problem: pages.SayCap(he.Msg)}
+			return web.Render(c, he.Status, pages.Layout(site, "Host link", pages.HostConfirm(v)))
+		}
+		v := pages.HostConfirmView{Site: site, Title: r.Title, Action: site.URL("/rooms/" + r.ID + "/host"), Token: token}
+		return web.Render(c, http.StatusOK, pages.Layout(site, r.Title, pages.HostConfirm(v)))
+	}
+}
+
+// handleHostUse handles "POST /rooms/:id/host": the visitor confirmed a host link. The link is
+// used up, its host key goes into this browser's cookie, and a 303 leads to the room.
+func (s *server) handleHostUse() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r, key, err := s.rooms.UseHostLink(c.Request().Context(), c.Param("id"), c.FormValue("token"))
+		if err != nil {
+			return roomError(err)
+		}
+		s.setRoomCookies(c, r.ID, hostCookie, key)
+		return c.Redirect(http.StatusSeeOther, s.cfg.BasePath+"/rooms/"+r.ID)
+	}
+}
+
+// handleAPIHostLink handles "POST /api/rooms/:code/host-link" (host): 201 with a new host link for a
+// browser, which works once within rooms.HostLinkTTL and replaces an unused earlier one.
+func (s *server) handleAPIHostLink() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		token, expires, err := s.rooms.NewHostLink(ctx, c.Param("code"), bearerKey(c.Request()))
+		if err != nil {
+			return roomError(err)
+		}
+		r, err := s.rooms.RoomByCode(ctx, c.Param("code"))
+		if err != nil {
+			return roomError(err)
+		}
+		c.Response().Header().Set("Cache-Control", "no-store") // the answer holds a host link
+		return c.JSON(http.StatusCreated, map[string]string{"host_url": s.hostLink(c.Request(), r.ID, token),
+			"expires": expires.UTC().Format(time.RFC3339)})
+	}
+}

@@ -1,0 +1,285 @@
+package site
+
+// The room's event stream: Server-Sent Events that the htmx SSE extension turns into swaps of the
+// room's live parts. One stream per tab, on an element that is never swapped. On connect the
+// stream sends every part (a full snapshot, so a tab that was asleep or lost its connection is
+// right again at once); afterwards, whenever the room changes, it renders the parts again for its
+// own caller (who sees what is theirs to see) and sends only those whose HTML changed.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"effectivelyonce/pages"
+	"effectivelyonce/rooms"
+	"effectivelyonce/rooms/live"
+)
+
+// heartbeat is how often an idle stream sends a comment: proxies keep the connection open, a
+// dead client is noticed, the member's presence is renewed within rooms.PresentWindow, and the
+// roster is redrawn for those who left. (server.heartbeat holds it, so a test can beat faster.)
+const heartbeat = 20 * time.Second
+
+// roomHub carries "room X changed" to the streams watching room X, from this process and, with
+// Postgres, from every replica (rooms/live implements it).
+type roomHub interface {
+	Publish(ctx context.Context, roomID string) error
+	Subscribe(roomID string) (<-chan struct{}, func())
+	Close() error
+}
+
+// handleRoomEvents handles "GET /rooms/:id/events" (view=bar for the bar on notebook pages): the
+// room's live parts as Server-Sent Events, for the host or a member (cookie or bearer key).
+func (s *server) handleRoomEvents() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r, err := s.rooms.RoomByID(c.Request().Context(), c.Param("id"))
+		if err != nil {
+			return roomError(err)
+		}
+		return s.stream(c, r, s.roomKey(c, r.ID))
+	}
+}
+
+// handleAPIRoomEvents handles "GET /api/rooms/:code/events": the same stream for a script that
+// holds a key ("Authorization: Bearer KEY").
+func (s *server) handleAPIRoomEvents() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r, err := s.rooms.RoomByCode(c.Request().Context(), c.Param("code"))
+		if err != nil {
+			return roomError(err)
+		}
+		return s.stream(c, r, bearerKey(c.Request()))
+	}
+}
+
+// roomLive is this replica's live side of the rooms: one reader per watched room, which takes one
+// snapshot per change for every stream of the room, and the presence of the members whose streams
+// this replica holds. It is made at its first use, so that a test can set the heartbeat first.
+type roomLive struct {
+	once     sync.Once
+	readers  *live.Readers
+	presence *live.Presence
+}
+
+// live answers the server's roomLive, starting it (and its presence writer, until shutdown) once.
+func (s *server) live() *roomLive {
+	l := &s.roomsLive
+	l.once.Do(func() {
+		l.readers = live.NewReaders(s.hub, s.rooms.Snapshot, live.ReadersConfig{Unavailable: s.metrics.rereads.Inc})
+		rc := s.rooms.Config()
+		l.presence = live.NewPresence(live.PresenceConfig{Now: rc.Now, Touch: s.rooms.Touch, Announce: s.rooms.Changed, Every: s.heartbeat})
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { <-s.stopping; cancel() }()
+		go l.presence.Run(ctx)
+	})
+	return l
+}
+
+// present is who this replica holds a stream of in room roomID, for a view read from the store.
+func (l *roomLive) present(roomID string) func(memberID string) bool {
+	return l.presence.Room(roomID)
+}
+
+// stream serves room r's events to the holder of key until the client goes, the room's hub
+// closes, or the server stops. It reads the store once, to admit the caller; every redraw after
+// that comes from the room's reader's snapshots, and a heartbeat redraws from the last one.
+func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
+	ctx := c.Request().Context()
+	_, caller, err := s.rooms.Identify(ctx, r.Code, key)
+	if err != nil || caller.Role == rooms.Nobody {
+		if err == nil {
+			err = rooms.ErrForbidden
+		}
+		return roomError(err)
+	}
+	claim, err := s.claimStream(r, key)
+	if err != nil {
+		return err
+	}
+	defer claim.Release()
+	bar := c.QueryParam("view") == "bar"
+	parts := pages.RoomParts
+	if bar {
+		parts = pages.BarParts
+	}
+	l := s.live()
+	watch, cancel := l.readers.Subscribe(r.ID)
+	defer cancel()
+
+	w := c.Response()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // nginx would otherwise hold events back in its buffer
+	rc := http.NewResponseController(w)
+	// A stream lives as long as the tab; the server's write timeout is for ordinary answers.
+	if err := rc.SetWriteDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	w.WriteHeader(http.StatusOK)
+	s.streams.Add(1)
+	defer s.streams.Add(-1)
+
+	// Presence is "a stream seen in the last rooms.PresentWindow": arriving marks the member (and
+	// tells the room if they were away); leaving marks nothing, and they fade once the window has
+	// passed. Marking a departure at once would redraw the whole room twice every time anyone
+	// follows the host to a new page.
+	if caller.Role == rooms.AsMember {
+		m := caller.Member
+		seen := !m.LastSeen.IsZero() && s.rooms.Config().Now().Sub(m.LastSeen) <= rooms.PresentWindow
+		l.presence.Arrive(ctx, r.ID, m.ID, seen)
+		defer l.presence.Leave(r.ID, m.ID)
+	}
+
+	site := s.site("")
+	hash := rooms.HashKey(key)
+	last := map[string]string{}
+	keys := map[string]uint64{} // the PartKey each keyed part was last drawn with
+	drawn := uint64(0)          // the frame last drawn
+	draw := func(f live.Frame) (bool, error) {
+		if f.Err != nil {
+			return false, f.Err
+		}
+		if f.Gen == 0 {
+			return true, nil // the room's first read is still under way
+		}
+		drawn = f.Gen
+		caller, err := f.Snapshot.Caller(key, hash)
+		if errors.Is(err, rooms.ErrForbidden) && !watch.Fresh(f) {
+			// The caller was admitted from the store a moment ago; a snapshot read before that may
+			// not know their seat yet. A fresh one decides.
+			watch.Refresh()
+			return true, nil
+		}
+		if errors.Is(err, rooms.ErrKicked) || errors.Is(err, rooms.ErrForbidden) {
+			msg := `<p class="banner closed" role="status">You are no longer in this room: the host removed your seat.</p>`
+			if errors.Is(err, rooms.ErrForbidden) {
+				msg = `<p class="banner closed" role="status">This browser's key no longer works in this room: the host key was replaced. Open a new host link to carry on.</p>`
+			}
+			// Every other part empties first: a removed member is offered nothing any more (no
+			// following, no guess, no pin), and sees nothing new of the room.
+			for _, name := range parts {
+				if name != pages.PartStatus {
+					if err := writeEvent(w, rc, name, ""); err != nil {
+						return false, err
+					}
+				}
+			}
+			if err := writeEvent(w, rc, pages.PartStatus, msg); err != nil {
+				return false, err
+			}
+			// "gone" is the wrappers' sse-close event: the browser stops reconnecting to a
+			// stream that would refuse it from now on.
+			return false, writeEvent(w, rc, "gone", "")
+		}
+		v := s.roomViewOf(ctx, site, f.Snapshot.View(caller, l.presence.Room(r.ID)), bar, "")
+		if err := s.addJoinQR(c.Request(), &v); err != nil {
+			return false, err
+		}
+		for _, name := range parts {
+			// A part whose inputs did not change is not drawn again (a guess changes the count,
+			// not the board of 200 pins nor the history): its last HTML stands.
+			key, keyed := v.PartKey(name)
+			if _, sent := last[name]; keyed && sent && keys[name] == key {
+				continue
+			}
+			var buf bytes.Buffer
+			if err := pages.RoomPart(v, name).Render(ctx, &buf); err != nil {
+				return false, err
+			}
+			s.metrics.roomParts.WithLabelValues(name).Inc()
+			if keyed {
+				keys[name] = key
+			}
+			if html := buf.String(); last[name] != html || len(last) < len(parts) {
+				last[name] = html
+				if err := writeEvent(w, rc, name, html); err != nil {
+					return false, err
+				}
+			}
+		}
+		return true, nil
+	}
+	// The first frame is the snapshot on connect: every part, so that a tab that was asleep or
+	// lost its connection is right again at once. A room that cannot be read because its database
+	// is out of reach does not end the stream: the reader tries again, and the tab keeps what it
+	// shows until then.
+	tick := time.NewTicker(s.heartbeat)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.stopping:
+			return nil
+		case <-claim.Ended():
+			// A newer tab with the same key took this stream's place. "gone" keeps this tab from
+			// reconnecting and taking the place back, which would end the newer one in turn.
+			msg := fmt.Sprintf(`<p class="banner closed" role="status">This tab stopped following the room live: your seat has it open in more than %d tabs. Reload the page to follow it here again.</p>`, s.cfg.RoomStreamsPerKey)
+			if err := writeEvent(w, rc, pages.PartStatus, msg); err != nil {
+				return nil
+			}
+			return quiet(writeEvent(w, rc, "gone", ""))
+		case _, open := <-watch.C:
+			if !open {
+				return nil
+			}
+			if ok, err := draw(watch.Latest()); !ok {
+				return quiet(err)
+			}
+		case <-tick.C:
+			if _, err := w.Write([]byte(": ping\n\n")); err != nil {
+				return nil
+			}
+			if err := rc.Flush(); err != nil {
+				return nil
+			}
+			if caller.Role == rooms.AsMember {
+				l.presence.Beat(r.ID, caller.Member.ID)
+			}
+			// Redraw on the beat too, from the snapshot in hand (no store is read), so that who
+			// is here follows this replica's streams even when nothing else happens in the room;
+			// unchanged parts are not sent.
+			if f := watch.Latest(); f.Gen == drawn {
+				if ok, err := draw(f); !ok {
+					return quiet(err)
+				}
+			}
+		}
+	}
+}
+
+// quiet ends a stream: once the answer has started, an error can only be logged, and a client
+// that went away is no error at all.
+func quiet(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// writeEvent writes one Server-Sent Event: its name, and its data one "data:" line per line.
+func writeEvent(w http.ResponseWriter, rc *http.ResponseController, name, data string) error {
+	var b strings.Builder
+	b.WriteString("event: ")
+	b.WriteString(name)
+	b.WriteByte('\n')
+	for line := range strings.SplitSeq(data, "\n") {
+		b.WriteString("data: ")
+		b.WriteString(strings.TrimSuffix(line, "\r"))
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	if _, err := w.Write([]byte(b.String())); err != nil {
+		return err
+	}
+	return rc.Flush()
+}

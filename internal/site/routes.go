@@ -1,0 +1,115 @@
+package site
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"effectivelyonce/content"
+	"effectivelyonce/internal/web"
+)
+
+// routes lists every URL the site answers. GET routes answer HEAD too. Every page of the notebook
+// is one entry of content.Contents(), served at its own path.
+func (s *server) routes() {
+	g := s.echo.Group(s.cfg.BasePath)
+	get := func(path string, h echo.HandlerFunc, mw ...echo.MiddlewareFunc) {
+		g.GET(path, h, mw...)
+		g.HEAD(path, h, mw...)
+	}
+	for _, e := range content.Contents() {
+		get(e.Path, s.handleArticle(e)) // runs are rate limited inside, where a cached one is free
+	}
+	get("/blocks/:n", s.handleNoBlock())
+
+	// The live lab: a run starts from a POST (crossOrigin guards it) and works in the
+	// background; the page polls its progress box, and no GET starts or stops anything.
+	g.POST("/lab/runs", s.handleLabRun())
+	g.POST("/lab/cancel", s.handleLabCancel())
+	get("/lab/progress", s.handleLabProgress())
+
+	// A page's spread over seeds runs in the background; its box polls, and Cancel is a POST.
+	get("/spread/progress", s.handleSpreadProgress())
+	g.POST("/spread/cancel", s.handleSpreadCancel())
+
+	get("/api/experiments", s.handleExperimentList())
+	get("/api/experiments/:name", s.handleExperiment())
+	// "Which jobs?": the jobs behind a count, and one job's timeline, in the API and as pages
+	// (whole, or the fragment htmx loads into a block's jobs panel).
+	get("/api/experiments/:name/jobs", s.handleJobsAPI())
+	get("/api/experiments/:name/jobs/:id", s.handleJobAPI())
+	get("/jobs/:name", s.handleJobsPage())
+	get("/jobs/:name/:id", s.handleJobPage())
+
+	// The workbench: Check, a job's timeline and Share are POSTs of its form (the source is too
+	// long for a URL); a share's permanent URL checks it again on GET.
+	g.POST("/workbench", s.handleWorkbenchCheck())
+	g.POST("/workbench/trace", s.handleWorkbenchTrace())
+	g.POST("/workbench/share", s.handleWorkbenchShare())
+	get("/workbench/s/:hash", s.handleWorkbenchShared())
+	g.POST("/api/workbench/check", s.handleCheckAPI())
+	g.POST("/api/workbench/shares", s.handleShareAPI())
+
+	// The study rooms. Every change is a POST, PUT or DELETE (crossOrigin guards them all) with a
+	// small body; the caller's key travels in the Authorization header.
+	small := middleware.BodyLimit(roomBodyLimit)
+	g.POST("/api/rooms", s.handleRoomCreate(), small)
+	// Every route that takes a join code looks it up through codeGate first, charged to the join
+	// allowance (given back when the code finds its room); the join route charges every attempt
+	// itself.
+	// Every change is charged to the key that makes it (chargeChange), guesses included.
+	miss, change := s.codeGate, s.chargeChange
+	get("/api/rooms/:code", s.handleRoomState(), miss)
+	g.POST("/api/rooms/:code/members", s.handleRoomJoin(), small)
+	g.DELETE("/api/rooms/:code/members/:member", s.handleRoomKick(), miss, change)
+	g.PUT("/api/rooms/:code/locked", s.handleRoomLocked(), small, miss, change)
+	g.POST("/api/rooms/:code/rounds", s.handleRoundOpen(), small, miss, change)
+	g.PUT("/api/rooms/:code/rounds/:seq/guess", s.handleGuess(), small, miss, change)
+	g.POST("/api/rooms/:code/rounds/:seq/lock", s.handleRoundLock(), small, miss, change)
+	g.POST("/api/rooms/:code/rounds/:seq/reveal", s.handleRoundReveal(), small, miss, change)
+	g.POST("/api/rooms/:code/pins", s.handlePin(), small, miss, change)
+	g.POST("/api/rooms/:code/present", s.handlePresent(), small, miss, change)
+	g.POST("/api/rooms/:code/host-link", s.handleAPIHostLink(), small, miss, change)
+	get("/api/rooms/:code/export", s.handleRoomExport(), miss)
+	get("/api/rooms/:code/events", s.handleAPIRoomEvents(), miss)
+
+	// The study rooms' pages. A room is addressed by its permanent id once joined; its join code
+	// is only for getting in (/join, /j/CODE, which the host's QR code encodes).
+	get("/rooms/new", s.handleRoomNew())
+	g.POST("/rooms", s.handleRoomStart(), small)
+	get("/join", s.handleJoinForm())
+	get("/j/:code", s.handleJoinForm())
+	g.POST("/join", s.handleJoin(), small)
+	get("/rooms/:id", s.handleRoomPage())
+	get("/rooms/:id/host", s.handleHostConfirm())
+	g.POST("/rooms/:id/host", s.handleHostUse(), small)
+	get("/rooms/:id/host-link", s.handleHostLinkPage())
+	get("/rooms/:id/events", s.handleRoomEvents())
+	get("/rooms/:id/export", s.handleRoomPageExport())
+	for path, do := range s.roomActions() {
+		g.POST("/rooms/:id"+path, s.roomAction(do), small)
+	}
+
+	get("/static/:hash/*", s.assets.Handler())
+	get("/healthz", web.HandleHealth())
+	get("/metrics", s.metrics.Handler())
+	if s.cfg.BasePath != "" {
+		// The root of the host and the bare base path both lead to the notebook's first page.
+		home := func(c echo.Context) error { return c.Redirect(http.StatusFound, s.cfg.BasePath+"/") }
+		for _, path := range []string{"/", s.cfg.BasePath} {
+			s.echo.GET(path, home)
+			s.echo.HEAD(path, home)
+		}
+	}
+}
+
+// handleNoBlock handles "GET /blocks/:n" for any n that is not a block of the contents (the blocks
+// themselves have routes of their own, which echo prefers), with a 404 that says which exist.
+func (s *server) handleNoBlock() echo.HandlerFunc {
+	msg := fmt.Sprintf("there are %d blocks, numbered 1 to %d", content.Blocks(), content.Blocks())
+	return func(c echo.Context) error {
+		return &web.Error{Status: http.StatusNotFound, Msg: msg}
+	}
+}

@@ -1,0 +1,391 @@
+package site
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"effectivelyonce/content"
+	"effectivelyonce/experiments"
+	"effectivelyonce/internal/runs"
+	"effectivelyonce/internal/web"
+	"effectivelyonce/pages"
+	"effectivelyonce/rooms"
+	"effectivelyonce/rooms/live"
+	"effectivelyonce/rooms/sqlstore"
+	"effectivelyonce/static"
+	"effectivelyonce/workbench"
+)
+
+// server holds every dependency of the handlers.
+type server struct {
+	cfg     config
+	log     *slog.Logger
+	book    *content.Book
+	assets  *web.Assets
+	sources map[string]pages.Source
+	runner  *runs.Runner
+	// admit charges readers' runs to their client address before they reach the runner.
+	admit *runs.Admission
+	// lab holds the instance's one live-lab run; its command field is how a test swaps the
+	// worker process for the test binary.
+	lab *labRunner
+	// spreads runs the pages' spreads over seeds in the background and keeps their summaries.
+	spreads *spreads
+	limiter *web.RateLimiter[netip.Addr]
+	// roomCreates and roomJoins limit the study rooms' creations and joins per client address,
+	// roomChanges the changes made with one room key (a host's or a member's), guesses included.
+	roomCreates, roomJoins *web.RateLimiter[netip.Addr]
+	roomChanges            *web.RateLimiter[rooms.Hash]
+	// shareCreates limits the workbench's shares created per client address; shares is where they
+	// are kept (the rooms' database), nil where a test has none.
+	shareCreates *web.RateLimiter[netip.Addr]
+	shares       shareStore
+	// checks runs the workbench's checks in a child process; tests give it the test binary.
+	checks  workbench.Sandbox
+	metrics *metrics
+	rooms   *rooms.Service
+	// hub wakes the rooms' event streams; stopping closes at shutdown, ending every stream, since
+	// a stream is never idle and the HTTP server's graceful shutdown would otherwise wait for it.
+	hub       roomHub
+	stopping  chan struct{}
+	heartbeat time.Duration
+	streams   atomic.Int64 // open room streams, for /metrics
+	roomsLive roomLive     // the rooms' readers and presence (see rooms_stream.go)
+	// conns is the connection limiter of the listener the server serves, which also bounds its
+	// event streams; nil until httpServer has made it.
+	conns *web.ConnLimiter
+	// asked are the five questions as a host picks them; headlines and qrs are worked out once
+	// for each pinned permalink and each join link.
+	asked []pages.Asked
+	// origins are the hosts absolute links may name (see origin.go).
+	origins *web.Origins
+	// titles are notebook paths in words, as rooms show them (see rooms_paths.go).
+	titles    *memo[string]
+	headlines *headlines
+	qrs       *memo[pages.QR]
+	echo      *echo.Echo
+}
+
+// newServer wires the handlers, middleware and error handling; it does no I/O beyond checking that
+// every page's markers name things that exist. The study rooms come in ready made, since opening
+// their store is I/O that serve (or a test) owns and closes.
+func newServer(cfg config, log *slog.Logger, book *content.Book, a *web.Assets, rs *rooms.Service, hub roomHub) (*server, error) {
+	srcs, err := pages.LoadSources(experiments.Sources())
+	if err != nil {
+		return nil, err
+	}
+	m := newMetrics()
+	run := runs.NewRunner(runs.Config{MaxRuns: cfg.MaxRuns, QueueWait: cfg.QueueWait, RunTimeout: cfg.RunTimeout,
+		CacheBytes: cfg.CacheBytes, MemLimit: cfg.MemLimit, Memory: (*experiments.Experiment).Memory}, runs.Metrics{Runs: m.runs, Cache: m.cache, Rejected: m.Rejected})
+	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: run, lab: newLabRunner(cfg, log), spreads: newSpreads(run.Cache()),
+		hub: hub, stopping: make(chan struct{}), heartbeat: heartbeat, origins: web.NewOrigins(cfg.PublicOrigin, cfg.Addr, cfg.Hosts), titles: newMemo[string](1000), headlines: newHeadlines(), qrs: newMemo[pages.QR](256),
+		limiter:      web.NewRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
+		roomCreates:  web.NewRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
+		roomJoins:    web.NewRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients),
+		roomChanges:  web.NewKeyedLimiter[rooms.Hash](float64(cfg.RoomChangesPerMinute)/60, roomChangeBurst(cfg.RoomChangesPerMinute), cfg.RateClients),
+		shareCreates: web.NewRateLimiter(float64(cfg.ShareCreatesPerHour)/3600, cfg.ShareCreatesPerHour, cfg.RateClients),
+		checks:       workbench.Sandbox{Command: siteWorkbenchChild, Deadline: checkDeadline(cfg)}}
+	s.admit = &runs.Admission{Runner: run, Rate: s.limiter, Rejected: m.Rejected}
+	m.Reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "site_result_cache_bytes", Help: "Estimated size of the cached experiment results.",
+	}, func() float64 { return float64(s.runner.Cache().Bytes()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "site_rate_limiter_clients", Help: "Client addresses the rate limiter tracks now (at most -rate-clients).",
+	}, func() float64 { return float64(s.limiter.Size()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "site_room_streams", Help: "Study room event streams open now.",
+	}, func() float64 { return float64(s.streams.Load()) }))
+	m.countRoomReads(rs)
+	if err := s.checkBook(); err != nil {
+		return nil, err
+	}
+	if page, ok := book.Page("predictions"); ok {
+		for i, sec := range page.Sections {
+			if i < len(pages.QuestionSpecs) {
+				s.asked = append(s.asked, pages.Asked{ID: pages.QuestionSpecs[i].ID, Title: sec.Title})
+			}
+		}
+	}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = web.Errors{Log: log, APIPrefix: cfg.BasePath + "/api/", FieldOf: errorField,
+		APIBody: func(field, msg string) any { return apiError(field, msg) },
+		Page: func(status int, title, msg string) templ.Component {
+			site := s.site("")
+			return pages.Layout(site, title, pages.ErrorPage(title, msg, site.URL("/")))
+		}}.Handler
+	switch cfg.ClientIP {
+	case "x-forwarded-for":
+		e.IPExtractor = echo.ExtractIPFromXFFHeader()
+	case "x-real-ip":
+		e.IPExtractor = echo.ExtractIPFromRealIPHeader()
+	default:
+		e.IPExtractor = echo.ExtractIPDirect()
+	}
+	// The request log wraps everything, so a request that panicked still gets its access line and
+	// its metric; Recover hands the panic back as an error carrying its stack, which handleError
+	// logs once with the rest.
+	e.Use(web.RequestLog(log, s.metrics.Metrics))
+	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, DisableErrorHandler: true,
+		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+			return &web.PanicError{Err: err, Stack: stack}
+		}}))
+	e.Use(web.SecurityHeaders)
+	e.Use(web.VaryHTMX)
+	e.Use(web.Identify)
+	cop, err := web.CrossOrigin(cfg.PublicOrigin)
+	if err != nil {
+		return nil, err
+	}
+	e.Use(cop)
+	e.Use(s.strictQuery())
+	e.Use(middleware.BodyLimit("64K"))
+	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
+		Level: 5,
+		// Assets carry their own gzip; and echo's check is a substring match, which would gzip
+		// for a client that said gzip;q=0.
+		Skipper: func(c echo.Context) bool {
+			// An event stream is never compressed: gzip would hold events back in its buffer.
+			p := c.Request().URL.Path
+			return strings.Contains(p, "/static/") || strings.HasSuffix(p, "/events") || !web.AcceptsGzip(c.Request().Header.Values("Accept-Encoding"))
+		},
+	}))
+	s.echo = e
+	s.routes()
+	return s, nil
+}
+
+// checkBook fails start-up when a page names an experiment or a source that does not exist.
+func (s *server) checkBook() error {
+	for _, p := range content.Contents() {
+		page, ok := s.book.Page(p.Slug)
+		if !ok {
+			return fmt.Errorf("content: page %s is missing", p.Slug)
+		}
+		for _, part := range page.Parts {
+			switch part.Marker {
+			case content.MarkerExperiment:
+				e, ok := experiments.Lookup(part.Name())
+				if !ok {
+					return fmt.Errorf("content %s: no experiment %q", p.Slug, part.Name())
+				}
+				pr, err := pages.PresenterOf(e)
+				if err != nil {
+					return fmt.Errorf("content %s: %w", p.Slug, err)
+				}
+				if err := pr.CheckScope(part); err != nil {
+					return fmt.Errorf("content %s: %w", p.Slug, err)
+				}
+			case content.MarkerSource:
+				for _, name := range strings.Fields(part.Arg) {
+					if _, ok := s.sources[name]; !ok {
+						return fmt.Errorf("content %s: no function %q in experiments", p.Slug, name)
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// site is the part of every view that does not depend on the request.
+func (s *server) site(current string) pages.Site {
+	v := pages.Site{
+		Base:    s.cfg.BasePath,
+		CSS:     s.assets.URL(s.cfg.BasePath, "app.css"),
+		Icon:    s.assets.URL(s.cfg.BasePath, "favicon.svg"),
+		Scripts: []string{s.assets.URL(s.cfg.BasePath, "lib/echarts.min.js"), s.assets.URL(s.cfg.BasePath, "lib/htmx.min.js"), s.assets.URL(s.cfg.BasePath, "lib/htmx-sse.min.js"), s.assets.URL(s.cfg.BasePath, "app.js")},
+		Version: pages.Version(),
+	}
+	for _, p := range content.Contents() {
+		v.Contents = append(v.Contents, pages.Link{Title: p.Nav, URL: v.URL(p.Path), Current: p.Path == current})
+	}
+	return v
+}
+
+// newHTTPServer sets every timeout, so a slow or idle client cannot hold a connection open: the
+// write timeout leaves room for the longest run the server allows, queue wait included. Every
+// answer carries the security headers, net/http's own ones too (see withSecurityHeaders and
+// limitedConn.Write).
+func newHTTPServer(cfg config, h http.Handler) *http.Server {
+	return &http.Server{
+		Addr:                         cfg.Addr,
+		Handler:                      web.WithSecurityHeaders(h),
+		DisableGeneralOptionsHandler: true,
+		ReadHeaderTimeout:            5 * time.Second,
+		ReadTimeout:                  10 * time.Second,
+		WriteTimeout:                 cfg.RunTimeout + cfg.QueueWait + 10*time.Second,
+		IdleTimeout:                  60 * time.Second,
+		MaxHeaderBytes:               32 << 10,
+	}
+}
+
+// httpServer wires the HTTP server to s, over ln within the connection bounds of s.cfg; the
+// caller runs hs.Serve(conns).
+func (s *server) httpServer(ln net.Listener) (*http.Server, *web.ConnLimiter) {
+	total := s.cfg.MaxConns
+	if total == 0 {
+		files, _ := web.RaiseFileLimit()
+		total = web.MaxConnsDefault(files, s.cfg.MemLimit)
+	}
+	s.origins.Listening(ln.Addr())
+	conns := web.NewConnLimiter(ln, total, s.cfg.MaxConnsPerClient, s.metrics.Metrics)
+	conns.SetStreamCap(web.MaxStreams(total, s.cfg.MemLimit))
+	conns.RegisterGauge(s.metrics.Reg)
+	hs := newHTTPServer(s.cfg, s.echo)
+	hs.ConnState = conns.ConnState
+	s.conns = conns
+	hs.ErrorLog = slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)
+	return hs, conns
+}
+
+// newHub is the rooms' hub: in-process with SQLite (one instance), LISTEN/NOTIFY with Postgres,
+// so that every replica's streams hear of a change made through any of them.
+func newHub(ctx context.Context, cfg config, log *slog.Logger) (roomHub, error) {
+	if cfg.DatabaseURL == "" {
+		return live.NewLocal(), nil
+	}
+	h, err := live.NewPostgres(ctx, cfg.DatabaseURL, log)
+	if err != nil {
+		return nil, fmt.Errorf("study rooms' live updates: %w", err)
+	}
+	return h, nil
+}
+
+// newRooms is the rooms' service over store with the configured limits, telling hub of every
+// change. A change is stored before it is announced, so a failed announcement loses nothing: the
+// streams catch up at their next change or reconnect.
+func newRooms(store rooms.Store, cfg config, hub roomHub, log *slog.Logger) *rooms.Service {
+	rc := cfg.Rooms
+	rc.Notify = func(ctx context.Context, roomID string) {
+		if err := hub.Publish(context.WithoutCancel(ctx), roomID); err != nil {
+			log.Warn("room change not announced", "room", roomID, "err", err)
+		}
+	}
+	return rooms.NewService(store, rc)
+}
+
+// sweepEvery is how often idle rooms are closed and old closed rooms deleted.
+const sweepEvery = 10 * time.Minute
+
+// sweepRooms closes and deletes rooms on a timer until ctx ends; reads close an idle room on the
+// spot in between, so the timer only bounds how long a forgotten room takes up a slot and space.
+func (s *server) sweepRooms(ctx context.Context) {
+	t := time.NewTicker(sweepEvery)
+	defer t.Stop()
+	for {
+		closed, deleted, err := s.rooms.Sweep(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			s.log.Warn("room sweep", "err", err)
+		case closed+deleted > 0:
+			s.log.Info("room sweep", "closed", closed, "deleted", deleted)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// gracePeriod is how long shutdown waits for the requests in flight: a run that started just
+// before the signal, with the time to write its answer. Runs still waiting for a slot do not
+// count: they are refused at once.
+func gracePeriod(cfg config) time.Duration { return cfg.RunTimeout + 5*time.Second }
+
+// serve starts the HTTP server and stops it gracefully when ctx ends: it stops accepting, answers
+// every queued run with a 503 at once, lets the running ones finish within the run timeout, and
+// returns nil. (A second signal does not wait for any of that: see main.)
+func serve(ctx context.Context, cfg config, stdout io.Writer) error {
+	var handler slog.Handler = slog.NewTextHandler(stdout, nil)
+	if cfg.LogFormat == "json" {
+		handler = slog.NewJSONHandler(stdout, nil)
+	}
+	log := slog.New(handler)
+	if cfg.MemLimit > 0 {
+		applyMemoryLimit(cfg.MemLimit)
+	}
+	files, err := web.RaiseFileLimit()
+	if err != nil {
+		log.Warn("open file limit", "err", err)
+	}
+	if cfg.MaxConns == 0 {
+		cfg.MaxConns = web.MaxConnsDefault(files, cfg.MemLimit)
+	}
+	book, err := content.Load(content.Files, content.WithBase(cfg.BasePath))
+	if err != nil {
+		return err
+	}
+	a, err := web.LoadAssets(static.Files)
+	if err != nil {
+		return err
+	}
+	store, err := sqlstore.Open(ctx, cfg.roomsDSN())
+	if err != nil {
+		return fmt.Errorf("study rooms store: %w", err)
+	}
+	// Closed last, after the HTTP server has drained, so no request in flight loses its store.
+	defer store.Close()
+	hub, err := newHub(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer hub.Close()
+	s, err := newServer(cfg, log, book, a, newRooms(store, cfg, hub, log), hub)
+	if err != nil {
+		return err
+	}
+	s.shares = store
+	go s.sweepRooms(ctx)
+	s.lab.sweep(ctx) // the files of lab runs a killed site left behind
+	if err := s.runner.Warm(ctx); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	hs, conns := s.httpServer(ln)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(conns) }()
+	log.Info("serving", "addr", "http://"+ln.Addr().String()+cfg.BasePath+"/", "max_runs", cfg.MaxRuns,
+		"max_conns", cfg.MaxConns, "max_streams", web.MaxStreams(cfg.MaxConns, cfg.MemLimit), "max_conns_per_client", cfg.MaxConnsPerClient, "open_files", files,
+		"mem_limit_mb", cfg.MemLimit>>20, "mem_limit_from", cfg.MemLimitSource, "run_budget_mb", s.runner.BudgetBytes()>>20, "rooms_db", store.Dialect())
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	grace := gracePeriod(cfg)
+	log.Info("shutting down", "grace", grace)
+	start := time.Now()
+	s.runner.Stop()
+	s.spreads.stop() // cancels every background spread over seeds
+	s.lab.stop()     // kills a lab run's worker processes and removes its files before the exit
+	s.limiter.Close()
+	s.roomCreates.Close()
+	s.roomJoins.Close()
+	s.roomChanges.Close()
+	s.shareCreates.Close()
+	close(s.stopping) // ends every room stream, which graceful shutdown would otherwise wait for
+	shut, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := hs.Shutdown(shut); err != nil {
+		hs.Close()
+		return fmt.Errorf("shutdown: requests still running after %s: %w", grace, err)
+	}
+	log.Info("stopped", "after", time.Since(start).Round(time.Millisecond))
+	return nil
+}
