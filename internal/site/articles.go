@@ -34,7 +34,7 @@ func (s *server) handleArticle(entry content.Entry) echo.HandlerFunc {
 		hx := web.HTMXOf(req)
 		site := s.site(entry.Path)
 		if !hx.Active {
-			if bar := s.roomBar(c, site); bar != nil {
+			if bar := s.rooms.Bar(c, site); bar != nil {
 				site.Bar, site.InRoom = pages.RoomBar(*bar), true
 			}
 		}

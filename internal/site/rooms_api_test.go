@@ -1,6 +1,7 @@
 package site
 
 import (
+	"effectivelyonce/internal/web/roomsweb"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -129,7 +130,7 @@ func TestRoomSession(t *testing.T) {
 	var res resultJSON
 	must(t, call(t, s, "POST", base+"/rounds/1/reveal", room.HostKey, ""), http.StatusOK, &res)
 	if res.Measured != 398 || res.Median != 425 || len(res.Guesses) != 2 ||
-		res.Guesses[0] != (guessJSON{"Ada", 350}) || res.Guesses[1] != (guessJSON{"Bob", 500}) {
+		res.Guesses[0] != (guessJSON{Name: "Ada", Value: 350}) || res.Guesses[1] != (guessJSON{Name: "Bob", Value: 500}) {
 		t.Errorf("reveal %+v, want measured 398, median 425 and both named guesses", res)
 	}
 	if r := call(t, s, "PUT", guess, bob, `{"value":398}`); r.status != http.StatusConflict {
@@ -447,9 +448,9 @@ func TestChangesAreLimitedPerKey(t *testing.T) {
 			accepted++
 		}
 	}
-	if accepted != roomChangeBurst(60) || last.status != http.StatusTooManyRequests || last.header.Get("Retry-After") == "" {
+	if accepted != roomsweb.ChangeBurst(60) || last.status != http.StatusTooManyRequests || last.header.Get("Retry-After") == "" {
 		t.Errorf("50 guesses at once with one key: %d accepted, last %d (Retry-After %q); want %d, then 429",
-			accepted, last.status, last.header.Get("Retry-After"), roomChangeBurst(60))
+			accepted, last.status, last.header.Get("Retry-After"), roomsweb.ChangeBurst(60))
 	}
 	if r := call(t, s, "POST", path+"/pins", ada, `{"path":"/blocks/1"}`); r.status != http.StatusTooManyRequests {
 		t.Errorf("a pin after the burst: %d, want 429", r.status)
@@ -474,8 +475,8 @@ func TestChangesAreLimitedPerKey(t *testing.T) {
 		}
 	}
 	// htmx shows a refusal beside the form, so the page's answer is a 422 that says to wait.
-	if accepted != roomChangeBurst(60) || last.status != http.StatusUnprocessableEntity || last.header.Get("Retry-After") == "" ||
+	if accepted != roomsweb.ChangeBurst(60) || last.status != http.StatusUnprocessableEntity || last.header.Get("Retry-After") == "" ||
 		!strings.HasPrefix(last.body, "Too many changes") || !strings.Contains(last.body, "Try again in") {
-		t.Errorf("20 pins at once from a page: %d accepted, last %d %q; want %d, then a 422 saying to wait", accepted, last.status, last.body, roomChangeBurst(60))
+		t.Errorf("20 pins at once from a page: %d accepted, last %d %q; want %d, then a 422 saying to wait", accepted, last.status, last.body, roomsweb.ChangeBurst(60))
 	}
 }

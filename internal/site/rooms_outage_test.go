@@ -114,7 +114,7 @@ func TestStreamsResynchroniseAfterAnOutage(t *testing.T) {
 	cfg := testConfig()
 	cfg.DatabaseURL = pg.URL
 	a, b := newTestServer(t, cfg), newTestServer(t, cfg)
-	b.heartbeat = 20 * time.Millisecond // so that B re-reads the room during the outage
+	b.rooms.SetHeartbeat(20 * time.Millisecond) // so that B re-reads the room during the outage
 	baseB := serveLoopback(t, b)
 	room := createRoom(t, a, "Outage")
 	ada, bob := join(t, a, room.Code, "Ada"), join(t, a, room.Code, "Bob")

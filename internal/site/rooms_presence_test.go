@@ -20,7 +20,7 @@ func TestPresenceSurvivesANewCode(t *testing.T) {
 	cfg := testConfig()
 	cfg.Rooms.Now = clock
 	s := newTestServer(t, cfg)
-	s.heartbeat = 20 * time.Millisecond
+	s.rooms.SetHeartbeat(20 * time.Millisecond)
 	base := serveLoopback(t, s)
 	api := memberClient()
 
@@ -80,7 +80,7 @@ func TestRosterFadesWithoutAnyChange(t *testing.T) {
 	cfg := testConfig()
 	cfg.Rooms.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	s := newTestServer(t, cfg)
-	s.heartbeat = 20 * time.Millisecond
+	s.rooms.SetHeartbeat(20 * time.Millisecond)
 	base := serveLoopback(t, s)
 	api := memberClient()
 	var room created
@@ -107,9 +107,9 @@ func TestRosterFadesWithoutAnyChange(t *testing.T) {
 	// before the stream count drops): a leave noticed after the jump would be stamped a minute
 	// late, and the frozen clock would then never let it fade.
 	deadline := time.Now().Add(30 * time.Second)
-	for s.streams.Load() != 1 {
+	for s.rooms.Streams() != 1 {
 		if time.Now().After(deadline) {
-			t.Fatalf("the server still holds %d streams after Ada's closed", s.streams.Load())
+			t.Fatalf("the server still holds %d streams after Ada's closed", s.rooms.Streams())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -413,7 +413,7 @@ func TestRoomStreamSnapshotAndChanges(t *testing.T) {
 			}
 			streams = append(streams, st)
 		}
-		close(s2.stopping) // what serve does before hs.Shutdown
+		s2.rooms.Stop() // what serve does before hs.Shutdown
 		shut, cancel := context.WithTimeout(context.Background(), streamWait)
 		defer cancel()
 		if err := hs.Shutdown(shut); err != nil {

@@ -47,7 +47,7 @@ func BenchmarkRoomReveal1500Streams(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	// Registered after serveLoopback, so it runs first: the streams end the way shutdown ends
 	// them, then the listener closes.
-	b.Cleanup(func() { close(s.stopping); cancel() })
+	b.Cleanup(func() { s.rooms.Stop(); cancel() })
 
 	rooms := make([]loopbackRoom, nRooms)
 	for r := range rooms {
@@ -86,7 +86,7 @@ func BenchmarkRoomReveal1500Streams(b *testing.B) {
 	// Every connect marked a member present, which redrew the roster for the room's other
 	// streams: let that settle so the first op does not pay for the setup.
 	settle(open, time.Second)
-	if n := s.streams.Load(); n < nRooms*members {
+	if n := s.rooms.Streams(); n < nRooms*members {
 		b.Fatalf("%d streams open, want %d", n, nRooms*members)
 	}
 	rss := rssMB()
@@ -200,7 +200,7 @@ func BenchmarkRoomGuessFullBoard(b *testing.B) {
 	cfg.RoomJoinsPerMinute = 100_000
 	s := newTestServer(b, cfg)
 	base := serveLoopback(b, s)
-	b.Cleanup(func() { close(s.stopping) })
+	b.Cleanup(func() { s.rooms.Stop() })
 	room := newLoopbackRoom(b, base, members)
 	api := memberClient()
 	rb := base + "/api/rooms/" + room.Code
@@ -224,7 +224,7 @@ func BenchmarkRoomGuessFullBoard(b *testing.B) {
 		open = append(open, st)
 	}
 	// Let the headlines arrive and every stream draw its board with them before measuring.
-	for s.headlines.known.len() < 12 {
+	for s.rooms.HeadlinesKnown() < 12 {
 		time.Sleep(10 * time.Millisecond)
 	}
 	for _, st := range open {
@@ -317,7 +317,7 @@ func BenchmarkRoom300Guesses(b *testing.B) {
 	s := newTestServer(b, benchConfig(members, members))
 	base := serveLoopback(b, s)
 	ctx, cancel := context.WithCancel(context.Background())
-	b.Cleanup(func() { close(s.stopping); cancel() })
+	b.Cleanup(func() { s.rooms.Stop(); cancel() })
 	room := newLoopbackRoom(b, base, members)
 	open := openMemberStreams(b, ctx, base, []loopbackRoom{room})[0]
 	settle([][]*sseStream{open}, time.Second)
@@ -330,7 +330,7 @@ func BenchmarkRoom300Guesses(b *testing.B) {
 	var latencies, answered []time.Duration
 	var reads, changes int64
 	for i := 0; b.Loop(); i++ {
-		before := s.rooms.StoreReads()
+		before := s.rooms.Rooms().StoreReads()
 		var rd struct {
 			Seq int `json:"seq"`
 		}
@@ -388,7 +388,7 @@ func BenchmarkRoom300Guesses(b *testing.B) {
 			}
 			latencies = append(latencies, arrived[m].Sub(t0))
 		}
-		reads += s.rooms.StoreReads() - before
+		reads += s.rooms.Rooms().StoreReads() - before
 		changes += 1 + members // the round opened, then every guess
 	}
 	b.StopTimer()
@@ -410,30 +410,30 @@ func BenchmarkRoom300Guesses(b *testing.B) {
 func BenchmarkRoomIdle1500Streams(b *testing.B) {
 	const nRooms, members = 50, 30
 	s := newTestServer(b, benchConfig(nRooms*members, members))
-	s.heartbeat = time.Second
+	s.rooms.SetHeartbeat(time.Second)
 	base := serveLoopback(b, s)
 	ctx, cancel := context.WithCancel(context.Background())
-	b.Cleanup(func() { close(s.stopping); cancel() })
+	b.Cleanup(func() { s.rooms.Stop(); cancel() })
 	rs := make([]loopbackRoom, nRooms)
 	for r := range rs {
 		rs[r] = newLoopbackRoom(b, base, members)
 	}
 	open := openMemberStreams(b, ctx, base, rs)
 	settle(open, 2*time.Second)
-	if n := s.streams.Load(); n < nRooms*members {
+	if n := s.rooms.Streams(); n < nRooms*members {
 		b.Fatalf("%d streams open, want %d", n, nRooms*members)
 	}
 	rss := rssMB()
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	before, start := s.rooms.StoreReads(), time.Now()
+	before, start := s.rooms.Rooms().StoreReads(), time.Now()
 	for b.Loop() {
 		time.Sleep(time.Second)
 		settle(open, time.Millisecond) // the heartbeats' redraws (none, when nothing changed) are read off
 	}
 	b.StopTimer()
-	b.ReportMetric(float64(s.rooms.StoreReads()-before)/time.Since(start).Seconds(), "reads/s")
+	b.ReportMetric(float64(s.rooms.Rooms().StoreReads()-before)/time.Since(start).Seconds(), "reads/s")
 	b.ReportMetric(rss, "rss-MB")
 	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MB")
 }

@@ -9,6 +9,7 @@ import (
 
 	"effectivelyonce/content"
 	"effectivelyonce/internal/web"
+	"effectivelyonce/internal/web/roomsweb"
 )
 
 // routes lists every URL the site answers. GET routes answer HEAD too. Every page of the notebook
@@ -54,42 +55,42 @@ func (s *server) routes() {
 
 	// The study rooms. Every change is a POST, PUT or DELETE (crossOrigin guards them all) with a
 	// small body; the caller's key travels in the Authorization header.
-	small := middleware.BodyLimit(roomBodyLimit)
-	g.POST("/api/rooms", s.handleRoomCreate(), small)
-	// Every route that takes a join code looks it up through codeGate first, charged to the join
+	rm, small := s.rooms, middleware.BodyLimit(roomsweb.BodyLimit)
+	g.POST("/api/rooms", rm.APICreate(), small)
+	// Every route that takes a join code looks it up through CodeGate first, charged to the join
 	// allowance (given back when the code finds its room); the join route charges every attempt
 	// itself.
-	// Every change is charged to the key that makes it (chargeChange), guesses included.
-	miss, change := s.codeGate, s.chargeChange
-	get("/api/rooms/:code", s.handleRoomState(), miss)
-	g.POST("/api/rooms/:code/members", s.handleRoomJoin(), small)
-	g.DELETE("/api/rooms/:code/members/:member", s.handleRoomKick(), miss, change)
-	g.PUT("/api/rooms/:code/locked", s.handleRoomLocked(), small, miss, change)
-	g.POST("/api/rooms/:code/rounds", s.handleRoundOpen(), small, miss, change)
-	g.PUT("/api/rooms/:code/rounds/:seq/guess", s.handleGuess(), small, miss, change)
-	g.POST("/api/rooms/:code/rounds/:seq/lock", s.handleRoundLock(), small, miss, change)
-	g.POST("/api/rooms/:code/rounds/:seq/reveal", s.handleRoundReveal(), small, miss, change)
-	g.POST("/api/rooms/:code/pins", s.handlePin(), small, miss, change)
-	g.POST("/api/rooms/:code/present", s.handlePresent(), small, miss, change)
-	g.POST("/api/rooms/:code/host-link", s.handleAPIHostLink(), small, miss, change)
-	get("/api/rooms/:code/export", s.handleRoomExport(), miss)
-	get("/api/rooms/:code/events", s.handleAPIRoomEvents(), miss)
+	// Every change is charged to the key that makes it (ChargeChange), guesses included.
+	miss, change := rm.CodeGate, rm.ChargeChange
+	get("/api/rooms/:code", rm.APIState(), miss)
+	g.POST("/api/rooms/:code/members", rm.APIJoin(), small)
+	g.DELETE("/api/rooms/:code/members/:member", rm.APIKick(), miss, change)
+	g.PUT("/api/rooms/:code/locked", rm.APILocked(), small, miss, change)
+	g.POST("/api/rooms/:code/rounds", rm.APIRoundOpen(), small, miss, change)
+	g.PUT("/api/rooms/:code/rounds/:seq/guess", rm.APIGuess(), small, miss, change)
+	g.POST("/api/rooms/:code/rounds/:seq/lock", rm.APIRoundLock(), small, miss, change)
+	g.POST("/api/rooms/:code/rounds/:seq/reveal", rm.APIRoundReveal(), small, miss, change)
+	g.POST("/api/rooms/:code/pins", rm.APIPin(), small, miss, change)
+	g.POST("/api/rooms/:code/present", rm.APIPresent(), small, miss, change)
+	g.POST("/api/rooms/:code/host-link", rm.APIHostLink(), small, miss, change)
+	get("/api/rooms/:code/export", rm.APIExport(), miss)
+	get("/api/rooms/:code/events", rm.APIEvents(), miss)
 
 	// The study rooms' pages. A room is addressed by its permanent id once joined; its join code
 	// is only for getting in (/join, /j/CODE, which the host's QR code encodes).
-	get("/rooms/new", s.handleRoomNew())
-	g.POST("/rooms", s.handleRoomStart(), small)
-	get("/join", s.handleJoinForm())
-	get("/j/:code", s.handleJoinForm())
-	g.POST("/join", s.handleJoin(), small)
-	get("/rooms/:id", s.handleRoomPage())
-	get("/rooms/:id/host", s.handleHostConfirm())
-	g.POST("/rooms/:id/host", s.handleHostUse(), small)
-	get("/rooms/:id/host-link", s.handleHostLinkPage())
-	get("/rooms/:id/events", s.handleRoomEvents())
-	get("/rooms/:id/export", s.handleRoomPageExport())
-	for path, do := range s.roomActions() {
-		g.POST("/rooms/:id"+path, s.roomAction(do), small)
+	get("/rooms/new", rm.NewPage())
+	g.POST("/rooms", rm.Start(), small)
+	get("/join", rm.JoinForm())
+	get("/j/:code", rm.JoinForm())
+	g.POST("/join", rm.Join(), small)
+	get("/rooms/:id", rm.Page())
+	get("/rooms/:id/host", rm.HostConfirm())
+	g.POST("/rooms/:id/host", rm.HostUse(), small)
+	get("/rooms/:id/host-link", rm.HostLinkPage())
+	get("/rooms/:id/events", rm.Events())
+	get("/rooms/:id/export", rm.Export())
+	for path, act := range rm.Actions() {
+		g.POST("/rooms/:id"+path, act, small)
 	}
 
 	get("/static/:hash/*", s.assets.Handler())

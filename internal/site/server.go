@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/a-h/templ"
@@ -21,6 +20,7 @@ import (
 	"effectivelyonce/experiments"
 	"effectivelyonce/internal/runs"
 	"effectivelyonce/internal/web"
+	"effectivelyonce/internal/web/roomsweb"
 	"effectivelyonce/pages"
 	"effectivelyonce/rooms"
 	"effectivelyonce/rooms/live"
@@ -45,10 +45,6 @@ type server struct {
 	// spreads runs the pages' spreads over seeds in the background and keeps their summaries.
 	spreads *spreads
 	limiter *web.RateLimiter[netip.Addr]
-	// roomCreates and roomJoins limit the study rooms' creations and joins per client address,
-	// roomChanges the changes made with one room key (a host's or a member's), guesses included.
-	roomCreates, roomJoins *web.RateLimiter[netip.Addr]
-	roomChanges            *web.RateLimiter[rooms.Hash]
 	// shareCreates limits the workbench's shares created per client address; shares is where they
 	// are kept (the rooms' database), nil where a test has none.
 	shareCreates *web.RateLimiter[netip.Addr]
@@ -56,33 +52,20 @@ type server struct {
 	// checks runs the workbench's checks in a child process; tests give it the test binary.
 	checks  workbench.Sandbox
 	metrics *metrics
-	rooms   *rooms.Service
-	// hub wakes the rooms' event streams; stopping closes at shutdown, ending every stream, since
-	// a stream is never idle and the HTTP server's graceful shutdown would otherwise wait for it.
-	hub       roomHub
-	stopping  chan struct{}
-	heartbeat time.Duration
-	streams   atomic.Int64 // open room streams, for /metrics
-	roomsLive roomLive     // the rooms' readers and presence (see rooms_stream.go)
+	// rooms serves the study rooms (see internal/web/roomsweb).
+	rooms *roomsweb.Handlers
 	// conns is the connection limiter of the listener the server serves, which also bounds its
 	// event streams; nil until httpServer has made it.
 	conns *web.ConnLimiter
-	// asked are the five questions as a host picks them; headlines and qrs are worked out once
-	// for each pinned permalink and each join link.
-	asked []pages.Asked
 	// origins are the hosts absolute links may name (see origin.go).
 	origins *web.Origins
-	// titles are notebook paths in words, as rooms show them (see rooms_paths.go).
-	titles    *memo[string]
-	headlines *headlines
-	qrs       *memo[pages.QR]
-	echo      *echo.Echo
+	echo    *echo.Echo
 }
 
 // newServer wires the handlers, middleware and error handling; it does no I/O beyond checking that
 // every page's markers name things that exist. The study rooms come in ready made, since opening
 // their store is I/O that serve (or a test) owns and closes.
-func newServer(cfg config, log *slog.Logger, book *content.Book, a *web.Assets, rs *rooms.Service, hub roomHub) (*server, error) {
+func newServer(cfg config, log *slog.Logger, book *content.Book, a *web.Assets, rs *rooms.Service, hub roomsweb.Hub) (*server, error) {
 	srcs, err := pages.LoadSources(experiments.Sources())
 	if err != nil {
 		return nil, err
@@ -90,12 +73,9 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *web.Assets, 
 	m := newMetrics()
 	run := runs.NewRunner(runs.Config{MaxRuns: cfg.MaxRuns, QueueWait: cfg.QueueWait, RunTimeout: cfg.RunTimeout,
 		CacheBytes: cfg.CacheBytes, MemLimit: cfg.MemLimit, Memory: (*experiments.Experiment).Memory}, runs.Metrics{Runs: m.runs, Cache: m.cache, Rejected: m.Rejected})
-	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: run, lab: newLabRunner(cfg, log), spreads: newSpreads(run.Cache()),
-		hub: hub, stopping: make(chan struct{}), heartbeat: heartbeat, origins: web.NewOrigins(cfg.PublicOrigin, cfg.Addr, cfg.Hosts), titles: newMemo[string](1000), headlines: newHeadlines(), qrs: newMemo[pages.QR](256),
+	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, runner: run, lab: newLabRunner(cfg, log), spreads: newSpreads(run.Cache()),
+		origins:      web.NewOrigins(cfg.PublicOrigin, cfg.Addr, cfg.Hosts),
 		limiter:      web.NewRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
-		roomCreates:  web.NewRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
-		roomJoins:    web.NewRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients),
-		roomChanges:  web.NewKeyedLimiter[rooms.Hash](float64(cfg.RoomChangesPerMinute)/60, roomChangeBurst(cfg.RoomChangesPerMinute), cfg.RateClients),
 		shareCreates: web.NewRateLimiter(float64(cfg.ShareCreatesPerHour)/3600, cfg.ShareCreatesPerHour, cfg.RateClients),
 		checks:       workbench.Sandbox{Command: siteWorkbenchChild, Deadline: checkDeadline(cfg)}}
 	s.admit = &runs.Admission{Runner: run, Rate: s.limiter, Rejected: m.Rejected}
@@ -103,23 +83,19 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *web.Assets, 
 		Name: "site_result_cache_bytes", Help: "Estimated size of the cached experiment results.",
 	}, func() float64 { return float64(s.runner.Cache().Bytes()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "site_rate_limiter_clients", Help: "Client addresses the rate limiter tracks now (at most -rate-clients).",
-	}, func() float64 { return float64(s.limiter.Size()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "site_room_streams", Help: "Study room event streams open now.",
-	}, func() float64 { return float64(s.streams.Load()) }))
-	m.countRoomReads(rs)
+	}, func() float64 { return float64(s.limiter.Size()) }))
+	s.rooms = roomsweb.New(roomsweb.Deps{Rooms: rs, Hub: hub, Admit: s.admit, Book: book, Site: s.site, Origins: s.origins, Log: log, Metrics: m.Metrics,
+		Creates:          web.NewRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
+		Joins:            web.NewRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients),
+		Changes:          web.NewKeyedLimiter[rooms.Hash](float64(cfg.RoomChangesPerMinute)/60, roomsweb.ChangeBurst(cfg.RoomChangesPerMinute), cfg.RateClients),
+		ChangesPerMinute: cfg.RoomChangesPerMinute, StreamsPerKey: cfg.RoomStreamsPerKey, Base: cfg.BasePath,
+		HTTPS: strings.HasPrefix(cfg.PublicOrigin, "https://"), Conns: func() *web.ConnLimiter { return s.conns }})
 	if err := s.checkBook(); err != nil {
 		return nil, err
 	}
-	if page, ok := book.Page("predictions"); ok {
-		for i, sec := range page.Sections {
-			if i < len(pages.QuestionSpecs) {
-				s.asked = append(s.asked, pages.Asked{ID: pages.QuestionSpecs[i].ID, Title: sec.Title})
-			}
-		}
-	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = web.Errors{Log: log, APIPrefix: cfg.BasePath + "/api/", FieldOf: errorField,
+	e.HTTPErrorHandler = web.Errors{Log: log, APIPrefix: cfg.BasePath + "/api/", FieldOf: roomsweb.ErrorField,
 		APIBody: func(field, msg string) any { return apiError(field, msg) },
 		Page: func(status int, title, msg string) templ.Component {
 			site := s.site("")
@@ -252,7 +228,7 @@ func (s *server) httpServer(ln net.Listener) (*http.Server, *web.ConnLimiter) {
 
 // newHub is the rooms' hub: in-process with SQLite (one instance), LISTEN/NOTIFY with Postgres,
 // so that every replica's streams hear of a change made through any of them.
-func newHub(ctx context.Context, cfg config, log *slog.Logger) (roomHub, error) {
+func newHub(ctx context.Context, cfg config, log *slog.Logger) (roomsweb.Hub, error) {
 	if cfg.DatabaseURL == "" {
 		return live.NewLocal(), nil
 	}
@@ -266,7 +242,7 @@ func newHub(ctx context.Context, cfg config, log *slog.Logger) (roomHub, error) 
 // newRooms is the rooms' service over store with the configured limits, telling hub of every
 // change. A change is stored before it is announced, so a failed announcement loses nothing: the
 // streams catch up at their next change or reconnect.
-func newRooms(store rooms.Store, cfg config, hub roomHub, log *slog.Logger) *rooms.Service {
+func newRooms(store rooms.Store, cfg config, hub roomsweb.Hub, log *slog.Logger) *rooms.Service {
 	rc := cfg.Rooms
 	rc.Notify = func(ctx context.Context, roomID string) {
 		if err := hub.Publish(context.WithoutCancel(ctx), roomID); err != nil {
@@ -274,30 +250,6 @@ func newRooms(store rooms.Store, cfg config, hub roomHub, log *slog.Logger) *roo
 		}
 	}
 	return rooms.NewService(store, rc)
-}
-
-// sweepEvery is how often idle rooms are closed and old closed rooms deleted.
-const sweepEvery = 10 * time.Minute
-
-// sweepRooms closes and deletes rooms on a timer until ctx ends; reads close an idle room on the
-// spot in between, so the timer only bounds how long a forgotten room takes up a slot and space.
-func (s *server) sweepRooms(ctx context.Context) {
-	t := time.NewTicker(sweepEvery)
-	defer t.Stop()
-	for {
-		closed, deleted, err := s.rooms.Sweep(ctx)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			s.log.Warn("room sweep", "err", err)
-		case closed+deleted > 0:
-			s.log.Info("room sweep", "closed", closed, "deleted", deleted)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }
 
 // gracePeriod is how long shutdown waits for the requests in flight: a run that started just
@@ -348,7 +300,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 		return err
 	}
 	s.shares = store
-	go s.sweepRooms(ctx)
+	go s.rooms.Sweep(ctx)
 	s.lab.sweep(ctx) // the files of lab runs a killed site left behind
 	if err := s.runner.Warm(ctx); err != nil {
 		return err
@@ -375,11 +327,8 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	s.spreads.stop() // cancels every background spread over seeds
 	s.lab.stop()     // kills a lab run's worker processes and removes its files before the exit
 	s.limiter.Close()
-	s.roomCreates.Close()
-	s.roomJoins.Close()
-	s.roomChanges.Close()
 	s.shareCreates.Close()
-	close(s.stopping) // ends every room stream, which graceful shutdown would otherwise wait for
+	s.rooms.Stop() // ends every room stream, which graceful shutdown would otherwise wait for
 	shut, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	if err := hs.Shutdown(shut); err != nil {

@@ -1,4 +1,4 @@
-package site
+package roomsweb
 
 // The notebook paths a room carries (the page the host presents, the runs members pin) as people
 // read them, and the check that a presented path is a page the followers can open.
@@ -17,7 +17,7 @@ import (
 )
 
 // notebookPage finds the page of the contents a path (without the base path) names.
-func (s *server) notebookPage(path string) (content.Entry, *content.Page, url.Values, experiments.FieldErrors, bool) {
+func (h *Handlers) notebookPage(path string) (content.Entry, *content.Page, url.Values, experiments.FieldErrors, bool) {
 	u, err := url.Parse(path)
 	if err != nil {
 		return content.Entry{}, nil, nil, nil, false
@@ -26,7 +26,7 @@ func (s *server) notebookPage(path string) (content.Entry, *content.Page, url.Va
 		if entry.Path != u.Path {
 			continue
 		}
-		page, ok := s.book.Page(entry.Slug)
+		page, ok := h.book.Page(entry.Slug)
 		if !ok {
 			return content.Entry{}, nil, nil, nil, false
 		}
@@ -56,14 +56,14 @@ func pagePathParams(page *content.Page, q url.Values) ([]pagePath, *experiments.
 		if i > 0 {
 			prefix = e.Name + "."
 		}
-		r, sub := readRun(e, prefix, first, q)
+		inherited, sub := readRun(e, prefix, first, q)
 		p, err := e.Parse(sub)
 		if err != nil {
 			fe := experiments.FieldError{Message: err.Error()}
 			var fes experiments.FieldErrors
 			if errors.As(err, &fes) && len(fes) > 0 {
 				fe = fes[0]
-				if !r.Inherited[fe.Field] {
+				if !inherited[fe.Field] {
 					fe.Field = prefix + fe.Field
 				}
 			}
@@ -71,7 +71,7 @@ func pagePathParams(page *content.Page, q url.Values) ([]pagePath, *experiments.
 		}
 		pp := pagePath{experiment: e, params: p}
 		for _, f := range e.Fields {
-			if !r.Inherited[f.Name] {
+			if !inherited[f.Name] {
 				pp.own = append(pp.own, f)
 			}
 		}
@@ -86,7 +86,7 @@ func pagePathParams(page *content.Page, q url.Values) ([]pagePath, *experiments.
 // presentable checks that followers can open path: a page of the notebook, its parameters ones
 // the page takes. The refusal names the field "path" and says what is wrong, in the words a host
 // can act on.
-func (s *server) presentable(path string) error {
+func (h *Handlers) presentable(path string) error {
 	path, err := rooms.CleanPath("path", path)
 	if err != nil {
 		return err
@@ -94,7 +94,7 @@ func (s *server) presentable(path string) error {
 	bad := func(format string, args ...any) error {
 		return &rooms.FieldError{Field: "path", Err: rooms.ErrInvalid, Message: fmt.Sprintf(format, args...)}
 	}
-	_, page, q, problems, ok := s.notebookPage(path)
+	_, page, q, problems, ok := h.notebookPage(path)
 	if !ok {
 		p, _, _ := strings.Cut(path, "?")
 		return bad("%s is not a page of the notebook; open the page to present and press “Present this page” in the room bar", experiments.Clip(p, 60))
@@ -110,25 +110,25 @@ func (s *server) presentable(path string) error {
 
 // present shows path to the room's followers once presentable agrees that they can open it; an
 // empty path stops presenting.
-func (s *server) present(ctx context.Context, code, hostKey, path string) error {
+func (h *Handlers) present(ctx context.Context, code, hostKey, path string) error {
 	if path != "" {
-		if err := s.presentable(path); err != nil {
+		if err := h.presentable(path); err != nil {
 			return err
 		}
 	}
-	return s.rooms.Present(ctx, code, hostKey, path)
+	return h.rooms.Present(ctx, code, hostKey, path)
 }
 
 // pathTitle names a notebook path for people: the page's name in the contents and, in brackets,
 // only the parameters the path moves from the page's defaults, decoded and in words ("4 · The
 // bounded dedup window (max redelivery delay 5,000 jobs)"). A path of no page is itself; one whose
 // parameters the page refuses is the page's name alone.
-func (s *server) pathTitle(path string) string {
-	if t, ok := s.titles.get(path); ok {
+func (h *Handlers) pathTitle(path string) string {
+	if t, ok := h.titles.Get(path); ok {
 		return t
 	}
 	t := path
-	if entry, page, q, problems, ok := s.notebookPage(path); ok {
+	if entry, page, q, problems, ok := h.notebookPage(path); ok {
 		t = entry.Nav
 		if runs, fe := pagePathParams(page, q); fe == nil && len(problems) == 0 {
 			if moved := movedParams(runs); moved != "" {
@@ -136,7 +136,7 @@ func (s *server) pathTitle(path string) string {
 			}
 		}
 	}
-	s.titles.put(path, t)
+	h.titles.Put(path, t)
 	return t
 }
 

@@ -1,4 +1,4 @@
-package site
+package roomsweb
 
 // A pin's headline is the first sentence of what the pinned run shows: the reading of its page's
 // first experiment at the pin's parameters. Working one out can mean running an experiment of ten
@@ -26,7 +26,7 @@ const (
 
 // headlines is the server's pins' headlines: those known, and those being worked out.
 type headlines struct {
-	known *memo[string] // by permalink; "" for a page with no experiment to read
+	known *web.Memo[string] // by permalink; "" for a page with no experiment to read
 	slots chan struct{}
 
 	mu      sync.Mutex
@@ -35,38 +35,38 @@ type headlines struct {
 }
 
 func newHeadlines() *headlines {
-	return &headlines{known: newMemo[string](1000), slots: make(chan struct{}, headlineRuns),
+	return &headlines{known: web.NewMemo[string](1000), slots: make(chan struct{}, headlineRuns),
 		waiting: map[string]map[string]bool{}, notYet: map[string]time.Time{}}
 }
 
 // headline answers the headline of the pinned permalink path if it is known, and otherwise asks
 // for it on behalf of room roomID, never waiting: ctx is the render's, whose client the run is
 // charged to, but the work outlives it.
-func (s *server) headline(ctx context.Context, path, roomID string) (string, bool) {
-	h := s.headlines
-	if line, ok := h.known.get(path); ok {
+func (h *Handlers) headline(ctx context.Context, path, roomID string) (string, bool) {
+	hl := h.headlines
+	if line, ok := hl.known.Get(path); ok {
 		return line, true
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if rooms, ok := h.waiting[path]; ok {
+	hl.mu.Lock()
+	defer hl.mu.Unlock()
+	if rooms, ok := hl.waiting[path]; ok {
 		rooms[roomID] = true
 		return "", false
 	}
-	if t, ok := h.notYet[path]; ok && time.Now().Before(t) || len(h.waiting) >= headlinesPending {
+	if t, ok := hl.notYet[path]; ok && time.Now().Before(t) || len(hl.waiting) >= headlinesPending {
 		return "", false
 	}
-	delete(h.notYet, path)
-	h.waiting[path] = map[string]bool{roomID: true}
+	delete(hl.notYet, path)
+	hl.waiting[path] = map[string]bool{roomID: true}
 	work, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	stop := context.AfterFunc(s.runner.Stopping(), cancel) // shutdown ends the work
+	stop := context.AfterFunc(h.admit.Runner.Stopping(), cancel) // shutdown ends the work
 	go func() {
 		defer cancel()
 		defer stop()
-		line, err := s.workOutHeadline(work, path)
-		h.mu.Lock()
-		rooms := h.waiting[path]
-		delete(h.waiting, path)
+		line, err := h.workOutHeadline(work, path)
+		hl.mu.Lock()
+		rooms := hl.waiting[path]
+		delete(hl.waiting, path)
 		if err != nil {
 			// Not run now (busy, rate limited, stopping): a later redraw asks again, not sooner
 			// than the refusal said.
@@ -75,18 +75,18 @@ func (s *server) headline(ctx context.Context, path, roomID string) (string, boo
 			if web.As(err, &he) && he.RetryAfter > 0 {
 				wait = he.RetryAfter
 			}
-			if len(h.notYet) >= headlinesPending {
-				clear(h.notYet) // forgetting a wait costs one early retry, never an unbounded map
+			if len(hl.notYet) >= headlinesPending {
+				clear(hl.notYet) // forgetting a wait costs one early retry, never an unbounded map
 			}
-			h.notYet[path] = time.Now().Add(wait)
-			h.mu.Unlock()
+			hl.notYet[path] = time.Now().Add(wait)
+			hl.mu.Unlock()
 			return
 		}
-		h.known.put(path, line)
-		h.mu.Unlock()
+		hl.known.Put(path, line)
+		hl.mu.Unlock()
 		for id := range rooms {
-			if err := s.hub.Publish(work, id); err != nil {
-				s.log.Warn("pin headline not announced", "room", id, "err", err)
+			if err := h.hub.Publish(work, id); err != nil {
+				h.log.Warn("pin headline not announced", "room", id, "err", err)
 			}
 		}
 	}()
@@ -96,8 +96,8 @@ func (s *server) headline(ctx context.Context, path, roomID string) (string, boo
 // workOutHeadline runs the first experiment of the page path names, at its parameters, within the
 // run limits, and answers the first sentence of its reading; "" for a page with no experiment, or
 // parameters the page refuses (it shows no run to read). An error means "not now".
-func (s *server) workOutHeadline(ctx context.Context, path string) (string, error) {
-	_, page, q, problems, ok := s.notebookPage(path)
+func (h *Handlers) workOutHeadline(ctx context.Context, path string) (string, error) {
+	_, page, q, problems, ok := h.notebookPage(path)
 	if !ok || len(problems) > 0 {
 		return "", nil
 	}
@@ -107,15 +107,15 @@ func (s *server) workOutHeadline(ctx context.Context, path string) (string, erro
 	}
 	r := runs[0]
 	select {
-	case s.headlines.slots <- struct{}{}:
-		defer func() { <-s.headlines.slots }()
+	case h.headlines.slots <- struct{}{}:
+		defer func() { <-h.headlines.slots }()
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}
-	if err := s.admitRun(ctx, r.experiment, r.params); err != nil {
+	if err := h.admitRun(ctx, r.experiment, r.params); err != nil {
 		return "", err
 	}
-	res, err := s.runner.Run(ctx, r.experiment, r.params)
+	res, err := h.admit.Runner.Run(ctx, r.experiment, r.params)
 	if err != nil {
 		var he *web.Error
 		if web.As(err, &he) && he.RetryAfter == 0 && he.Status != 0 {

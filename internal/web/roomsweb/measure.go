@@ -1,4 +1,4 @@
-package site
+package roomsweb
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // answers it at the document's defaults, the value its definition's Answer gives. A
 // measure question parses its stored parameters with the experiment's spec and takes the number
 // it names (see reported): typed numbers of the run, never a table's text.
-func (s *server) measure(ctx context.Context, q rooms.Question) (float64, error) {
+func (h *Handlers) measure(ctx context.Context, q rooms.Question) (float64, error) {
 	switch q.Kind {
 	case rooms.KindPrediction:
 		if !slices.ContainsFunc(pages.QuestionSpecs, func(spec pages.QuestionSpec) bool { return spec.ID == q.Prediction }) {
@@ -31,17 +31,17 @@ func (s *server) measure(ctx context.Context, q rooms.Question) (float64, error)
 		if !ok {
 			return 0, fmt.Errorf("question %s: no experiment answers it", q.Prediction)
 		}
-		r, err := s.reported(ctx, e, e.Defaults(), q.Prediction, "")
+		r, err := h.reported(ctx, e, e.Defaults(), q.Prediction, "")
 		return r.Value, err
 	case rooms.KindMeasure:
 		e, p, err := parseMeasured(q)
 		if err != nil {
 			return 0, err
 		}
-		if err := s.admitRun(ctx, e, p); err != nil {
+		if err := h.admitRun(ctx, e, p); err != nil {
 			return 0, err
 		}
-		r, err := s.reported(ctx, e, p, q.Measure, q.Point)
+		r, err := h.reported(ctx, e, p, q.Measure, q.Point)
 		return r.Value, err
 	}
 	return 0, &rooms.FieldError{Field: "measured", Message: "this question has no experiment to measure it", Err: rooms.ErrInvalid}
@@ -50,14 +50,14 @@ func (s *server) measure(ctx context.Context, q rooms.Question) (float64, error)
 // reported runs e at p and finds the number a round names: one of the five questions' ids that
 // e answers, or a count of the run at its row (pages.FindReported, which
 // refuses a count reported at several rows unless the row is named).
-func (s *server) reported(ctx context.Context, e *experiments.Experiment, p any, measure, point string) (pages.Reported, error) {
-	res, err := s.runner.Run(ctx, e, p)
+func (h *Handlers) reported(ctx context.Context, e *experiments.Experiment, p any, measure, point string) (pages.Reported, error) {
+	res, err := h.admit.Runner.Run(ctx, e, p)
 	if err != nil {
 		return pages.Reported{}, err
 	}
 	if point == "" {
 		if v, ok := e.Answer(measure, p, res); ok {
-			return s.predictionReported(e, measure, float64(v)), nil
+			return h.predictionReported(e, measure, float64(v)), nil
 		}
 	}
 	r, fe := pages.FindReported(pages.ReportedBy(e, res), measure, point)
@@ -69,7 +69,7 @@ func (s *server) reported(ctx context.Context, e *experiments.Experiment, p any,
 
 // predictionReported is one of the five questions as a number e reports: its words are the
 // question's title on the predictions page, its unit the question's.
-func (s *server) predictionReported(e *experiments.Experiment, id string, v float64) pages.Reported {
+func (h *Handlers) predictionReported(e *experiments.Experiment, id string, v float64) pages.Reported {
 	r := pages.Reported{Experiment: e.Name, Measure: id, Value: v, Words: id}
 	for _, spec := range pages.QuestionSpecs {
 		if spec.ID == id {
@@ -125,11 +125,11 @@ func ownQuery(e *experiments.Experiment, p any) string {
 // presentedNumbers are the numbers of the page the room is presenting, at its parameters, for
 // the host's round form: only runs already in the cache (the presented page made them), since a
 // room's page never waits for an experiment to run.
-func (s *server) presentedNumbers(presenting string) []pages.NumberGroup {
+func (h *Handlers) presentedNumbers(presenting string) []pages.NumberGroup {
 	if presenting == "" {
 		return nil
 	}
-	_, page, q, problems, ok := s.notebookPage(presenting)
+	_, page, q, problems, ok := h.notebookPage(presenting)
 	if !ok || len(problems) > 0 {
 		return nil
 	}
@@ -139,7 +139,7 @@ func (s *server) presentedNumbers(presenting string) []pages.NumberGroup {
 	}
 	results := map[string]any{}
 	for _, r := range runs {
-		if res, ok := s.runner.Cache().Get(r.experiment.Key(r.params)); ok {
+		if res, ok := h.admit.Runner.Cache().Get(r.experiment.Key(r.params)); ok {
 			results[r.experiment.Name] = res
 		}
 	}
@@ -149,17 +149,17 @@ func (s *server) presentedNumbers(presenting string) []pages.NumberGroup {
 // listedNumbers are the numbers of experiment name at params (a permalink's query), for a host
 // who asked the round form to list them: the host's own request, so its run is admitted and
 // made like a Run on a page. A refusal is said in words for the form.
-func (s *server) listedNumbers(ctx context.Context, name, params string) ([]pages.NumberGroup, string) {
+func (h *Handlers) listedNumbers(ctx context.Context, name, params string) ([]pages.NumberGroup, string) {
 	e, p, err := parseMeasured(rooms.Question{Experiment: name, Params: params})
 	if err == nil {
-		err = s.admitRun(ctx, e, p)
+		err = h.admitRun(ctx, e, p)
 	}
 	var res any
 	if err == nil {
-		res, err = s.runner.Run(ctx, e, p)
+		res, err = h.admit.Runner.Run(ctx, e, p)
 	}
 	if err != nil {
-		if he, ok := roomError(err).(*web.Error); ok {
+		if he, ok := Refusal(err).(*web.Error); ok {
 			return nil, pages.SayCap(he.Msg) + "."
 		}
 		return nil, "The experiment could not run now."
@@ -212,7 +212,7 @@ func questionOf(in roundIn) (rooms.Question, error) {
 // the reveal, with the round locked and the room waiting. The question is worded here, once, with
 // the number, its row, the experiment and its parameters, so members read what they guess. The
 // run is cached, so the reveal costs nothing more.
-func (s *server) checkedQuestion(ctx context.Context, in roundIn) (rooms.Question, error) {
+func (h *Handlers) checkedQuestion(ctx context.Context, in roundIn) (rooms.Question, error) {
 	q, err := questionOf(in)
 	if err != nil || q.Kind != rooms.KindMeasure {
 		return q, err
@@ -221,12 +221,12 @@ func (s *server) checkedQuestion(ctx context.Context, in roundIn) (rooms.Questio
 	if err != nil {
 		return q, err
 	}
-	if err := s.admitRun(ctx, e, p); err != nil {
+	if err := h.admitRun(ctx, e, p); err != nil {
 		return q, err
 	}
-	r, err := s.reported(ctx, e, p, q.Measure, q.Point)
+	r, err := h.reported(ctx, e, p, q.Measure, q.Point)
 	if err != nil {
-		return q, roomError(err)
+		return q, Refusal(err)
 	}
 	q.Point, q.Text = r.Point, r.Question(e, p)
 	if q.Unit == "" {

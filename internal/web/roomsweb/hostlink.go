@@ -1,4 +1,4 @@
-package site
+package roomsweb
 
 // Host links: how a host carries a room to another browser (see rooms.HostLink). The host key
 // never travels in a URL and no GET sets it: a link names a single-use token, opening it asks
@@ -26,34 +26,34 @@ import (
 const linkCookie = "eo_link_"
 
 // hostLink is a host link in full, for copying to another device.
-func (s *server) hostLink(r *http.Request, id, token string) string {
-	return s.origin(r) + s.cfg.BasePath + "/rooms/" + id + "/host?token=" + url.QueryEscape(token)
+func (h *Handlers) hostLink(r *http.Request, id, token string) string {
+	return h.origin(r) + h.base + "/rooms/" + id + "/host?token=" + url.QueryEscape(token)
 }
 
 // showHostLink answers the POST that made a host link for room id: the token goes in this
 // browser's link cookie and a 303 leads to the page that shows it (after says why it was made).
-func (s *server) showHostLink(c echo.Context, id, token string, expires time.Time, after string) error {
-	s.cookie(c, linkCookie+id, token, time.Until(expires))
-	target := s.cfg.BasePath + "/rooms/" + id + "/host-link"
+func (h *Handlers) showHostLink(c echo.Context, id, token string, expires time.Time, after string) error {
+	h.cookies.Set(c, linkCookie+id, token, time.Until(expires))
+	target := h.base + "/rooms/" + id + "/host-link"
 	if after != "" {
 		target += "?after=" + after
 	}
 	return c.Redirect(http.StatusSeeOther, target)
 }
 
-// handleHostLinkPage handles "GET /rooms/:id/host-link": the host link this browser was last
+// HostLinkPage handles "GET /rooms/:id/host-link": the host link this browser was last
 // given, for the host only, or word that it has been used or has run out.
-func (s *server) handleHostLinkPage() echo.HandlerFunc {
+func (h *Handlers) HostLinkPage() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
-		r, err := s.rooms.RoomByID(ctx, c.Param("id"))
+		r, err := h.rooms.RoomByID(ctx, c.Param("id"))
 		if err != nil {
-			return roomError(err)
+			return Refusal(err)
 		}
-		if _, caller, err := s.rooms.Identify(ctx, r.Code, cookieValue(c, hostCookie+r.ID)); err != nil || caller.Role != rooms.AsHost {
+		if _, caller, err := h.rooms.Identify(ctx, r.Code, web.Cookie(c, HostCookie+r.ID)); err != nil || caller.Role != rooms.AsHost {
 			return &web.Error{Status: http.StatusForbidden, Msg: "only the room's host sees its host links"}
 		}
-		site := s.site("")
+		site := h.site("")
 		site.InRoom = true
 		v := pages.HostLinkView{Site: site, Title: r.Title, RoomURL: site.URL("/rooms/" + r.ID),
 			Minutes: int(rooms.HostLinkTTL / time.Minute), NewLink: site.URL("/rooms/" + r.ID + "/host-link")}
@@ -61,11 +61,11 @@ func (s *server) handleHostLinkPage() echo.HandlerFunc {
 		case "opened", "replaced":
 			v.After = after
 		}
-		if token := cookieValue(c, linkCookie+r.ID); token != "" {
-			if _, err := s.rooms.CheckHostLink(ctx, r.ID, token); err == nil {
-				v.Link = s.hostLink(c.Request(), r.ID, token)
+		if token := web.Cookie(c, linkCookie+r.ID); token != "" {
+			if _, err := h.rooms.CheckHostLink(ctx, r.ID, token); err == nil {
+				v.Link = h.hostLink(c.Request(), r.ID, token)
 			} else {
-				s.cookie(c, linkCookie+r.ID, "", -time.Second)
+				h.cookies.Set(c, linkCookie+r.ID, "", -time.Second)
 			}
 		}
 		c.Response().Header().Set("Cache-Control", "no-store") // the link is on this page
@@ -73,26 +73,26 @@ func (s *server) handleHostLinkPage() echo.HandlerFunc {
 	}
 }
 
-// handleHostConfirm handles "GET /rooms/:id/host?token=...": what a host link opens. It changes
+// HostConfirm handles "GET /rooms/:id/host?token=...": what a host link opens. It changes
 // nothing: it asks whether this browser should become the host. A browser that is already the
 // room's host goes straight to the room, leaving the link for another.
-func (s *server) handleHostConfirm() echo.HandlerFunc {
+func (h *Handlers) HostConfirm() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
-		site := s.site("")
+		site := h.site("")
 		c.Response().Header().Set("Cache-Control", "no-store") // the token is on this page
-		r, err := s.rooms.RoomByID(ctx, c.Param("id"))
+		r, err := h.rooms.RoomByID(ctx, c.Param("id"))
 		if err == nil {
-			if _, caller, err := s.rooms.Identify(ctx, r.Code, cookieValue(c, hostCookie+r.ID)); err == nil && caller.Role == rooms.AsHost {
-				return c.Redirect(http.StatusSeeOther, s.cfg.BasePath+"/rooms/"+r.ID)
+			if _, caller, err := h.rooms.Identify(ctx, r.Code, web.Cookie(c, HostCookie+r.ID)); err == nil && caller.Role == rooms.AsHost {
+				return c.Redirect(http.StatusSeeOther, h.base+"/rooms/"+r.ID)
 			}
 		}
 		token := c.QueryParam("token")
 		if err == nil {
-			_, err = s.rooms.CheckHostLink(ctx, r.ID, token)
+			_, err = h.rooms.CheckHostLink(ctx, r.ID, token)
 		}
 		if err != nil {
-			he, ok := roomError(err).(*web.Error)
+			he, ok := Refusal(err).(*web.Error)
 			if !ok {
 				return err
 			}
@@ -104,34 +104,34 @@ func (s *server) handleHostConfirm() echo.HandlerFunc {
 	}
 }
 
-// handleHostUse handles "POST /rooms/:id/host": the visitor confirmed a host link. The link is
+// HostUse handles "POST /rooms/:id/host": the visitor confirmed a host link. The link is
 // used up, its host key goes into this browser's cookie, and a 303 leads to the room.
-func (s *server) handleHostUse() echo.HandlerFunc {
+func (h *Handlers) HostUse() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		r, key, err := s.rooms.UseHostLink(c.Request().Context(), c.Param("id"), c.FormValue("token"))
+		r, key, err := h.rooms.UseHostLink(c.Request().Context(), c.Param("id"), c.FormValue("token"))
 		if err != nil {
-			return roomError(err)
+			return Refusal(err)
 		}
-		s.setRoomCookies(c, r.ID, hostCookie, key)
-		return c.Redirect(http.StatusSeeOther, s.cfg.BasePath+"/rooms/"+r.ID)
+		h.setRoomCookies(c, r.ID, HostCookie, key)
+		return c.Redirect(http.StatusSeeOther, h.base+"/rooms/"+r.ID)
 	}
 }
 
-// handleAPIHostLink handles "POST /api/rooms/:code/host-link" (host): 201 with a new host link for a
+// APIHostLink handles "POST /api/rooms/:code/host-link" (host): 201 with a new host link for a
 // browser, which works once within rooms.HostLinkTTL and replaces an unused earlier one.
-func (s *server) handleAPIHostLink() echo.HandlerFunc {
+func (h *Handlers) APIHostLink() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
-		token, expires, err := s.rooms.NewHostLink(ctx, c.Param("code"), bearerKey(c.Request()))
+		token, expires, err := h.rooms.NewHostLink(ctx, c.Param("code"), bearerKey(c.Request()))
 		if err != nil {
-			return roomError(err)
+			return Refusal(err)
 		}
-		r, err := s.rooms.RoomByCode(ctx, c.Param("code"))
+		r, err := h.rooms.RoomByCode(ctx, c.Param("code"))
 		if err != nil {
-			return roomError(err)
+			return Refusal(err)
 		}
 		c.Response().Header().Set("Cache-Control", "no-store") // the answer holds a host link
-		return c.JSON(http.StatusCreated, map[string]string{"host_url": s.hostLink(c.Request(), r.ID, token),
+		return c.JSON(http.StatusCreated, map[string]string{"host_url": h.hostLink(c.Request(), r.ID, token),
 			"expires": expires.UTC().Format(time.RFC3339)})
 	}
 }

@@ -1,4 +1,4 @@
-package site
+package roomsweb
 
 // The study rooms' pages: start a room, the host link, join, and the room itself. Rooms are
 // addressed by their permanent id in every URL after joining, so that a new join code (which the
@@ -20,32 +20,32 @@ import (
 	"effectivelyonce/rooms"
 )
 
-// handleRoomNew handles "GET /rooms/new": the form that opens a room.
-func (s *server) handleRoomNew() echo.HandlerFunc {
+// NewPage handles "GET /rooms/new": the form that opens a room.
+func (h *Handlers) NewPage() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		site := s.site("")
+		site := h.site("")
 		return web.Render(c, http.StatusOK, pages.Layout(site, "Start a study room", pages.StartRoom(site, "", "")))
 	}
 }
 
-// handleRoomStart handles "POST /rooms": it opens a room, makes this browser its host, and
+// Start handles "POST /rooms": it opens a room, makes this browser its host, and
 // redirects (post, redirect, get) to the page that shows the room's first host link, so that a
 // reload shows that page again instead of opening a second room.
-func (s *server) handleRoomStart() echo.HandlerFunc {
+func (h *Handlers) Start() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		title := c.FormValue("title")
-		site := s.site("")
-		if err := s.admitRoom(c.Request().Context(), s.roomCreates, "Too many study rooms created from your network address this hour."); err != nil {
+		site := h.site("")
+		if err := h.admitRoom(c.Request().Context(), h.creates, "Too many study rooms created from your network address this hour."); err != nil {
 			return err
 		}
-		cr, err := s.rooms.CreateRoom(c.Request().Context(), title)
+		cr, err := h.rooms.CreateRoom(c.Request().Context(), title)
 		if err != nil {
 			var fe *rooms.FieldError
 			if errors.As(err, &fe) && fe.Field == "title" {
 				return web.Render(c, http.StatusUnprocessableEntity, pages.Layout(site, "Start a study room", pages.StartRoom(site, title, fe.Message)))
 			}
 			// A full instance: the form again with the title kept, saying why and when to retry.
-			err = s.createRefusal(err)
+			err = h.createRefusal(err)
 			var he *web.Error
 			if web.As(err, &he) && he.Status == http.StatusServiceUnavailable {
 				c.Response().Header().Set("Retry-After", strconv.Itoa(web.RetrySeconds(he.RetryAfter)))
@@ -53,17 +53,17 @@ func (s *server) handleRoomStart() echo.HandlerFunc {
 			}
 			return err
 		}
-		s.setRoomCookies(c, cr.Room.ID, hostCookie, cr.HostKey)
-		return s.showHostLink(c, cr.Room.ID, cr.LinkToken, cr.Room.HostLink.Expires, "opened")
+		h.setRoomCookies(c, cr.Room.ID, HostCookie, cr.HostKey)
+		return h.showHostLink(c, cr.Room.ID, cr.LinkToken, cr.Room.HostLink.Expires, "opened")
 	}
 }
 
-// handleJoinForm handles "GET /join" and "GET /j/:code": the name form, with a friendly name
+// JoinForm handles "GET /join" and "GET /j/:code": the name form, with a friendly name
 // offered that nobody in the room uses yet. A browser that already holds a seat goes straight in.
-func (s *server) handleJoinForm() echo.HandlerFunc {
+func (h *Handlers) JoinForm() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
-		site := s.site("")
+		site := h.site("")
 		v := pages.JoinView{Site: site, Code: c.Param("code")}
 		if v.Code == "" {
 			v.Code = c.QueryParam("code")
@@ -73,17 +73,17 @@ func (s *server) handleJoinForm() echo.HandlerFunc {
 			// A look-up is charged before the answer is known and given back when the code finds
 			// its room (the join itself costs one), so a class opening the QR link together can
 			// all join in one minute, and an address over its allowance learns nothing.
-			r, err := s.lookUpCode(ctx, v.Code)
+			r, err := h.lookUpCode(ctx, v.Code)
 			var he *web.Error
 			if web.As(err, &he) && he.Status == http.StatusTooManyRequests || errors.Is(err, rooms.ErrUnavailable) {
-				return roomError(err)
+				return Refusal(err)
 			}
 			switch {
-			case err == nil && s.seatKey(c, r.ID) != "":
-				return c.Redirect(http.StatusSeeOther, s.cfg.BasePath+"/rooms/"+r.ID)
+			case err == nil && seatKey(c, r.ID) != "":
+				return c.Redirect(http.StatusSeeOther, h.base+"/rooms/"+r.ID)
 			case err == nil:
 				v.Code, v.Title = r.Code, r.Title
-				if v.Suggestion, err = s.rooms.SuggestName(ctx, r.Code); err != nil {
+				if v.Suggestion, err = h.rooms.SuggestName(ctx, r.Code); err != nil {
 					return err
 				}
 				v.Name = v.Suggestion
@@ -108,83 +108,83 @@ func joinCodeProblem(err error) string {
 	return "No open room has this code. Check it with your host."
 }
 
-// handleJoin handles "POST /join": it seats the visitor under the name given and keeps the seat
+// Join handles "POST /join": it seats the visitor under the name given and keeps the seat
 // in an HttpOnly cookie. A refusal shows the form again with the visitor's values and the
 // problem beside the field it concerns.
-func (s *server) handleJoin() echo.HandlerFunc {
+func (h *Handlers) Join() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
-		site := s.site("")
+		site := h.site("")
 		v := pages.JoinView{Site: site, Code: c.FormValue("code"), Name: c.FormValue("name")}
-		if err := s.admitRoom(ctx, s.roomJoins, "Too many join attempts from your network address in the last minute."); err != nil {
+		if err := h.admitRoom(ctx, h.joins, "Too many join attempts from your network address in the last minute."); err != nil {
 			return err
 		}
 		// A browser that already holds a seat in this room goes back to it: a second seat would
 		// leave an empty chair that "N of M answered" can never count in.
-		r, found := s.rooms.RoomByCode(ctx, v.Code)
+		r, found := h.rooms.RoomByCode(ctx, v.Code)
 		if found == nil {
 			v.Title = r.Title // for the form, should it be shown again
-			if key := s.seatKey(c, r.ID); key != "" {
-				if _, caller, err := s.rooms.Identify(ctx, r.Code, key); err == nil && caller.Role == rooms.AsMember {
-					return c.Redirect(http.StatusSeeOther, s.cfg.BasePath+"/rooms/"+r.ID)
+			if key := seatKey(c, r.ID); key != "" {
+				if _, caller, err := h.rooms.Identify(ctx, r.Code, key); err == nil && caller.Role == rooms.AsMember {
+					return c.Redirect(http.StatusSeeOther, h.base+"/rooms/"+r.ID)
 				}
 			}
 		}
-		j, err := s.rooms.Join(ctx, v.Code, v.Name)
+		j, err := h.rooms.Join(ctx, v.Code, v.Name)
 		if err == nil {
-			s.setRoomCookies(c, j.Member.RoomID, seatCookie, j.MemberKey)
-			return c.Redirect(http.StatusSeeOther, s.cfg.BasePath+"/rooms/"+j.Member.RoomID)
+			h.setRoomCookies(c, j.Member.RoomID, SeatCookie, j.MemberKey)
+			return c.Redirect(http.StatusSeeOther, h.base+"/rooms/"+j.Member.RoomID)
 		}
 		status := http.StatusUnprocessableEntity
-		switch field := errorField(err); {
+		switch field := ErrorField(err); {
 		case errors.Is(err, rooms.ErrNotFound):
 			v.CodeError, status = joinCodeProblem(err), http.StatusNotFound
 		case field == "name":
-			v.NameError = roomError(err).(*web.Error).Msg
+			v.NameError = Refusal(err).(*web.Error).Msg
 			if errors.Is(err, rooms.ErrTaken) {
 				v.NameError = "Someone in the room already uses this name; pick another."
 				status = http.StatusConflict
 			}
 		case errors.Is(err, rooms.ErrRoomLocked), errors.Is(err, rooms.ErrRoomClosed), field == "code":
-			he, ok := roomError(err).(*web.Error)
+			he, ok := Refusal(err).(*web.Error)
 			if !ok {
 				return err
 			}
 			v.CodeError, status = he.Msg, he.Status
 		case errors.Is(err, rooms.ErrLimit):
-			v.CodeError, status = "The room is full: it seats "+experiments.Thousands(int64(s.rooms.Config().MaxMembers))+" members.", http.StatusConflict
+			v.CodeError, status = "The room is full: it seats "+experiments.Thousands(int64(h.rooms.Config().MaxMembers))+" members.", http.StatusConflict
 		default:
-			return roomError(err)
+			return Refusal(err)
 		}
 		return web.Render(c, status, pages.Layout(site, "Join a study room", pages.Join(v)))
 	}
 }
 
-// handleRoomPage handles "GET /rooms/:id": the room as this browser's host or seat cookie lets it
+// Page handles "GET /rooms/:id": the room as this browser's host or seat cookie lets it
 // see it. A visitor with neither is sent to the join form, which asks for the code: the page
 // does not give the code away, since the host may have replaced it to keep someone out.
-func (s *server) handleRoomPage() echo.HandlerFunc {
+func (h *Handlers) Page() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
-		r, err := s.rooms.RoomByID(ctx, c.Param("id"))
+		r, err := h.rooms.RoomByID(ctx, c.Param("id"))
 		if err != nil {
-			return roomError(err)
+			return Refusal(err)
 		}
-		key := s.roomKey(c, r.ID)
+		key := roomKey(c, r.ID)
 		if key == "" {
-			return c.Redirect(http.StatusSeeOther, s.cfg.BasePath+"/join")
+			return c.Redirect(http.StatusSeeOther, h.base+"/join")
 		}
-		site := s.site("")
+		site := h.site("")
 		site.InRoom = true
-		v, err := s.roomView(ctx, site, r, key, false, "")
+		v, err := h.roomView(ctx, site, r, key, false, "")
 		if errors.Is(err, rooms.ErrKicked) || errors.Is(err, rooms.ErrForbidden) {
-			s.clearRoomCookies(c, r.ID)
+			h.clearRoomCookies(c, r.ID)
 			return &web.Error{Status: http.StatusForbidden, Msg: "this browser no longer has a seat in the room (the host removed it, or replaced the host link)"}
 		}
 		if err != nil {
-			return roomError(err)
+			return Refusal(err)
 		}
-		s.setCurrentRoom(c, r.ID)
+		h.setCurrentRoom(c, r.ID)
 		if v.IsHost() {
 			// Only the page has the round form; the stream's redraws never need these.
 			for _, e := range experiments.All() {
@@ -192,12 +192,12 @@ func (s *server) handleRoomPage() echo.HandlerFunc {
 			}
 			if v.ListExperiment = c.QueryParam("experiment"); v.ListExperiment != "" {
 				v.ListParams = c.QueryParam("params")
-				v.Numbers, v.ListError = s.listedNumbers(ctx, v.ListExperiment, v.ListParams)
+				v.Numbers, v.ListError = h.listedNumbers(ctx, v.ListExperiment, v.ListParams)
 			} else {
-				v.Numbers = s.presentedNumbers(v.Room.Presenting)
+				v.Numbers = h.presentedNumbers(v.Room.Presenting)
 			}
 		}
-		if err := s.addJoinQR(c.Request(), &v); err != nil {
+		if err := h.addJoinQR(c.Request(), &v); err != nil {
 			return err
 		}
 		c.Response().Header().Set("Cache-Control", "no-store")
@@ -206,22 +206,22 @@ func (s *server) handleRoomPage() echo.HandlerFunc {
 }
 
 // roomView builds the room as the holder of key sees it, for a page, the bar or the stream.
-func (s *server) roomView(ctx context.Context, site pages.Site, r rooms.Room, key string, bar bool, here string) (pages.RoomView, error) {
-	st, err := s.rooms.State(ctx, r.Code, key, s.live().present(r.ID))
+func (h *Handlers) roomView(ctx context.Context, site pages.Site, r rooms.Room, key string, bar bool, here string) (pages.RoomView, error) {
+	st, err := h.rooms.State(ctx, r.Code, key, h.live().present(r.ID))
 	if err != nil {
 		return pages.RoomView{}, err
 	}
-	return s.roomViewOf(ctx, site, st, bar, here), nil
+	return h.roomViewOf(ctx, site, st, bar, here), nil
 }
 
 // roomViewOf dresses the room as its caller may see it (from the store, or from a stream's
 // snapshot) for a page, the bar or the stream.
-func (s *server) roomViewOf(ctx context.Context, site pages.Site, st rooms.View, bar bool, here string) pages.RoomView {
+func (h *Handlers) roomViewOf(ctx context.Context, site pages.Site, st rooms.View, bar bool, here string) pages.RoomView {
 	base := site.URL("/rooms/" + st.RoomID)
 	v := pages.RoomView{Site: site, Room: st, URL: base, Actions: base, Stream: base + "/events", Bar: bar, Here: here,
-		Questions: s.asked, Headlines: map[string]string{}, Titles: map[string]string{}}
+		Questions: h.asked, Headlines: map[string]string{}, Titles: map[string]string{}}
 	if st.Presenting != "" {
-		v.Titles[st.Presenting] = s.pathTitle(st.Presenting)
+		v.Titles[st.Presenting] = h.pathTitle(st.Presenting)
 	}
 	if bar {
 		v.Stream += "?view=bar"
@@ -230,33 +230,33 @@ func (s *server) roomViewOf(ctx context.Context, site pages.Site, st rooms.View,
 		return v // the bar draws no board
 	}
 	for _, p := range st.Pins {
-		v.Titles[p.Path] = s.pathTitle(p.Path)
+		v.Titles[p.Path] = h.pathTitle(p.Path)
 		// Known, or asked for in the background: the board shows it once it is ready.
-		if h, ok := s.headline(ctx, p.Path, st.RoomID); ok && h != "" {
+		if h, ok := h.headline(ctx, p.Path, st.RoomID); ok && h != "" {
 			v.Headlines[p.Path] = h
 		}
 	}
 	return v
 }
 
-// roomBar is the bar a visitor in a room sees on every notebook page, or nil when they are in
+// Bar is the bar a visitor in a room sees on every notebook page, or nil when they are in
 // none (or their seat is gone). It costs a few reads, and only for those in a room.
-func (s *server) roomBar(c echo.Context, site pages.Site) *pages.RoomView {
-	id := s.currentRoom(c)
+func (h *Handlers) Bar(c echo.Context, site pages.Site) *pages.RoomView {
+	id := currentRoom(c)
 	if id == "" {
 		return nil
 	}
 	ctx := c.Request().Context()
-	r, err := s.rooms.RoomByID(ctx, id)
+	r, err := h.rooms.RoomByID(ctx, id)
 	if err != nil || r.Closed {
 		return nil // a closed room has nothing to follow; its page still says what happened
 	}
-	key := s.roomKey(c, r.ID)
+	key := roomKey(c, r.ID)
 	if key == "" {
 		return nil
 	}
-	here := strings.TrimPrefix(c.Request().URL.RequestURI(), s.cfg.BasePath)
-	v, err := s.roomView(ctx, site, r, key, true, here)
+	here := strings.TrimPrefix(c.Request().URL.RequestURI(), h.base)
+	v, err := h.roomView(ctx, site, r, key, true, here)
 	if err != nil || v.Room.Role == rooms.Nobody {
 		return nil
 	}
@@ -264,11 +264,11 @@ func (s *server) roomBar(c echo.Context, site pages.Site) *pages.RoomView {
 }
 
 // origin is the scheme and host of the links an answer to r hands out (see origins).
-func (s *server) origin(r *http.Request) string {
-	o, known := s.origins.Of(r)
+func (h *Handlers) origin(r *http.Request) string {
+	o, known := h.origins.Of(r)
 	if !known {
-		s.origins.WarnOnce(func() {
-			s.log.Warn("links name another host than the request's: set PUBLIC_ORIGIN or HOSTS to the host readers use",
+		h.origins.WarnOnce(func() {
+			h.log.Warn("links name another host than the request's: set PUBLIC_ORIGIN or HOSTS to the host readers use",
 				"request_host", experiments.Clip(r.Host, 100), "links_on", o)
 		})
 	}
@@ -277,24 +277,24 @@ func (s *server) origin(r *http.Request) string {
 
 // addJoinQR gives the host's room page the join link's QR code, for the page and the stream alike:
 // the host's screen is where people read the code, so it must show a new code at once.
-func (s *server) addJoinQR(r *http.Request, v *pages.RoomView) error {
+func (h *Handlers) addJoinQR(r *http.Request, v *pages.RoomView) error {
 	if !v.IsHost() || v.Bar {
 		return nil
 	}
-	q, err := s.joinQR(r, v.Room.Code)
+	q, err := h.joinQR(r, v.Room.Code)
 	v.JoinQR = q
 	return err
 }
 
 // joinQR is the QR code of the room's join link, cached by link since a code changes rarely.
-func (s *server) joinQR(r *http.Request, code string) (pages.QR, error) {
-	link := s.origin(r) + s.cfg.BasePath + "/j/" + code
-	if q, ok := s.qrs.get(link); ok {
+func (h *Handlers) joinQR(r *http.Request, code string) (pages.QR, error) {
+	link := h.origin(r) + h.base + "/j/" + code
+	if q, ok := h.qrs.Get(link); ok {
 		return q, nil
 	}
 	q, err := pages.NewQR(link)
 	if err == nil {
-		s.qrs.put(link, q)
+		h.qrs.Put(link, q)
 	}
 	return q, err
 }

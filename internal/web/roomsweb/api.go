@@ -1,9 +1,9 @@
-package site
+package roomsweb
 
 // The study rooms' JSON API: a host scripts a session with it, and the tests drive the whole flow
 // through it without a browser. Every handler reads the caller's key from the Authorization
 // header and leaves the question of who may do what to rooms.Service; refusals become statuses in
-// roomError, and handleError writes them in the API's {"errors":[...]} shape.
+// Refusal, and the web layer's error handler writes them in the API's {"errors":[...]} shape.
 
 import (
 	"bytes"
@@ -26,9 +26,9 @@ import (
 	"effectivelyonce/rooms"
 )
 
-// roomBodyLimit bounds the body of every room POST and PUT: the largest thing a body carries is
+// BodyLimit bounds the body of every room POST and PUT: the largest thing a body carries is
 // a note of 140 characters or a question's parameters, so 8 KB is room to spare.
-const roomBodyLimit = "8K"
+const BodyLimit = "8K"
 
 // bearerKey is the key in "Authorization: Bearer KEY", or "" for an anonymous caller. A header,
 // never the query string, so that no key reaches the request log or a proxy's.
@@ -56,15 +56,15 @@ func readJSON(r *http.Request, v any, optional bool) error {
 	return &web.Error{Status: http.StatusBadRequest, Msg: "the body is not the JSON object this route takes", Err: err}
 }
 
-// roomError turns a refusal of rooms.Service into the status it deserves; the message a person
+// Refusal turns a refusal of rooms.Service into the status it deserves; the message a person
 // reads comes from the rooms' FieldError when there is one. Anything else is left as it is, a
-// fault of the server's that handleError logs.
-func roomError(err error) error {
+// fault of the server's that the error handler logs.
+func Refusal(err error) error {
 	status := 0
 	msg := ""
 	switch {
 	case errors.Is(err, rooms.ErrUnavailable):
-		// Logged once by handleError, as every 5xx; the reader is told to come back shortly.
+		// Logged once by the error handler, as every 5xx; the reader is told to come back shortly.
 		return &web.Error{Status: http.StatusServiceUnavailable, RetryAfter: 5 * time.Second, Err: err,
 			Msg: "The study rooms' database cannot be reached just now (it may be restarting)."}
 	case errors.Is(err, rooms.ErrNotFound):
@@ -95,8 +95,9 @@ func roomError(err error) error {
 	return &web.Error{Status: status, Msg: msg, Err: err}
 }
 
-// errorField names the field a refusal concerns, for the {"field","message"} entry.
-func errorField(err error) string {
+// ErrorField names the field a refusal of the rooms concerns, for the {"field","message"} entry
+// the error handler writes (the site wires it into web.Errors.FieldOf).
+func ErrorField(err error) string {
 	var fe *rooms.FieldError
 	if errors.As(err, &fe) {
 		return fe.Field
@@ -108,10 +109,10 @@ func errorField(err error) string {
 	return ""
 }
 
-// handleRoomCreate handles "POST /api/rooms": 201 with the join code and the host key. The key is
+// APICreate handles "POST /api/rooms": 201 with the join code and the host key. The key is
 // in this body only, never in a URL, since URLs end up in logs and browser history: host_url
 // carries a single-use token for a browser instead (see rooms_hostlink.go).
-func (s *server) handleRoomCreate() echo.HandlerFunc {
+func (h *Handlers) APICreate() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in struct {
 			Title string `json:"title"`
@@ -119,33 +120,33 @@ func (s *server) handleRoomCreate() echo.HandlerFunc {
 		if err := readJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
-		if err := s.admitRoom(c.Request().Context(), s.roomCreates, "Too many study rooms created from your network address this hour."); err != nil {
+		if err := h.admitRoom(c.Request().Context(), h.creates, "Too many study rooms created from your network address this hour."); err != nil {
 			return err
 		}
-		cr, err := s.rooms.CreateRoom(c.Request().Context(), in.Title)
+		cr, err := h.rooms.CreateRoom(c.Request().Context(), in.Title)
 		if err != nil {
-			return s.createRefusal(err)
+			return h.createRefusal(err)
 		}
-		base := s.cfg.BasePath
+		base := h.base
 		c.Response().Header().Set("Cache-Control", "no-store") // the answer holds the host key
 		return c.JSON(http.StatusCreated, map[string]string{
 			"code":     cr.Room.Code,
-			"join_url": s.origin(c.Request()) + base + "/j/" + cr.Room.Code,
-			"host_url": s.hostLink(c.Request(), cr.Room.ID, cr.LinkToken),
+			"join_url": h.origin(c.Request()) + base + "/j/" + cr.Room.Code,
+			"host_url": h.hostLink(c.Request(), cr.Room.ID, cr.LinkToken),
 			"host_key": cr.HostKey,
 		})
 	}
 }
 
-// createRefusal is roomError for opening a room: when the instance already has its most open
+// createRefusal is Refusal for opening a room: when the instance already has its most open
 // rooms, the host is not at fault and a place comes free soon (a room nobody joins closes after
 // UnjoinedClose), so the answer is a 503 that says when to try again and why.
-func (s *server) createRefusal(err error) error {
+func (h *Handlers) createRefusal(err error) error {
 	var le *rooms.LimitError
 	if !errors.As(err, &le) || le.Field != "rooms" {
-		return roomError(err)
+		return Refusal(err)
 	}
-	rc := s.rooms.Config()
+	rc := h.rooms.Config()
 	return &web.Error{Status: http.StatusServiceUnavailable, RetryAfter: time.Minute, Err: err,
 		Msg: fmt.Sprintf("This instance already has %s open, the most it allows, so yours cannot start just now. A room nobody joins closes %s after it was last used, so a place comes free soon: try again in a minute. If none does, ask whoever runs the instance to raise OPEN_ROOMS.",
 			roomsWord(le.Max), durationWords(rc.UnjoinedClose))}
@@ -171,8 +172,8 @@ func durationWords(d time.Duration) string {
 	}
 }
 
-// handleRoomJoin handles "POST /api/rooms/:code/members": 201 with the new member's key.
-func (s *server) handleRoomJoin() echo.HandlerFunc {
+// APIJoin handles "POST /api/rooms/:code/members": 201 with the new member's key.
+func (h *Handlers) APIJoin() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in struct {
 			Name string `json:"name"`
@@ -180,31 +181,31 @@ func (s *server) handleRoomJoin() echo.HandlerFunc {
 		if err := readJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
-		if err := s.admitRoom(c.Request().Context(), s.roomJoins, "Too many joins from your network address in the last minute."); err != nil {
+		if err := h.admitRoom(c.Request().Context(), h.joins, "Too many joins from your network address in the last minute."); err != nil {
 			return err
 		}
-		j, err := s.rooms.Join(c.Request().Context(), c.Param("code"), in.Name)
+		j, err := h.rooms.Join(c.Request().Context(), c.Param("code"), in.Name)
 		if err != nil {
-			return roomError(err)
+			return Refusal(err)
 		}
 		return c.JSON(http.StatusCreated, map[string]string{"member_key": j.MemberKey, "id": j.Member.ID})
 	}
 }
 
-// handleRoomKick handles "DELETE /api/rooms/:code/members/:member" (host): the member's key stops
+// APIKick handles "DELETE /api/rooms/:code/members/:member" (host): the member's key stops
 // working at once.
-func (s *server) handleRoomKick() echo.HandlerFunc {
+func (h *Handlers) APIKick() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if err := s.rooms.Kick(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), c.Param("member")); err != nil {
-			return roomError(err)
+		if err := h.rooms.Kick(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), c.Param("member")); err != nil {
+			return Refusal(err)
 		}
 		return c.NoContent(http.StatusNoContent)
 	}
 }
 
-// handleRoomLocked handles "PUT /api/rooms/:code/locked" (host) with {"locked": true|false}:
+// APILocked handles "PUT /api/rooms/:code/locked" (host) with {"locked": true|false}:
 // a locked room seats nobody new.
-func (s *server) handleRoomLocked() echo.HandlerFunc {
+func (h *Handlers) APILocked() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in struct {
 			Locked bool `json:"locked"`
@@ -212,38 +213,38 @@ func (s *server) handleRoomLocked() echo.HandlerFunc {
 		if err := readJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
-		if err := s.rooms.SetLocked(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), in.Locked); err != nil {
-			return roomError(err)
+		if err := h.rooms.SetLocked(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), in.Locked); err != nil {
+			return Refusal(err)
 		}
 		return c.NoContent(http.StatusNoContent)
 	}
 }
 
-// handleRoomState handles "GET /api/rooms/:code": the room as the caller's key lets them see it.
-func (s *server) handleRoomState() echo.HandlerFunc {
+// APIState handles "GET /api/rooms/:code": the room as the caller's key lets them see it.
+func (h *Handlers) APIState() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		v, err := s.rooms.State(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), nil)
+		v, err := h.rooms.State(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), nil)
 		if err != nil {
-			return roomError(err)
+			return Refusal(err)
 		}
 		return c.JSON(http.StatusOK, roomJSONOf(v))
 	}
 }
 
-// handleRoundOpen handles "POST /api/rooms/:code/rounds" (host): 201 with the round's number.
-func (s *server) handleRoundOpen() echo.HandlerFunc {
+// APIRoundOpen handles "POST /api/rooms/:code/rounds" (host): 201 with the round's number.
+func (h *Handlers) APIRoundOpen() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in roundIn
 		if err := readJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
-		q, err := s.checkedQuestion(c.Request().Context(), in)
+		q, err := h.checkedQuestion(c.Request().Context(), in)
 		if err != nil {
 			return err
 		}
-		rd, err := s.rooms.OpenRound(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), q)
+		rd, err := h.rooms.OpenRound(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), q)
 		if err != nil {
-			return roomError(err)
+			return Refusal(err)
 		}
 		return c.JSON(http.StatusCreated, map[string]int{"seq": rd.Seq})
 	}
@@ -254,14 +255,14 @@ func (s *server) handleRoundOpen() echo.HandlerFunc {
 func roundSeq(c echo.Context) (int, error) {
 	n, err := strconv.Atoi(c.Param("seq"))
 	if err != nil || n < 1 {
-		return 0, roomError(&rooms.FieldError{Field: "seq", Message: "rounds are numbered from 1", Err: rooms.ErrNotFound})
+		return 0, Refusal(&rooms.FieldError{Field: "seq", Message: "rounds are numbered from 1", Err: rooms.ErrNotFound})
 	}
 	return n, nil
 }
 
-// handleGuess handles "PUT /api/rooms/:code/rounds/:seq/guess" (member) with {"value"}: a member
+// APIGuess handles "PUT /api/rooms/:code/rounds/:seq/guess" (member) with {"value"}: a member
 // may change their guess until the round is locked, then 409.
-func (s *server) handleGuess() echo.HandlerFunc {
+func (h *Handlers) APIGuess() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		seq, err := roundSeq(c)
 		if err != nil {
@@ -276,32 +277,32 @@ func (s *server) handleGuess() echo.HandlerFunc {
 		if in.Value == nil {
 			return &web.Error{Status: http.StatusBadRequest, Msg: "a guess needs a value"}
 		}
-		if err := s.rooms.Guess(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), seq, *in.Value); err != nil {
-			return roomError(err)
+		if err := h.rooms.Guess(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), seq, *in.Value); err != nil {
+			return Refusal(err)
 		}
 		return c.NoContent(http.StatusNoContent)
 	}
 }
 
-// handleRoundLock handles "POST /api/rooms/:code/rounds/:seq/lock" (host): no more guesses.
-func (s *server) handleRoundLock() echo.HandlerFunc {
+// APIRoundLock handles "POST /api/rooms/:code/rounds/:seq/lock" (host): no more guesses.
+func (h *Handlers) APIRoundLock() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		seq, err := roundSeq(c)
 		if err != nil {
 			return err
 		}
-		rd, err := s.rooms.LockRound(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), seq)
+		rd, err := h.rooms.LockRound(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), seq)
 		if err != nil {
-			return roomError(err)
+			return Refusal(err)
 		}
 		return c.JSON(http.StatusOK, map[string]any{"seq": rd.Seq, "state": rd.State})
 	}
 }
 
-// handleRoundReveal handles "POST /api/rooms/:code/rounds/:seq/reveal" (host): it locks the round
+// APIRoundReveal handles "POST /api/rooms/:code/rounds/:seq/reveal" (host): it locks the round
 // if it is open, measures the truth on the server, and answers the revealed round. A custom
 // question has no experiment, so its host sends the true value: {"measured": 42}.
-func (s *server) handleRoundReveal() echo.HandlerFunc {
+func (h *Handlers) APIRoundReveal() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		seq, err := roundSeq(c)
 		if err != nil {
@@ -314,25 +315,25 @@ func (s *server) handleRoundReveal() echo.HandlerFunc {
 			return err
 		}
 		ctx, code, key := c.Request().Context(), c.Param("code"), bearerKey(c.Request())
-		if _, err := s.rooms.Reveal(ctx, code, key, seq, s.measurer(in.Measured)); err != nil {
-			return roomError(err)
+		if _, err := h.rooms.Reveal(ctx, code, key, seq, h.measurer(in.Measured)); err != nil {
+			return Refusal(err)
 		}
-		v, err := s.rooms.State(ctx, code, key, nil)
+		v, err := h.rooms.State(ctx, code, key, nil)
 		if err != nil {
-			return roomError(err)
+			return Refusal(err)
 		}
 		for _, rd := range v.Rounds {
 			if rd.Seq == seq && rd.Result != nil {
 				return c.JSON(http.StatusOK, resultJSONOf(rd.Result))
 			}
 		}
-		return roomError(&rooms.FieldError{Field: "seq", Message: "the room has no round with this number", Err: rooms.ErrNotFound})
+		return Refusal(&rooms.FieldError{Field: "seq", Message: "the room has no round with this number", Err: rooms.ErrNotFound})
 	}
 }
 
 // measurer measures a round's truth on the server, or, for a custom question, takes the value
 // its host sent.
-func (s *server) measurer(measured *float64) rooms.Measurer {
+func (h *Handlers) measurer(measured *float64) rooms.Measurer {
 	return rooms.MeasureFunc(func(ctx context.Context, q rooms.Question) (float64, error) {
 		if q.Kind == rooms.KindCustom {
 			if measured == nil {
@@ -340,12 +341,12 @@ func (s *server) measurer(measured *float64) rooms.Measurer {
 			}
 			return *measured, nil
 		}
-		return s.measure(ctx, q)
+		return h.measure(ctx, q)
 	})
 }
 
-// handlePin handles "POST /api/rooms/:code/pins" (member) with {"path","note"}: 201 with the pin.
-func (s *server) handlePin() echo.HandlerFunc {
+// APIPin handles "POST /api/rooms/:code/pins" (member) with {"path","note"}: 201 with the pin.
+func (h *Handlers) APIPin() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in struct {
 			Path string `json:"path"`
@@ -354,17 +355,17 @@ func (s *server) handlePin() echo.HandlerFunc {
 		if err := readJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
-		p, err := s.rooms.AddPin(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), in.Path, in.Note)
+		p, err := h.rooms.AddPin(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), in.Path, in.Note)
 		if err != nil {
-			return roomError(err)
+			return Refusal(err)
 		}
 		return c.JSON(http.StatusCreated, map[string]string{"id": p.ID, "path": p.Path, "note": p.Note})
 	}
 }
 
-// handlePresent handles "POST /api/rooms/:code/present" (host) with {"path"}: the page followers
+// APIPresent handles "POST /api/rooms/:code/present" (host) with {"path"}: the page followers
 // open; an empty path stops presenting.
-func (s *server) handlePresent() echo.HandlerFunc {
+func (h *Handlers) APIPresent() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in struct {
 			Path string `json:"path"`
@@ -372,33 +373,33 @@ func (s *server) handlePresent() echo.HandlerFunc {
 		if err := readJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
-		if err := s.present(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), in.Path); err != nil {
-			return roomError(err)
+		if err := h.present(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), in.Path); err != nil {
+			return Refusal(err)
 		}
 		return c.NoContent(http.StatusNoContent)
 	}
 }
 
-// handleRoomExport handles "GET /api/rooms/:code/export" (host), as JSON or, with format=csv, as
+// APIExport handles "GET /api/rooms/:code/export" (host), as JSON or, with format=csv, as
 // one CSV table; both are downloads named after the room's code.
-func (s *server) handleRoomExport() echo.HandlerFunc {
+func (h *Handlers) APIExport() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		return s.writeExport(c, c.Param("code"), bearerKey(c.Request()))
+		return h.writeExport(c, c.Param("code"), bearerKey(c.Request()))
 	}
 }
 
-// handleRoomPageExport handles "GET /rooms/:id/export": the same download for the host's browser.
-func (s *server) handleRoomPageExport() echo.HandlerFunc {
+// Export handles "GET /rooms/:id/export": the same download for the host's browser.
+func (h *Handlers) Export() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		r, err := s.rooms.RoomByID(c.Request().Context(), c.Param("id"))
+		r, err := h.rooms.RoomByID(c.Request().Context(), c.Param("id"))
 		if err != nil {
-			return roomError(err)
+			return Refusal(err)
 		}
-		return s.writeExport(c, r.Code, s.roomKey(c, r.ID))
+		return h.writeExport(c, r.Code, roomKey(c, r.ID))
 	}
 }
 
-func (s *server) writeExport(c echo.Context, code, key string) error {
+func (h *Handlers) writeExport(c echo.Context, code, key string) error {
 	format := c.QueryParam("format")
 	if format == "" {
 		format = "json"
@@ -406,9 +407,9 @@ func (s *server) writeExport(c echo.Context, code, key string) error {
 	if format != "json" && format != "csv" {
 		return &web.Error{Status: http.StatusBadRequest, Msg: "format must be json or csv"}
 	}
-	ex, err := s.rooms.Export(c.Request().Context(), code, key)
+	ex, err := h.rooms.Export(c.Request().Context(), code, key)
 	if err != nil {
-		return roomError(err)
+		return Refusal(err)
 	}
 	c.Response().Header().Set("Content-Disposition", `attachment; filename="room-`+ex.Code+`.`+format+`"`)
 	c.Response().Header().Set("Cache-Control", "no-store")
@@ -424,13 +425,13 @@ func (s *server) writeExport(c echo.Context, code, key string) error {
 	return c.Blob(http.StatusOK, "text/csv; charset=utf-8", buf.Bytes())
 }
 
-// codeGate stands before every route that takes a join code: the code is looked up by
+// CodeGate stands before every route that takes a join code: the code is looked up by
 // lookUpCode, so that an address over its allowance is refused before anyone knows whether its
 // code is right, and a code that finds no room is answered here.
-func (s *server) codeGate(next echo.HandlerFunc) echo.HandlerFunc {
+func (h *Handlers) CodeGate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if _, err := s.lookUpCode(c.Request().Context(), c.Param("code")); err != nil {
-			return roomError(err)
+		if _, err := h.lookUpCode(c.Request().Context(), c.Param("code")); err != nil {
+			return Refusal(err)
 		}
 		return next(c)
 	}
@@ -441,13 +442,13 @@ func (s *server) codeGate(next echo.HandlerFunc) echo.HandlerFunc {
 // enough to guess and a hit tells its title, so an address over its allowance must get the same
 // 429 for a right code as for a wrong one (an answer that differed would let it go on testing
 // codes at server speed), and concurrent guesses must each find a token to take.
-func (s *server) lookUpCode(ctx context.Context, code string) (rooms.Room, error) {
-	if err := s.admitRoom(ctx, s.roomJoins, "Too many join codes tried from your network address in the last minute."); err != nil {
+func (h *Handlers) lookUpCode(ctx context.Context, code string) (rooms.Room, error) {
+	if err := h.admitRoom(ctx, h.joins, "Too many join codes tried from your network address in the last minute."); err != nil {
 		return rooms.Room{}, err
 	}
-	r, err := s.rooms.RoomByCode(ctx, code)
+	r, err := h.rooms.RoomByCode(ctx, code)
 	if !codeMissed(err) {
-		s.roomJoins.Refund(web.ClientOf(ctx), 1)
+		h.joins.Refund(web.ClientOf(ctx), 1)
 	}
 	return r, err
 }
@@ -461,41 +462,41 @@ func codeMissed(err error) bool {
 // admitRoom charges one room creation, join or code look-up to the client of ctx; a refusal is a
 // 429 that says when to try again. A join is charged before its code is looked up, and never given
 // back, so guessing codes costs the same allowance as joining.
-func (s *server) admitRoom(ctx context.Context, l *web.RateLimiter[netip.Addr], msg string) error {
+func (h *Handlers) admitRoom(ctx context.Context, l *web.RateLimiter[netip.Addr], msg string) error {
 	ok, wait := l.Allow(web.ClientOf(ctx))
 	if ok {
 		return nil
 	}
-	s.metrics.Rejected.WithLabelValues("rooms_rate_limited").Inc()
+	h.rejected.WithLabelValues("rooms_rate_limited").Inc()
 	return &web.Error{Status: http.StatusTooManyRequests, RetryAfter: wait, Msg: msg}
 }
 
-// roomChangeBurst is how many changes one key may make at once: a sixth of a minute's allowance
+// ChangeBurst is how many changes one key may make at once: a sixth of a minute's allowance
 // (10 of the default 60), enough for a host's run of clicks or a member's second thoughts on a
 // guess, while a script hammering one key is held to the rate.
-func roomChangeBurst(perMinute int) int { return max(1, perMinute/6) }
+func ChangeBurst(perMinute int) int { return max(1, perMinute/6) }
 
 // admitChange charges one change to the room key that makes it, before anything is looked up:
 // every change redraws every stream of the room, so one key sending hundreds a second would slow
 // the whole instance. A request without a key changes nothing (the rules refuse it) and is not
 // charged here.
-func (s *server) admitChange(ctx context.Context, key string) error {
+func (h *Handlers) admitChange(ctx context.Context, key string) error {
 	if key == "" {
 		return nil
 	}
-	ok, wait := s.roomChanges.Allow(rooms.HashKey(key))
+	ok, wait := h.changes.Allow(rooms.HashKey(key))
 	if ok {
 		return nil
 	}
-	s.metrics.Rejected.WithLabelValues("room_changes_limited").Inc()
+	h.rejected.WithLabelValues("room_changes_limited").Inc()
 	return &web.Error{Status: http.StatusTooManyRequests, RetryAfter: wait,
-		Msg: fmt.Sprintf("Too many changes with this room key in a short time (at most %d a minute).", s.cfg.RoomChangesPerMinute)}
+		Msg: fmt.Sprintf("Too many changes with this room key in a short time (at most %d a minute).", h.changesPerMinute)}
 }
 
-// chargeChange charges the change an API route makes to the caller's bearer key (admitChange).
-func (s *server) chargeChange(next echo.HandlerFunc) echo.HandlerFunc {
+// ChargeChange charges the change an API route makes to the caller's bearer key (admitChange).
+func (h *Handlers) ChargeChange(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if err := s.admitChange(c.Request().Context(), bearerKey(c.Request())); err != nil {
+		if err := h.admitChange(c.Request().Context(), bearerKey(c.Request())); err != nil {
 			return err
 		}
 		return next(c)

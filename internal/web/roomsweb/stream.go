@@ -1,4 +1,4 @@
-package site
+package roomsweb
 
 // The room's event stream: Server-Sent Events that the htmx SSE extension turns into swaps of the
 // room's live parts. One stream per tab, on an element that is never swapped. On connect the
@@ -23,40 +23,40 @@ import (
 	"effectivelyonce/rooms/live"
 )
 
-// heartbeat is how often an idle stream sends a comment: proxies keep the connection open, a
+// Heartbeat is how often an idle stream sends a comment: proxies keep the connection open, a
 // dead client is noticed, the member's presence is renewed within rooms.PresentWindow, and the
-// roster is redrawn for those who left. (server.heartbeat holds it, so a test can beat faster.)
-const heartbeat = 20 * time.Second
+// roster is redrawn for those who left. (Deps.Heartbeat may set another, so a test can beat faster.)
+const Heartbeat = 20 * time.Second
 
-// roomHub carries "room X changed" to the streams watching room X, from this process and, with
+// Hub carries "room X changed" to the streams watching room X, from this process and, with
 // Postgres, from every replica (rooms/live implements it).
-type roomHub interface {
+type Hub interface {
 	Publish(ctx context.Context, roomID string) error
 	Subscribe(roomID string) (<-chan struct{}, func())
 	Close() error
 }
 
-// handleRoomEvents handles "GET /rooms/:id/events" (view=bar for the bar on notebook pages): the
+// Events handles "GET /rooms/:id/events" (view=bar for the bar on notebook pages): the
 // room's live parts as Server-Sent Events, for the host or a member (cookie or bearer key).
-func (s *server) handleRoomEvents() echo.HandlerFunc {
+func (h *Handlers) Events() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		r, err := s.rooms.RoomByID(c.Request().Context(), c.Param("id"))
+		r, err := h.rooms.RoomByID(c.Request().Context(), c.Param("id"))
 		if err != nil {
-			return roomError(err)
+			return Refusal(err)
 		}
-		return s.stream(c, r, s.roomKey(c, r.ID))
+		return h.stream(c, r, roomKey(c, r.ID))
 	}
 }
 
-// handleAPIRoomEvents handles "GET /api/rooms/:code/events": the same stream for a script that
+// APIEvents handles "GET /api/rooms/:code/events": the same stream for a script that
 // holds a key ("Authorization: Bearer KEY").
-func (s *server) handleAPIRoomEvents() echo.HandlerFunc {
+func (h *Handlers) APIEvents() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		r, err := s.rooms.RoomByCode(c.Request().Context(), c.Param("code"))
+		r, err := h.rooms.RoomByCode(c.Request().Context(), c.Param("code"))
 		if err != nil {
-			return roomError(err)
+			return Refusal(err)
 		}
-		return s.stream(c, r, bearerKey(c.Request()))
+		return h.stream(c, r, bearerKey(c.Request()))
 	}
 }
 
@@ -70,14 +70,14 @@ type roomLive struct {
 }
 
 // live answers the server's roomLive, starting it (and its presence writer, until shutdown) once.
-func (s *server) live() *roomLive {
-	l := &s.roomsLive
+func (h *Handlers) live() *roomLive {
+	l := &h.roomsLive
 	l.once.Do(func() {
-		l.readers = live.NewReaders(s.hub, s.rooms.Snapshot, live.ReadersConfig{Unavailable: s.metrics.rereads.Inc})
-		rc := s.rooms.Config()
-		l.presence = live.NewPresence(live.PresenceConfig{Now: rc.Now, Touch: s.rooms.Touch, Announce: s.rooms.Changed, Every: s.heartbeat})
+		l.readers = live.NewReaders(h.hub, h.rooms.Snapshot, live.ReadersConfig{Unavailable: h.rereads.Inc})
+		rc := h.rooms.Config()
+		l.presence = live.NewPresence(live.PresenceConfig{Now: rc.Now, Touch: h.rooms.Touch, Announce: h.rooms.Changed, Every: h.heartbeat})
 		ctx, cancel := context.WithCancel(context.Background())
-		go func() { <-s.stopping; cancel() }()
+		go func() { <-h.stopping; cancel() }()
 		go l.presence.Run(ctx)
 	})
 	return l
@@ -91,16 +91,16 @@ func (l *roomLive) present(roomID string) func(memberID string) bool {
 // stream serves room r's events to the holder of key until the client goes, the room's hub
 // closes, or the server stops. It reads the store once, to admit the caller; every redraw after
 // that comes from the room's reader's snapshots, and a heartbeat redraws from the last one.
-func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
+func (h *Handlers) stream(c echo.Context, r rooms.Room, key string) error {
 	ctx := c.Request().Context()
-	_, caller, err := s.rooms.Identify(ctx, r.Code, key)
+	_, caller, err := h.rooms.Identify(ctx, r.Code, key)
 	if err != nil || caller.Role == rooms.Nobody {
 		if err == nil {
 			err = rooms.ErrForbidden
 		}
-		return roomError(err)
+		return Refusal(err)
 	}
-	claim, err := s.claimStream(r, key)
+	claim, err := h.claimStream(r, key)
 	if err != nil {
 		return err
 	}
@@ -110,23 +110,23 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 	if bar {
 		parts = pages.BarParts
 	}
-	l := s.live()
+	l := h.live()
 	watch, cancel := l.readers.Subscribe(r.ID)
 	defer cancel()
 
 	w := c.Response()
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no") // nginx would otherwise hold events back in its buffer
+	hdr := w.Header()
+	hdr.Set("Content-Type", "text/event-stream")
+	hdr.Set("Cache-Control", "no-store")
+	hdr.Set("X-Accel-Buffering", "no") // nginx would otherwise hold events back in its buffer
 	rc := http.NewResponseController(w)
 	// A stream lives as long as the tab; the server's write timeout is for ordinary answers.
 	if err := rc.SetWriteDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)
-	s.streams.Add(1)
-	defer s.streams.Add(-1)
+	h.streams.Add(1)
+	defer h.streams.Add(-1)
 
 	// Presence is "a stream seen in the last rooms.PresentWindow": arriving marks the member (and
 	// tells the room if they were away); leaving marks nothing, and they fade once the window has
@@ -134,12 +134,12 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 	// follows the host to a new page.
 	if caller.Role == rooms.AsMember {
 		m := caller.Member
-		seen := !m.LastSeen.IsZero() && s.rooms.Config().Now().Sub(m.LastSeen) <= rooms.PresentWindow
+		seen := !m.LastSeen.IsZero() && h.rooms.Config().Now().Sub(m.LastSeen) <= rooms.PresentWindow
 		l.presence.Arrive(ctx, r.ID, m.ID, seen)
 		defer l.presence.Leave(r.ID, m.ID)
 	}
 
-	site := s.site("")
+	site := h.site("")
 	hash := rooms.HashKey(key)
 	last := map[string]string{}
 	keys := map[string]uint64{} // the PartKey each keyed part was last drawn with
@@ -180,8 +180,8 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 			// stream that would refuse it from now on.
 			return false, writeEvent(w, rc, "gone", "")
 		}
-		v := s.roomViewOf(ctx, site, f.Snapshot.View(caller, l.presence.Room(r.ID)), bar, "")
-		if err := s.addJoinQR(c.Request(), &v); err != nil {
+		v := h.roomViewOf(ctx, site, f.Snapshot.View(caller, l.presence.Room(r.ID)), bar, "")
+		if err := h.addJoinQR(c.Request(), &v); err != nil {
 			return false, err
 		}
 		for _, name := range parts {
@@ -195,7 +195,7 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 			if err := pages.RoomPart(v, name).Render(ctx, &buf); err != nil {
 				return false, err
 			}
-			s.metrics.roomParts.WithLabelValues(name).Inc()
+			h.parts.WithLabelValues(name).Inc()
 			if keyed {
 				keys[name] = key
 			}
@@ -212,18 +212,18 @@ func (s *server) stream(c echo.Context, r rooms.Room, key string) error {
 	// lost its connection is right again at once. A room that cannot be read because its database
 	// is out of reach does not end the stream: the reader tries again, and the tab keeps what it
 	// shows until then.
-	tick := time.NewTicker(s.heartbeat)
+	tick := time.NewTicker(h.heartbeat)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-s.stopping:
+		case <-h.stopping:
 			return nil
 		case <-claim.Ended():
 			// A newer tab with the same key took this stream's place. "gone" keeps this tab from
 			// reconnecting and taking the place back, which would end the newer one in turn.
-			msg := fmt.Sprintf(`<p class="banner closed" role="status">This tab stopped following the room live: your seat has it open in more than %d tabs. Reload the page to follow it here again.</p>`, s.cfg.RoomStreamsPerKey)
+			msg := fmt.Sprintf(`<p class="banner closed" role="status">This tab stopped following the room live: your seat has it open in more than %d tabs. Reload the page to follow it here again.</p>`, h.streamsPerKey)
 			if err := writeEvent(w, rc, pages.PartStatus, msg); err != nil {
 				return nil
 			}

@@ -1,4 +1,4 @@
-package site
+package roomsweb
 
 // What hosts and members do in a room from its pages: every action is a POST of a small form.
 // With script, htmx posts it and the room's stream redraws what changed (204 on success; 422 with
@@ -30,18 +30,18 @@ type roomDo func(ctx context.Context, c echo.Context, r rooms.Room, key string) 
 
 // roomAction wraps an action of a room's page: it finds the room by its id, takes the caller's
 // key from their cookie, and answers as the package comment says.
-func (s *server) roomAction(do roomDo) echo.HandlerFunc {
+func (h *Handlers) roomAction(do roomDo) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
-		r, err := s.rooms.RoomByID(ctx, c.Param("id"))
+		r, err := h.rooms.RoomByID(ctx, c.Param("id"))
 		if err == nil {
-			key := s.roomKey(c, r.ID)
-			if err = s.admitChange(ctx, key); err == nil {
+			key := roomKey(c, r.ID)
+			if err = h.admitChange(ctx, key); err == nil {
 				err = do(ctx, c, r, key)
 			}
 		}
 		if err != nil {
-			return s.refuseAction(c, err)
+			return h.refuseAction(c, err)
 		}
 		if c.Response().Committed {
 			return nil
@@ -49,24 +49,24 @@ func (s *server) roomAction(do roomDo) echo.HandlerFunc {
 		if web.HTMXOf(c.Request()).Active {
 			return c.NoContent(http.StatusNoContent)
 		}
-		back := s.cfg.BasePath + "/rooms/" + r.ID
+		back := h.base + "/rooms/" + r.ID
 		if p, err := rooms.CleanPath("return", c.FormValue("return")); err == nil {
-			back = s.cfg.BasePath + p
+			back = h.base + p
 		}
 		return c.Redirect(http.StatusSeeOther, back)
 	}
 }
 
 // refuseAction answers a refused action: for htmx, the reason alone (escaped) with 422, which
-// htmx swaps in beside the form; otherwise the error page handleError draws.
-func (s *server) refuseAction(c echo.Context, err error) error {
-	err = roomError(err)
+// htmx swaps in beside the form; otherwise the error page the error handler draws.
+func (h *Handlers) refuseAction(c echo.Context, err error) error {
+	err = Refusal(err)
 	var he *web.Error
 	if !web.As(err, &he) || !web.HTMXOf(c.Request()).Active {
 		return err
 	}
 	msg := he.Msg
-	if f := errorField(he.Err); f != "" && !strings.Contains(msg, f) && f != "code" && f != "round" && f != "seq" {
+	if f := ErrorField(he.Err); f != "" && !strings.Contains(msg, f) && f != "code" && f != "round" && f != "seq" {
 		msg = f + ": " + msg
 	}
 	if he.RetryAfter > 0 { // a limit: say when the action will be taken again
@@ -81,7 +81,7 @@ func (s *server) refuseAction(c echo.Context, err error) error {
 // form posts without it and the answer is a page that asks, whose button posts the same fields
 // again with confirmed=yes. question says what is asked, and refuses early a caller who may not
 // do this at all.
-func (s *server) confirmFirst(question func(ctx context.Context, c echo.Context, r rooms.Room, key string) (string, error), do roomDo) roomDo {
+func (h *Handlers) confirmFirst(question func(ctx context.Context, c echo.Context, r rooms.Room, key string) (string, error), do roomDo) roomDo {
 	return func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
 		if c.FormValue("confirmed") == "yes" {
 			return do(ctx, c, r, key)
@@ -97,7 +97,7 @@ func (s *server) confirmFirst(question func(ctx context.Context, c echo.Context,
 		if err != nil {
 			return err
 		}
-		site := s.site("")
+		site := h.site("")
 		site.InRoom = true
 		v := pages.ConfirmView{Site: site, Title: r.Title, Question: q, Action: c.Request().URL.Path, Back: site.URL("/rooms/" + r.ID)}
 		for _, k := range slices.Sorted(maps.Keys(form)) {
@@ -112,9 +112,9 @@ func (s *server) confirmFirst(question func(ctx context.Context, c echo.Context,
 
 // hostQuestion is a confirmation's question for the host alone: anyone else is refused before
 // being asked.
-func (s *server) hostQuestion(ask func(c echo.Context, st rooms.View) (string, error)) func(context.Context, echo.Context, rooms.Room, string) (string, error) {
+func (h *Handlers) hostQuestion(ask func(c echo.Context, st rooms.View) (string, error)) func(context.Context, echo.Context, rooms.Room, string) (string, error) {
 	return func(ctx context.Context, c echo.Context, r rooms.Room, key string) (string, error) {
-		st, err := s.rooms.State(ctx, r.Code, key, nil)
+		st, err := h.rooms.State(ctx, r.Code, key, nil)
 		if err != nil {
 			return "", err
 		}
@@ -153,7 +153,7 @@ var roundFormFields = []string{"question", "text", "unit", "min", "max", "number
 // answer, the one nearest the top of the form.
 func firstInForm(refused []error, fields []string) error {
 	at := func(err error) int {
-		if i := slices.Index(fields, errorField(err)); i >= 0 {
+		if i := slices.Index(fields, ErrorField(err)); i >= 0 {
 			return i
 		}
 		return len(fields)
@@ -167,7 +167,18 @@ func firstInForm(refused []error, fields []string) error {
 	return first
 }
 
-func (s *server) roomActions() map[string]roomDo {
+// Actions are the room page's actions by their path under "/rooms/:id" ("/rounds",
+// "/rounds/:seq/guess", "/close", ...): each answers "POST /rooms/:id"+path as the file's
+// comment says.
+func (h *Handlers) Actions() map[string]echo.HandlerFunc {
+	out := map[string]echo.HandlerFunc{}
+	for path, do := range h.roomActions() {
+		out[path] = h.roomAction(do)
+	}
+	return out
+}
+
+func (h *Handlers) roomActions() map[string]roomDo {
 	return map[string]roomDo{
 		"/rounds": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
 			in := roundIn{Experiment: c.FormValue("experiment"), Params: c.FormValue("params"), Measure: c.FormValue("measure"),
@@ -199,7 +210,7 @@ func (s *server) roomActions() map[string]roomDo {
 			}
 			// The question is checked whole even when a bound did not parse, so that a wrong
 			// field above the bounds is the one reported.
-			q, err := s.checkedQuestion(ctx, in)
+			q, err := h.checkedQuestion(ctx, in)
 			if err == nil {
 				_, err = q.Normalize()
 			}
@@ -209,7 +220,7 @@ func (s *server) roomActions() map[string]roomDo {
 			if len(refused) > 0 {
 				return firstInForm(refused, roundFormFields)
 			}
-			_, err = s.rooms.OpenRound(ctx, r.Code, key, q)
+			_, err = h.rooms.OpenRound(ctx, r.Code, key, q)
 			return err
 		},
 		"/rounds/:seq/guess": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
@@ -221,14 +232,14 @@ func (s *server) roomActions() map[string]roomDo {
 			if err != nil {
 				return err
 			}
-			return s.rooms.Guess(ctx, r.Code, key, seq, v)
+			return h.rooms.Guess(ctx, r.Code, key, seq, v)
 		},
 		"/rounds/:seq/lock": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
 			seq, err := roundSeq(c)
 			if err != nil {
 				return err
 			}
-			_, err = s.rooms.LockRound(ctx, r.Code, key, seq)
+			_, err = h.rooms.LockRound(ctx, r.Code, key, seq)
 			return err
 		},
 		"/rounds/:seq/reveal": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
@@ -244,7 +255,7 @@ func (s *server) roomActions() map[string]roomDo {
 				}
 				measured = &v
 			}
-			_, err = s.rooms.Reveal(ctx, r.Code, key, seq, s.measurer(measured))
+			_, err = h.rooms.Reveal(ctx, r.Code, key, seq, h.measurer(measured))
 			return err
 		},
 		"/rounds/:seq/names": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
@@ -252,20 +263,20 @@ func (s *server) roomActions() map[string]roomDo {
 			if err != nil {
 				return err
 			}
-			return s.rooms.SetNamesVisible(ctx, r.Code, key, seq, c.FormValue("visible") == "true")
+			return h.rooms.SetNamesVisible(ctx, r.Code, key, seq, c.FormValue("visible") == "true")
 		},
 		"/pins": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			_, err := s.rooms.AddPin(ctx, r.Code, key, strings.TrimPrefix(c.FormValue("path"), s.cfg.BasePath), c.FormValue("note"))
+			_, err := h.rooms.AddPin(ctx, r.Code, key, strings.TrimPrefix(c.FormValue("path"), h.base), c.FormValue("note"))
 			return err
 		},
 		"/pins/:pin/hidden": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			return s.rooms.SetPinHidden(ctx, r.Code, key, c.Param("pin"), c.FormValue("hidden") == "true")
+			return h.rooms.SetPinHidden(ctx, r.Code, key, c.Param("pin"), c.FormValue("hidden") == "true")
 		},
 		"/present": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			return s.present(ctx, r.Code, key, strings.TrimPrefix(c.FormValue("path"), s.cfg.BasePath))
+			return h.present(ctx, r.Code, key, strings.TrimPrefix(c.FormValue("path"), h.base))
 		},
 		// Removing a member cannot be undone (their name stays taken), so the host is asked first.
-		"/members/:member/kick": s.confirmFirst(s.hostQuestion(func(c echo.Context, st rooms.View) (string, error) {
+		"/members/:member/kick": h.confirmFirst(h.hostQuestion(func(c echo.Context, st rooms.View) (string, error) {
 			for _, m := range st.Roster {
 				if m.ID == c.Param("member") {
 					return pages.KickQuestion(m.Name), nil
@@ -273,48 +284,48 @@ func (s *server) roomActions() map[string]roomDo {
 			}
 			return "", rooms.ErrNotFound
 		}), func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			return s.rooms.Kick(ctx, r.Code, key, c.Param("member"))
+			return h.rooms.Kick(ctx, r.Code, key, c.Param("member"))
 		}),
-		"/close": s.confirmFirst(s.hostQuestion(func(echo.Context, rooms.View) (string, error) {
+		"/close": h.confirmFirst(h.hostQuestion(func(echo.Context, rooms.View) (string, error) {
 			return pages.CloseQuestion, nil
 		}), func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			return s.rooms.CloseRoom(ctx, r.Code, key)
+			return h.rooms.CloseRoom(ctx, r.Code, key)
 		}),
 		"/locked": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			return s.rooms.SetLocked(ctx, r.Code, key, c.FormValue("locked") == "true")
+			return h.rooms.SetLocked(ctx, r.Code, key, c.FormValue("locked") == "true")
 		},
 		"/code": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			_, err := s.rooms.RotateCode(ctx, r.Code, key)
+			_, err := h.rooms.RotateCode(ctx, r.Code, key)
 			return err
 		},
 		// A host link is shown on a page of its own, which the link's cookie lets a reload show
 		// again: these actions answer a redirect there, with script or without.
 		"/host-link": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			token, expires, err := s.rooms.NewHostLink(ctx, r.Code, key)
+			token, expires, err := h.rooms.NewHostLink(ctx, r.Code, key)
 			if err != nil {
 				return err
 			}
-			return s.showHostLink(c, r.ID, token, expires, "")
+			return h.showHostLink(c, r.ID, token, expires, "")
 		},
-		"/host-key": s.confirmFirst(s.hostQuestion(func(echo.Context, rooms.View) (string, error) {
+		"/host-key": h.confirmFirst(h.hostQuestion(func(echo.Context, rooms.View) (string, error) {
 			return pages.HostKeyQuestion, nil
 		}), func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			fresh, err := s.rooms.RotateHostKey(ctx, r.Code, key)
+			fresh, err := h.rooms.RotateHostKey(ctx, r.Code, key)
 			if err != nil {
 				return err
 			}
-			s.setRoomCookies(c, r.ID, hostCookie, fresh)
-			token, expires, err := s.rooms.NewHostLink(ctx, r.Code, fresh)
+			h.setRoomCookies(c, r.ID, HostCookie, fresh)
+			token, expires, err := h.rooms.NewHostLink(ctx, r.Code, fresh)
 			if err != nil {
 				return err
 			}
-			return s.showHostLink(c, r.ID, token, expires, "replaced")
+			return h.showHostLink(c, r.ID, token, expires, "replaced")
 		}),
 		// Leaving hides the room bar from the notebook; the seat stays, so coming back to the
 		// room's page (or the join link) brings the member back under the same name.
 		"/leave": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			if s.currentRoom(c) == r.ID {
-				s.cookie(c, currentCookie, "", -time.Second)
+			if currentRoom(c) == r.ID {
+				h.cookies.Set(c, currentCookie, "", -time.Second)
 			}
 			return nil
 		},
