@@ -351,33 +351,6 @@ func TestJoinCodeLimitIsNoOracle(t *testing.T) {
 	}
 }
 
-// TestUnknownRoundIsNotAWrongCode: a round number that is no round's is a 404 naming "seq", and
-// it costs nothing from the join allowance, which is for guessing join codes.
-func TestUnknownRoundIsNotAWrongCode(t *testing.T) {
-	cfg := testConfig()
-	cfg.RoomJoinsPerMinute = 2
-	s := newTestServer(t, cfg)
-	room := createRoom(t, s, "Rounds")
-	ada := join(t, s, room.Code, "Ada")
-	path := "/api/rooms/" + room.Code
-	must(t, call(t, s, "POST", path+"/rounds", room.HostKey, `{"question":"q1"}`), http.StatusCreated, nil)
-	for _, c := range []struct{ method, target, key, body string }{
-		{"PUT", path + "/rounds/9/guess", ada, `{"value":5}`},
-		{"PUT", path + "/rounds/0/guess", ada, `{"value":5}`},
-		{"POST", path + "/rounds/9/lock", room.HostKey, ""},
-		{"POST", path + "/rounds/9/reveal", room.HostKey, ""},
-		{"PUT", path + "/rounds/9/guess", ada, `{"value":5}`},
-	} {
-		r := call(t, s, c.method, c.target, c.key, c.body)
-		var got apiErrors
-		if err := json.Unmarshal([]byte(r.body), &got); err != nil || r.status != http.StatusNotFound ||
-			len(got.Errors) != 1 || got.Errors[0].Field != "seq" {
-			t.Errorf("%s %s: %d %s; want 404 naming the field seq", c.method, c.target, r.status, r.body)
-		}
-	}
-	join(t, s, room.Code, "Bob") // the allowance of 2 is whole: one join so far
-}
-
 // TestConcurrentOpensLeaveOneRoundOpen: a host who opens rounds twice at once (a double submit
 // without script, or two devices) ends with one open round, and a guess on the other is refused.
 func TestConcurrentOpensLeaveOneRoundOpen(t *testing.T) {

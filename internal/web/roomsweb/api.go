@@ -111,7 +111,7 @@ func ErrorField(err error) string {
 
 // APICreate handles "POST /api/rooms": 201 with the join code and the host key. The key is
 // in this body only, never in a URL, since URLs end up in logs and browser history: host_url
-// carries a single-use token for a browser instead (see rooms_hostlink.go).
+// carries a single-use token for a browser instead (see hostlink.go).
 func (h *Handlers) APICreate() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in struct {

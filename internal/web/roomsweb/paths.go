@@ -51,7 +51,7 @@ func pagePathParams(page *content.Page, q url.Values) ([]pagePath, *experiments.
 	var out []pagePath
 	var first *experiments.Experiment
 	for i, name := range experimentsOn(page) {
-		e, _ := experiments.Lookup(name) // checkBook made sure it exists
+		e, _ := experiments.Lookup(name) // the site's checkBook made sure it exists
 		prefix := ""
 		if i > 0 {
 			prefix = e.Name + "."

@@ -69,7 +69,7 @@ type roomLive struct {
 	presence *live.Presence
 }
 
-// live answers the server's roomLive, starting it (and its presence writer, until shutdown) once.
+// live answers the handlers' roomLive, starting it (and its presence writer, until shutdown) once.
 func (h *Handlers) live() *roomLive {
 	l := &h.roomsLive
 	l.once.Do(func() {

@@ -1,0 +1,136 @@
+package roomsweb
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"effectivelyonce/content"
+	"effectivelyonce/experiments"
+	"effectivelyonce/internal/runs"
+	"effectivelyonce/internal/web"
+	"effectivelyonce/pages"
+	"effectivelyonce/rooms"
+	"effectivelyonce/rooms/live"
+)
+
+// harness is the rooms' API handlers alone, on an in-memory store, behind the web layer's error
+// handler: for tests of what the handlers answer, without the site's pages, assets or listener.
+// (The site's own tests drive the same routes through its whole middleware stack.)
+type harness struct {
+	h *Handlers
+	e *echo.Echo
+}
+
+// limits are the harness's allowances; zero fields are generous.
+type limits struct{ joinsPerMinute int }
+
+func newHarness(t *testing.T, l limits) *harness {
+	t.Helper()
+	book, err := content.Load(content.Files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.joinsPerMinute == 0 {
+		l.joinsPerMinute = 1000
+	}
+	m := web.NewMetrics()
+	run := runs.NewRunner(runs.Config{MaxRuns: 2, QueueWait: 2 * time.Second, RunTimeout: 10 * time.Second, CacheBytes: 16 << 20,
+		Memory: (*experiments.Experiment).Memory}, runs.Metrics{
+		Runs:     prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "runs"}, []string{"experiment", "lane"}),
+		Cache:    prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cache"}, []string{"outcome"}),
+		Rejected: m.Rejected})
+	hub := live.NewLocal()
+	rs := rooms.NewService(rooms.NewMemStore(), rooms.Config{Notify: func(ctx context.Context, id string) { _ = hub.Publish(ctx, id) }})
+	h := New(Deps{Rooms: rs, Hub: hub, Book: book, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: m,
+		Admit:   &runs.Admission{Runner: run, Rate: web.NewRateLimiter(1000, 1000, 1000), Rejected: m.Rejected},
+		Site:    func(string) pages.Site { return pages.Site{} },
+		Origins: web.NewOrigins("http://rooms.test", "127.0.0.1:0", nil),
+		Creates: web.NewRateLimiter(1000, 1000, 1000), Joins: web.NewRateLimiter(float64(l.joinsPerMinute)/60, l.joinsPerMinute, 1000),
+		Changes: web.NewKeyedLimiter[rooms.Hash](1000, 1000, 1000), ChangesPerMinute: 60_000, StreamsPerKey: 4})
+	t.Cleanup(func() { h.Stop(); run.Stop() })
+	e := echo.New()
+	e.HTTPErrorHandler = web.Errors{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), APIPrefix: "/api/", FieldOf: ErrorField,
+		APIBody: func(field, msg string) any { return apiErrors{Errors: []fieldError{{Field: field, Message: msg}}} },
+		Page:    func(status int, title, msg string) templ.Component { return templ.Raw(msg) }}.Handler
+	miss, change := h.CodeGate, h.ChargeChange
+	e.POST("/api/rooms", h.APICreate())
+	e.POST("/api/rooms/:code/members", h.APIJoin())
+	e.POST("/api/rooms/:code/rounds", h.APIRoundOpen(), miss, change)
+	e.PUT("/api/rooms/:code/rounds/:seq/guess", h.APIGuess(), miss, change)
+	e.POST("/api/rooms/:code/rounds/:seq/lock", h.APIRoundLock(), miss, change)
+	e.POST("/api/rooms/:code/rounds/:seq/reveal", h.APIRoundReveal(), miss, change)
+	return &harness{h: h, e: e}
+}
+
+type fieldError struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+type apiErrors struct {
+	Errors []fieldError `json:"errors"`
+}
+
+type response struct {
+	status int
+	body   string
+}
+
+// call sends one request to the handlers, with key as its bearer key when it is not "".
+func (s *harness) call(method, target, key, body string) response {
+	req := httptest.NewRequest(method, target, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	rec := httptest.NewRecorder()
+	s.e.ServeHTTP(rec, req)
+	return response{rec.Code, rec.Body.String()}
+}
+
+// must checks the status of r and decodes its body into v (when v is not nil).
+func must(t *testing.T, r response, status int, v any) {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status %d, want %d: %s", r.status, status, r.body)
+	}
+	if v != nil {
+		if err := json.Unmarshal([]byte(r.body), v); err != nil {
+			t.Fatalf("%v: %s", err, r.body)
+		}
+	}
+}
+
+// createRoom opens a room through the API and answers its code and host key.
+func (s *harness) createRoom(t *testing.T, title string) (code, hostKey string) {
+	t.Helper()
+	var c struct {
+		Code    string `json:"code"`
+		HostKey string `json:"host_key"`
+	}
+	must(t, s.call("POST", "/api/rooms", "", `{"title":"`+title+`"}`), http.StatusCreated, &c)
+	return c.Code, c.HostKey
+}
+
+// join seats name in the room of code and answers the member's key.
+func (s *harness) join(t *testing.T, code, name string) string {
+	t.Helper()
+	var j struct {
+		Key string `json:"member_key"`
+	}
+	must(t, s.call("POST", "/api/rooms/"+code+"/members", "", `{"name":"`+name+`"}`), http.StatusCreated, &j)
+	return j.Key
+}
