@@ -1,7 +1,10 @@
 package roomsweb
 
 import (
+	"effectivelyonce/internal/web"
+	"effectivelyonce/rooms"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"testing"
 )
@@ -29,4 +32,34 @@ func TestUnknownRoundIsNotAWrongCode(t *testing.T) {
 		}
 	}
 	s.join(t, code, "Bob") // the allowance of 2 is whole: one join so far
+}
+
+// TestRefusal checks the statuses the rooms' refusals become, and that a field error's own
+// message and field reach the answer, while a fault of the server's is left as it is.
+func TestRefusal(t *testing.T) {
+	for _, c := range []struct {
+		err    error
+		status int
+		field  string
+	}{
+		{rooms.ErrUnavailable, http.StatusServiceUnavailable, ""},
+		{&rooms.FieldError{Field: "code", Message: "no room has it", Err: rooms.ErrNotFound}, http.StatusNotFound, "code"},
+		{rooms.ErrTaken, http.StatusConflict, ""},
+		{rooms.ErrKicked, http.StatusForbidden, ""},
+		{rooms.ErrRoomClosed, http.StatusGone, ""},
+		{&rooms.LimitError{Field: "pins", Max: 3}, http.StatusConflict, "pins"},
+	} {
+		var he *web.Error
+		if !web.As(Refusal(c.err), &he) || he.Status != c.status || ErrorField(he.Err) != c.field {
+			t.Errorf("%v: %+v, want status %d on field %q", c.err, he, c.status, c.field)
+		}
+		var fe *rooms.FieldError
+		if errors.As(c.err, &fe) && he.Msg != fe.Message {
+			t.Errorf("%v: message %q, want the field error's own", c.err, he.Msg)
+		}
+	}
+	fault := errors.New("disk on fire")
+	if got := Refusal(fault); got != fault {
+		t.Errorf("a fault of the server's became %v", got)
+	}
 }
