@@ -24,6 +24,7 @@ import (
 
 // Deps is what the rooms' handlers need, and nothing else.
 type Deps struct {
+	// Rooms is the rooms' domain: who may do what, over its store.
 	Rooms *rooms.Service
 	// Hub wakes the rooms' event streams (rooms/live: in-process, or Postgres LISTEN/NOTIFY).
 	Hub Hub
@@ -36,7 +37,8 @@ type Deps struct {
 	Site func(current string) pages.Site
 	// Origins are the hosts the absolute links the rooms hand out may name.
 	Origins *web.Origins
-	Log     *slog.Logger
+	// Log hears what the rooms cannot tell a reader (an announcement lost, a sweep failed).
+	Log *slog.Logger
 	// Metrics is the shared registry: the rooms count refusals in Rejected and register their
 	// own series (parts drawn, failed re-reads, open streams, store reads) on Reg.
 	Metrics *web.Metrics
