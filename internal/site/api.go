@@ -86,7 +86,7 @@ func (s *server) handleExperiment() echo.HandlerFunc {
 		format := "json"
 		if v, ok := q["format"]; ok {
 			if len(v) != 1 || (v[0] != "json" && v[0] != "csv") {
-				return c.JSON(http.StatusBadRequest, apiError("format", "must be json or csv, given once"))
+				return c.JSON(http.StatusBadRequest, pages.APIError("format", "must be json or csv, given once"))
 			}
 			format = v[0]
 		}
@@ -95,14 +95,14 @@ func (s *server) handleExperiment() echo.HandlerFunc {
 			var fe experiments.FieldErrors
 			if errors.As(err, &fe) {
 				s.metrics.Rejected.WithLabelValues("invalid").Inc()
-				return c.JSON(http.StatusBadRequest, apiErrors{Errors: capErrors(fe)})
+				return c.JSON(http.StatusBadRequest, pages.APIErrors{Errors: experiments.CapErrors(fe)})
 			}
 			return err
 		}
 		spreadN, sfe := querySpread(e, p, q) // spread_api.go
 		if sfe != nil {
 			s.metrics.Rejected.WithLabelValues("invalid").Inc()
-			return c.JSON(http.StatusBadRequest, apiErrors{Errors: experiments.FieldErrors{*sfe}})
+			return c.JSON(http.StatusBadRequest, pages.APIErrors{Errors: experiments.FieldErrors{*sfe}})
 		}
 		if err := s.admitRun(c.Request().Context(), e, p); err != nil {
 			return err
@@ -142,18 +142,7 @@ func (s *server) handleExperiment() echo.HandlerFunc {
 	}
 }
 
-// apiErrors is the body of every refused API request, whatever refused it: one entry per field,
-// with an empty field name when the fault is not one parameter's.
-type apiErrors struct {
-	Errors experiments.FieldErrors `json:"errors"`
-}
-
 // noExperiment answers an API route whose :name is no experiment: 404, naming the field.
 func noExperiment(c echo.Context) error {
-	return c.JSON(http.StatusNotFound, apiError("name", "no experiment of this name; GET /api/experiments lists them"))
-}
-
-// apiError is an apiErrors of one message.
-func apiError(field, msg string) apiErrors {
-	return apiErrors{Errors: experiments.FieldErrors{{Field: field, Message: msg}}}
+	return c.JSON(http.StatusNotFound, pages.APIError("name", "no experiment of this name; GET /api/experiments lists them"))
 }

@@ -207,7 +207,7 @@ func (s *server) runOne(ctx context.Context, r *pages.Run, sub map[string][]stri
 		var fe experiments.FieldErrors
 		if errors.As(err, &fe) {
 			s.metrics.Rejected.WithLabelValues("invalid").Inc()
-			explainMalformed(fe, problems, func(f string) string {
+			experiments.ExplainMalformed(fe, problems, func(f string) string {
 				if r.Inherited[f] {
 					return f
 				}

@@ -118,7 +118,7 @@ func (s *server) apiRefusal(c echo.Context, err error) error {
 	var fe experiments.FieldErrors
 	if errors.As(err, &fe) {
 		s.metrics.Rejected.WithLabelValues("invalid").Inc()
-		return c.JSON(http.StatusBadRequest, apiErrors{Errors: capErrors(fe)})
+		return c.JSON(http.StatusBadRequest, pages.APIErrors{Errors: experiments.CapErrors(fe)})
 	}
 	return err
 }

@@ -123,7 +123,7 @@ func TestJobsAPIErrors(t *testing.T) {
 	} {
 		t.Run(tc.target, func(t *testing.T) {
 			r := do(t, s, "GET", tc.target, nil)
-			var body apiErrors
+			var body pages.APIErrors
 			if r.status != 400 || json.Unmarshal([]byte(r.body), &body) != nil || len(body.Errors) == 0 {
 				t.Fatalf("status %d: %.300s", r.status, r.body)
 			}

@@ -30,7 +30,7 @@ func (s *server) notebookPage(path string) (content.Entry, *content.Page, url.Va
 		if !ok {
 			return content.Entry{}, nil, nil, nil, false
 		}
-		q, problems := parseQuery(u.RawQuery)
+		q, problems := experiments.ParseQuery(u.RawQuery)
 		return entry, page, q, problems, true
 	}
 	return content.Entry{}, nil, nil, nil, false

@@ -120,7 +120,7 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *web.Assets, 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = web.Errors{Log: log, APIPrefix: cfg.BasePath + "/api/", FieldOf: errorField,
-		APIBody: func(field, msg string) any { return apiError(field, msg) },
+		APIBody: func(field, msg string) any { return pages.APIError(field, msg) },
 		Page: func(status int, title, msg string) templ.Component {
 			site := s.site("")
 			return pages.Layout(site, title, pages.ErrorPage(title, msg, site.URL("/")))

@@ -98,7 +98,7 @@ func TestAPISpreadRefused(t *testing.T) {
 			if r.status != 400 {
 				t.Fatalf("status %d, want 400: %.300s", r.status, r.body)
 			}
-			var body apiErrors
+			var body pages.APIErrors
 			if err := json.Unmarshal([]byte(r.body), &body); err != nil || len(body.Errors) == 0 {
 				t.Fatalf("body %s", r.body)
 			}

@@ -63,7 +63,7 @@ func (s *server) handleCheckAPI() echo.HandlerFunc {
 		}
 		raw, fe := paramsOfJSON(in.Params)
 		if fe != nil {
-			return c.JSON(http.StatusBadRequest, apiErrors{Errors: fe})
+			return c.JSON(http.StatusBadRequest, pages.APIErrors{Errors: fe})
 		}
 		res, err := s.checkParsed(c.Request().Context(), in.Source, raw)
 		if err != nil {
@@ -81,7 +81,7 @@ func (s *server) checkAPIError(c echo.Context, err error) error {
 	switch {
 	case errors.As(err, &fe):
 		s.metrics.Rejected.WithLabelValues("invalid").Inc()
-		return c.JSON(http.StatusBadRequest, apiErrors{Errors: capErrors(fe)})
+		return c.JSON(http.StatusBadRequest, pages.APIErrors{Errors: experiments.CapErrors(fe)})
 	case errors.As(err, &ce):
 		return c.JSON(http.StatusUnprocessableEntity, map[string]any{"errors": []codeErrorJSON{{Field: "source", Message: ce.Msg, Line: ce.Line, Col: ce.Col}}})
 	}
