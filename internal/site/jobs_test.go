@@ -12,6 +12,7 @@ import (
 
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/web/notebook"
 	"effectivelyonce/pages"
 )
 
@@ -89,7 +90,7 @@ func TestJobsAPI(t *testing.T) {
 
 	r = do(t, s, "GET", "/api/experiments", nil)
 	var cat struct {
-		Experiments []apiExperiment `json:"experiments"`
+		Experiments []notebook.APIExperiment `json:"experiments"`
 	}
 	if err := json.Unmarshal([]byte(r.body), &cat); err != nil {
 		t.Fatal(err)

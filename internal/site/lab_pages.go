@@ -124,8 +124,8 @@ func (s *server) renderLab(c echo.Context, status int, v *pages.LabView) error {
 		return &web.Error{Status: http.StatusNotFound, Msg: "no such page"}
 	}
 	site := s.site(entry.Path)
-	view := pages.ArticleView{Site: site, Page: onceEach(page), Code: s.sources, Lab: v}
-	view.Prev, view.Next = neighbours(site, entry.Path)
+	view := pages.ArticleView{Site: site, Page: pages.OnceEach(page), Code: s.sources, Lab: v}
+	view.Prev, view.Next = pages.Neighbours(site, entry.Path)
 	return web.Render(c, status, pages.Layout(site, page.Title, pages.Article(view)))
 }
 

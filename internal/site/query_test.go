@@ -95,7 +95,7 @@ func TestResponsesStaySmall(t *testing.T) {
 		}
 		normal := len(do(t, s, "GET", e.Path, nil).body)
 		q := url.Values{"z": {strings.Repeat("z", 36_000)}, "step": {long}}
-		for i, name := range experimentsOn(page) {
+		for i, name := range pages.ExperimentsOn(page) {
 			ex, _ := experiments.Lookup(name)
 			for _, f := range ex.Fields {
 				if i == 0 {

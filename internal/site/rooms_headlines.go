@@ -112,7 +112,7 @@ func (s *server) workOutHeadline(ctx context.Context, path string) (string, erro
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}
-	if err := s.admitRun(ctx, r.experiment, r.params); err != nil {
+	if err := s.admit.Run(web.ClientOf(ctx), r.experiment, r.params); err != nil {
 		return "", err
 	}
 	res, err := s.runner.Run(ctx, r.experiment, r.params)

@@ -38,7 +38,7 @@ func (s *server) measure(ctx context.Context, q rooms.Question) (float64, error)
 		if err != nil {
 			return 0, err
 		}
-		if err := s.admitRun(ctx, e, p); err != nil {
+		if err := s.admit.Run(web.ClientOf(ctx), e, p); err != nil {
 			return 0, err
 		}
 		r, err := s.reported(ctx, e, p, q.Measure, q.Point)
@@ -152,7 +152,7 @@ func (s *server) presentedNumbers(presenting string) []pages.NumberGroup {
 func (s *server) listedNumbers(ctx context.Context, name, params string) ([]pages.NumberGroup, string) {
 	e, p, err := parseMeasured(rooms.Question{Experiment: name, Params: params})
 	if err == nil {
-		err = s.admitRun(ctx, e, p)
+		err = s.admit.Run(web.ClientOf(ctx), e, p)
 	}
 	var res any
 	if err == nil {
@@ -221,7 +221,7 @@ func (s *server) checkedQuestion(ctx context.Context, in roundIn) (rooms.Questio
 	if err != nil {
 		return q, err
 	}
-	if err := s.admitRun(ctx, e, p); err != nil {
+	if err := s.admit.Run(web.ClientOf(ctx), e, p); err != nil {
 		return q, err
 	}
 	r, err := s.reported(ctx, e, p, q.Measure, q.Point)

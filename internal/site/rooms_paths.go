@@ -50,13 +50,13 @@ type pagePath struct {
 func pagePathParams(page *content.Page, q url.Values) ([]pagePath, *experiments.FieldError) {
 	var out []pagePath
 	var first *experiments.Experiment
-	for i, name := range experimentsOn(page) {
+	for i, name := range pages.ExperimentsOn(page) {
 		e, _ := experiments.Lookup(name) // checkBook made sure it exists
 		prefix := ""
 		if i > 0 {
 			prefix = e.Name + "."
 		}
-		r, sub := readRun(e, prefix, first, q)
+		r, sub := pages.ReadRun(e, prefix, first, q)
 		p, err := e.Parse(sub)
 		if err != nil {
 			fe := experiments.FieldError{Message: err.Error()}

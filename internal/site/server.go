@@ -21,6 +21,7 @@ import (
 	"effectivelyonce/experiments"
 	"effectivelyonce/internal/runs"
 	"effectivelyonce/internal/web"
+	"effectivelyonce/internal/web/notebook"
 	"effectivelyonce/pages"
 	"effectivelyonce/rooms"
 	"effectivelyonce/rooms/live"
@@ -42,9 +43,9 @@ type server struct {
 	// lab holds the instance's one live-lab run; its command field is how a test swaps the
 	// worker process for the test binary.
 	lab *labRunner
-	// spreads runs the pages' spreads over seeds in the background and keeps their summaries.
-	spreads *spreads
-	limiter *web.RateLimiter[netip.Addr]
+	// notebook serves the pages and their experiments, the API, "which jobs?" and the spreads.
+	notebook *notebook.Handlers
+	limiter  *web.RateLimiter[netip.Addr]
 	// roomCreates and roomJoins limit the study rooms' creations and joins per client address,
 	// roomChanges the changes made with one room key (a host's or a member's), guesses included.
 	roomCreates, roomJoins *web.RateLimiter[netip.Addr]
@@ -90,7 +91,7 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *web.Assets, 
 	m := newMetrics()
 	run := runs.NewRunner(runs.Config{MaxRuns: cfg.MaxRuns, QueueWait: cfg.QueueWait, RunTimeout: cfg.RunTimeout,
 		CacheBytes: cfg.CacheBytes, MemLimit: cfg.MemLimit, Memory: (*experiments.Experiment).Memory}, runs.Metrics{Runs: m.runs, Cache: m.cache, Rejected: m.Rejected})
-	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: run, lab: newLabRunner(cfg, log), spreads: newSpreads(run.Cache()),
+	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: run, lab: newLabRunner(cfg, log),
 		hub: hub, stopping: make(chan struct{}), heartbeat: heartbeat, origins: web.NewOrigins(cfg.PublicOrigin, cfg.Addr, cfg.Hosts), titles: newMemo[string](1000), headlines: newHeadlines(), qrs: newMemo[pages.QR](256),
 		limiter:      web.NewRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
 		roomCreates:  web.NewRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
@@ -99,6 +100,9 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *web.Assets, 
 		shareCreates: web.NewRateLimiter(float64(cfg.ShareCreatesPerHour)/3600, cfg.ShareCreatesPerHour, cfg.RateClients),
 		checks:       workbench.Sandbox{Command: siteWorkbenchChild, Deadline: checkDeadline(cfg)}}
 	s.admit = &runs.Admission{Runner: run, Rate: s.limiter, Rejected: m.Rejected}
+	s.notebook = notebook.New(notebook.Deps{Base: cfg.BasePath, Log: log, Book: book, Sources: srcs, Runner: run, Admit: s.admit,
+		Rejected: m.Rejected, MaxRuns: cfg.MaxRuns, Site: s.site, SpreadPace: cfg.spreadPace,
+		Parts: notebook.Parts{RoomBar: s.roomBar, Lab: s.labOnPage, Workbench: s.workbenchOnPage, Editor: s.withEditor, EditLinks: editLinks}})
 	m.Reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "site_result_cache_bytes", Help: "Estimated size of the cached experiment results.",
 	}, func() float64 { return float64(s.runner.Cache().Bytes()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -149,7 +153,7 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *web.Assets, 
 		return nil, err
 	}
 	e.Use(cop)
-	e.Use(s.strictQuery())
+	e.Use(notebook.StrictQuery(cfg.BasePath, m.Rejected))
 	e.Use(middleware.BodyLimit("64K"))
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
 		Level: 5,
@@ -372,8 +376,8 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	log.Info("shutting down", "grace", grace)
 	start := time.Now()
 	s.runner.Stop()
-	s.spreads.stop() // cancels every background spread over seeds
-	s.lab.stop()     // kills a lab run's worker processes and removes its files before the exit
+	s.notebook.Stop() // cancels every background spread over seeds
+	s.lab.stop()      // kills a lab run's worker processes and removes its files before the exit
 	s.limiter.Close()
 	s.roomCreates.Close()
 	s.roomJoins.Close()

@@ -292,7 +292,7 @@ func (s *server) renderWorkbench(c echo.Context, site pages.Site, status int, v 
 	}
 	site = s.withEditor(site)
 	view := pages.ArticleView{Site: site, Page: page, Code: s.sources, Workbench: v}
-	view.Prev, view.Next = neighbours(site, workbenchPath)
+	view.Prev, view.Next = pages.Neighbours(site, workbenchPath)
 	return web.Render(c, status, pages.Layout(site, page.Title, pages.Article(view)))
 }
 

@@ -1,4 +1,4 @@
-package site
+package notebook
 
 import (
 	"errors"
@@ -10,8 +10,9 @@ import (
 	"effectivelyonce/pages"
 )
 
-// apiField is a parameter spec as the API lists it.
-type apiField struct {
+// APIField is a parameter spec as the API lists it.
+// APIField is one parameter as GET /api/experiments describes it.
+type APIField struct {
 	experiments.Field
 	Type     string `json:"type"`
 	Default  string `json:"default"`
@@ -20,30 +21,31 @@ type apiField struct {
 	MaxItems int    `json:"max_items,omitempty"`
 }
 
-type apiExperiment struct {
+// APIExperiment is one experiment as GET /api/experiments lists it.
+type APIExperiment struct {
 	Name    string     `json:"name"`
 	Title   string     `json:"title"`
 	Summary string     `json:"summary"`
 	URL     string     `json:"url"`
-	Fields  []apiField `json:"fields"`
+	Fields  []APIField `json:"fields"`
 	// Jobs says how to list the jobs behind a count and trace one; absent where there are none.
-	Jobs *apiJobs `json:"jobs,omitempty"`
+	Jobs *APIJobs `json:"jobs,omitempty"`
 }
 
-// apiJobs describes an experiment's "which jobs?" routes: the outcomes it lists, the points of a
+// APIJobs describes an experiment's "which jobs?" routes: the outcomes it lists, the points of a
 // run at its defaults, and what a trace's steps count.
-type apiJobs struct {
+type APIJobs struct {
 	URL      string   `json:"url"`
 	Outcomes []string `json:"outcomes"`
 	Points   []string `json:"points_at_defaults"`
 	StepUnit string   `json:"step_unit"`
 }
 
-func describe(base string, e *experiments.Experiment) apiExperiment {
+func describe(base string, e *experiments.Experiment) APIExperiment {
 	d := e.Format(e.Defaults())
-	out := apiExperiment{Name: e.Name, Title: e.Title, Summary: e.Summary, URL: base + "/api/experiments/" + e.Name}
+	out := APIExperiment{Name: e.Name, Title: e.Title, Summary: e.Summary, URL: base + "/api/experiments/" + e.Name}
 	for _, f := range e.Fields {
-		af := apiField{Field: f, Type: f.Kind.String(), Default: d[f.Name]}
+		af := APIField{Field: f, Type: f.Kind.String(), Default: d[f.Name]}
 		switch f.Kind {
 		case experiments.KindInt, experiments.KindIntList:
 			af.Min, af.Max = f.MinInt, f.MaxInt
@@ -56,17 +58,17 @@ func describe(base string, e *experiments.Experiment) apiExperiment {
 		out.Fields = append(out.Fields, af)
 	}
 	if e.Traceable() {
-		out.Jobs = &apiJobs{URL: out.URL + "/jobs", Outcomes: e.Outcomes(), Points: e.Points(e.Defaults()), StepUnit: e.StepUnit()}
+		out.Jobs = &APIJobs{URL: out.URL + "/jobs", Outcomes: e.Outcomes(), Points: e.Points(e.Defaults()), StepUnit: e.StepUnit()}
 	}
 	return out
 }
 
 // handleExperimentList handles "GET /api/experiments".
-func (s *server) handleExperimentList() echo.HandlerFunc {
+func (h *Handlers) ExperimentList() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		var out []apiExperiment
+		var out []APIExperiment
 		for _, e := range experiments.All() {
-			out = append(out, describe(s.cfg.BasePath, e))
+			out = append(out, describe(h.base, e))
 		}
 		return c.JSON(http.StatusOK, map[string]any{"experiments": out})
 	}
@@ -76,7 +78,7 @@ func (s *server) handleExperimentList() echo.HandlerFunc {
 // CSV with format=csv), 400 with field errors, 404 for an unknown experiment. With spread=N the
 // answer adds the spread over N seeds (a "spread" object, or a second CSV table), computed while
 // the request waits.
-func (s *server) handleExperiment() echo.HandlerFunc {
+func (h *Handlers) Experiment() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		e, ok := experiments.Lookup(c.Param("name"))
 		if !ok {
@@ -94,31 +96,31 @@ func (s *server) handleExperiment() echo.HandlerFunc {
 		if err != nil {
 			var fe experiments.FieldErrors
 			if errors.As(err, &fe) {
-				s.metrics.Rejected.WithLabelValues("invalid").Inc()
+				h.rejected.WithLabelValues("invalid").Inc()
 				return c.JSON(http.StatusBadRequest, pages.APIErrors{Errors: experiments.CapErrors(fe)})
 			}
 			return err
 		}
-		spreadN, sfe := querySpread(e, p, q) // spread_api.go
+		spreadN, sfe := e.QuerySpread(p, q)
 		if sfe != nil {
-			s.metrics.Rejected.WithLabelValues("invalid").Inc()
+			h.rejected.WithLabelValues("invalid").Inc()
 			return c.JSON(http.StatusBadRequest, pages.APIErrors{Errors: experiments.FieldErrors{*sfe}})
 		}
-		if err := s.admitRun(c.Request().Context(), e, p); err != nil {
+		if err := h.admitRun(c.Request().Context(), e, p); err != nil {
 			return err
 		}
 		if spreadN > 0 {
-			if err := s.admitSpread(c.Request().Context(), e, p, spreadN); err != nil { // ratelimit.go
+			if err := h.admitSpread(c.Request().Context(), e, p, spreadN); err != nil { // ratelimit.go
 				return err
 			}
 		}
-		res, err := s.runner.Run(c.Request().Context(), e, p)
+		res, err := h.runner.Run(c.Request().Context(), e, p)
 		if err != nil {
 			return err
 		}
 		var spread *experiments.SpreadResult
 		if spreadN > 0 {
-			sp, err := s.spreadFor(c.Request().Context(), e, p, spreadN)
+			sp, err := h.spreadFor(c.Request().Context(), e, p, spreadN)
 			if err != nil {
 				return err
 			}

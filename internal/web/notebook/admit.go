@@ -1,4 +1,4 @@
-package site
+package notebook
 
 import (
 	"context"
@@ -10,14 +10,14 @@ import (
 )
 
 // admitRun charges one run of e on p to the client of ctx (see runs.Admission).
-func (s *server) admitRun(ctx context.Context, e *experiments.Experiment, p any) error {
-	return s.admit.Run(web.ClientOf(ctx), e, p)
+func (h *Handlers) admitRun(ctx context.Context, e *experiments.Experiment, p any) error {
+	return h.admit.Run(web.ClientOf(ctx), e, p)
 }
 
 // admitSpread charges a spread of n seeds of e on p to the client of ctx.
-func (s *server) admitSpread(ctx context.Context, e *experiments.Experiment, p any, n int) error {
-	_, cached := s.spreads.cached(spreadKey(e, p, n))
-	return s.admit.Spread(web.ClientOf(ctx), e, p, n, cached)
+func (h *Handlers) admitSpread(ctx context.Context, e *experiments.Experiment, p any, n int) error {
+	_, cached := h.spreads.cached(spreadKey(e, p, n))
+	return h.admit.Spread(web.ClientOf(ctx), e, p, n, cached)
 }
 
 // waitText tells a reader when to run again.

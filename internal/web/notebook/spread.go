@@ -1,4 +1,4 @@
-package site
+package notebook
 
 import (
 	"context"
@@ -106,18 +106,18 @@ func (sp *spreads) remember(key string, res experiments.SpreadResult) {
 // spreadNow runs a spread of n seeds of e on p under the shared run limits: one heavy slot for
 // the whole spread, costed as n runs, with memory for as many runs at once as it has workers.
 // Progress, when set, hears of each run done; the test-only pace slows each run down.
-func (s *server) spreadNow(ctx context.Context, e *experiments.Experiment, p any, n int, progress func(int)) (experiments.SpreadResult, error) {
-	workers := max(1, min(s.cfg.MaxRuns, runtime.GOMAXPROCS(0), n))
+func (h *Handlers) spreadNow(ctx context.Context, e *experiments.Experiment, p any, n int, progress func(int)) (experiments.SpreadResult, error) {
+	workers := max(1, min(h.maxRuns, runtime.GOMAXPROCS(0), n))
 	var res experiments.SpreadResult
-	err := s.runner.Within(ctx, e.Name, e.SpreadCost(p, n), int64(workers)*e.Memory(p), func(ctx context.Context) error {
+	err := h.runner.Within(ctx, e.Name, e.SpreadCost(p, n), int64(workers)*e.Memory(p), func(ctx context.Context) error {
 		var err error
 		res, err = e.Spread(ctx, p, experiments.SpreadOptions{N: n, Workers: workers, Progress: func(done int) {
 			if progress != nil {
 				progress(done)
 			}
-			if s.cfg.spreadPace > 0 {
+			if h.spreadPace > 0 {
 				select {
-				case <-time.After(s.cfg.spreadPace):
+				case <-time.After(h.spreadPace):
 				case <-ctx.Done():
 				}
 			}
@@ -131,13 +131,13 @@ func (s *server) spreadNow(ctx context.Context, e *experiments.Experiment, p any
 // reader) when maxSpreadJobs already run. The spread is charged as the API's is (spreadCharge),
 // only when it starts: the form's own run that came before is cached by now, so the reload a
 // refusal asks for costs the spread alone, and the wait it names is true.
-func (s *server) startSpread(ctx context.Context, e *experiments.Experiment, p any, n int, key, field, back, block string) (*runs.Task[*spreadJob], error) {
+func (h *Handlers) startSpread(ctx context.Context, e *experiments.Experiment, p any, n int, key, field, back, block string) (*runs.Task[*spreadJob], error) {
 	j := &spreadJob{n: n, field: field, back: back, block: block}
 	j.stopped.Store(-1)
 	charge := func() error {
-		if charge := s.limiter.SpreadCharge(n); charge > 0 {
-			if ok, wait := s.limiter.AllowN(web.ClientOf(ctx), charge); !ok {
-				s.metrics.Rejected.WithLabelValues("rate_limited").Inc()
+		if charge := h.admit.Rate.SpreadCharge(n); charge > 0 {
+			if ok, wait := h.admit.Rate.AllowN(web.ClientOf(ctx), charge); !ok {
+				h.rejected.WithLabelValues("rate_limited").Inc()
 				return &web.Error{Status: http.StatusTooManyRequests, RetryAfter: wait,
 					Msg: "Too many runs from your network address in a short time; the block shows the form's own run."}
 			}
@@ -146,15 +146,15 @@ func (s *server) startSpread(ctx context.Context, e *experiments.Experiment, p a
 	}
 	// A summary is cached before the task leaves its key (onDone), so a page rendered in between
 	// finds one or the other and never starts the spread again.
-	t, _, err := s.spreads.tasks.Start(key, 0, charge, j, func(ctx context.Context) (func(), error) {
-		res, err := s.spreadNow(ctx, e, p, n, func(done int) { j.done.Store(int64(done)) })
+	t, _, err := h.spreads.tasks.Start(key, 0, charge, j, func(ctx context.Context) (func(), error) {
+		res, err := h.spreadNow(ctx, e, p, n, func(done int) { j.done.Store(int64(done)) })
 		if err != nil {
 			if he := (*web.Error)(nil); !web.As(err, &he) && !errors.Is(err, context.Canceled) {
-				s.log.Error("spread over seeds", "experiment", e.Name, "err", err)
+				h.log.Error("spread over seeds", "experiment", e.Name, "err", err)
 			}
 			return nil, err
 		}
-		return func() { s.spreads.remember(key, res) }, nil
+		return func() { h.spreads.remember(key, res) }, nil
 	})
 	if errors.Is(err, runs.ErrFull) || errors.Is(err, runs.ErrStopped) {
 		return nil, &web.Error{Status: http.StatusServiceUnavailable, RetryAfter: 5 * time.Second,
@@ -167,11 +167,11 @@ func (s *server) startSpread(ctx context.Context, e *experiments.Experiment, p a
 // spread runs it answers with the meter alone, so the Cancel beside it stays in place; once the
 // spread has ended (or is unknown) it answers with the whole box and retargets the swap at it,
 // which takes the polling meter away: the box that fetches the banded block, or the note.
-func (s *server) handleSpreadProgress() echo.HandlerFunc {
+func (h *Handlers) SpreadProgress() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		p := pages.SpreadProgress{Note: "This spread over seeds is no longer running; run the form again to start it anew."}
-		if t, ok := s.spreads.tasks.Get(c.QueryParam("id")); ok {
-			p = snapshot(t, s.cfg.BasePath)
+		if t, ok := h.spreads.tasks.Get(c.QueryParam("id")); ok {
+			p = snapshot(t, h.base)
 		}
 		if p.Running && web.HTMXOf(c.Request()).Active {
 			return web.Render(c, http.StatusOK, pages.SpreadMeter(p))
@@ -194,9 +194,9 @@ func retargetSpreadBox(c echo.Context) {
 // the spread left out of the address (which would otherwise start it again). A spread that had
 // finished before the press answers with the box that fetches its band: the work is done, and
 // the reader's next reload would show it anyway.
-func (s *server) handleSpreadCancel() echo.HandlerFunc {
+func (h *Handlers) SpreadCancel() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		t, ok := s.spreads.tasks.Get(c.QueryParam("id"))
+		t, ok := h.spreads.tasks.Get(c.QueryParam("id"))
 		if !ok {
 			return web.Render(c, http.StatusOK, pages.SpreadBox(pages.SpreadProgress{Note: "This spread over seeds had already ended."}))
 		}
@@ -207,7 +207,7 @@ func (s *server) handleSpreadCancel() echo.HandlerFunc {
 		if !web.HTMXOf(c.Request()).Active {
 			return c.Redirect(http.StatusSeeOther, withoutParam(j.back, j.field))
 		}
-		return web.Render(c, http.StatusOK, pages.SpreadBox(snapshot(t, s.cfg.BasePath)))
+		return web.Render(c, http.StatusOK, pages.SpreadBox(snapshot(t, h.base)))
 	}
 }
 

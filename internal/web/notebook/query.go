@@ -1,10 +1,11 @@
-package site
+package notebook
 
 import (
 	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"effectivelyonce/experiments"
 	"effectivelyonce/internal/web"
@@ -25,10 +26,10 @@ func formKeys() map[string]bool {
 	return keys
 }
 
-// strictQuery refuses a query string that does not parse. The API answers 400 naming each
+// StrictQuery refuses a query string that does not parse. The API answers 400 naming each
 // problem. A page whose malformed values belong to its forms gets them, kept as typed, so that the
 // form marks them (a 422 with everything else kept); any other malformed key is a 400.
-func (s *server) strictQuery() echo.MiddlewareFunc {
+func StrictQuery(base string, rejected *prometheus.CounterVec) echo.MiddlewareFunc {
 	known := formKeys()
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -40,8 +41,8 @@ func (s *server) strictQuery() echo.MiddlewareFunc {
 			if len(problems) == 0 {
 				return next(c)
 			}
-			s.metrics.Rejected.WithLabelValues("malformed_query").Inc()
-			if strings.HasPrefix(req.URL.Path, s.cfg.BasePath+"/api/") {
+			rejected.WithLabelValues("malformed_query").Inc()
+			if strings.HasPrefix(req.URL.Path, base+"/api/") {
 				return c.JSON(http.StatusBadRequest, pages.APIErrors{Errors: experiments.CapErrors(problems)})
 			}
 			for _, p := range problems {

@@ -1,4 +1,4 @@
-package site
+package notebook
 
 import (
 	"context"
@@ -83,18 +83,18 @@ func lookupTraceable(name string) (*experiments.Experiment, error) {
 // replay runs a jobs list or a trace under the limits every run shares: the client's allowance,
 // then a slot of the runner. A replay costs about what the run costs (it draws the same stream and
 // walks one point of it); the ids it lists add eight bytes a job at most to the run's memory.
-func (s *server) replay(ctx context.Context, jq jobsQuery, work func(context.Context) error) error {
-	if err := s.admitRun(ctx, jq.e, jq.params); err != nil {
+func (h *Handlers) replay(ctx context.Context, jq jobsQuery, work func(context.Context) error) error {
+	if err := h.admitRun(ctx, jq.e, jq.params); err != nil {
 		return err
 	}
 	need := jq.e.Memory(jq.params) + 8*jq.e.IDCount(jq.params)
-	return s.runner.Within(ctx, jq.e.Name, jq.e.Cost(jq.params), need, work)
+	return h.runner.Within(ctx, jq.e.Name, jq.e.Cost(jq.params), need, work)
 }
 
 // jobsList lists the jobs of a request, under the run limits.
-func (s *server) jobsList(ctx context.Context, jq jobsQuery) (experiments.JobList, error) {
+func (h *Handlers) jobsList(ctx context.Context, jq jobsQuery) (experiments.JobList, error) {
 	var list experiments.JobList
-	err := s.replay(ctx, jq, func(ctx context.Context) error {
+	err := h.replay(ctx, jq, func(ctx context.Context) error {
 		var err error
 		list, err = jq.e.Jobs(ctx, jq.params, jq.outcome, jq.point)
 		return err
@@ -103,9 +103,9 @@ func (s *server) jobsList(ctx context.Context, jq jobsQuery) (experiments.JobLis
 }
 
 // jobTrace traces one job of a request, under the run limits.
-func (s *server) jobTrace(ctx context.Context, jq jobsQuery, id string) (experiments.Trace, error) {
+func (h *Handlers) jobTrace(ctx context.Context, jq jobsQuery, id string) (experiments.Trace, error) {
 	var tr experiments.Trace
-	err := s.replay(ctx, jq, func(ctx context.Context) error {
+	err := h.replay(ctx, jq, func(ctx context.Context) error {
 		var err error
 		tr, err = jq.e.Trace(ctx, jq.params, jq.point, id, jq.outcome)
 		return err
@@ -114,10 +114,10 @@ func (s *server) jobTrace(ctx context.Context, jq jobsQuery, id string) (experim
 }
 
 // apiRefusal answers a FieldErrors as the API's 400; any other error goes on to the error handler.
-func (s *server) apiRefusal(c echo.Context, err error) error {
+func (h *Handlers) apiRefusal(c echo.Context, err error) error {
 	var fe experiments.FieldErrors
 	if errors.As(err, &fe) {
-		s.metrics.Rejected.WithLabelValues("invalid").Inc()
+		h.rejected.WithLabelValues("invalid").Inc()
 		return c.JSON(http.StatusBadRequest, pages.APIErrors{Errors: experiments.CapErrors(fe)})
 	}
 	return err
@@ -126,7 +126,7 @@ func (s *server) apiRefusal(c echo.Context, err error) error {
 // handleJobsAPI handles "GET /api/experiments/:name/jobs": every job with the outcome at the
 // point, as {"outcome","point","total","ids"} or, with format=csv, one id a line under the run's
 // parameters as comment lines.
-func (s *server) handleJobsAPI() echo.HandlerFunc {
+func (h *Handlers) JobsAPI() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		e, ok := experiments.Lookup(c.Param("name"))
 		if !ok {
@@ -134,11 +134,11 @@ func (s *server) handleJobsAPI() echo.HandlerFunc {
 		}
 		jq, err := readJobsQuery(e, c.QueryParams(), true)
 		if err != nil {
-			return s.apiRefusal(c, err)
+			return h.apiRefusal(c, err)
 		}
-		list, err := s.jobsList(c.Request().Context(), jq)
+		list, err := h.jobsList(c.Request().Context(), jq)
 		if err != nil {
-			return s.apiRefusal(c, err)
+			return h.apiRefusal(c, err)
 		}
 		if jq.format == "csv" {
 			c.Response().Header().Set("Content-Disposition", `inline; filename="`+e.Name+`-`+list.Outcome+`.csv"`)
@@ -163,7 +163,7 @@ func jobsCSV(e *experiments.Experiment, params any, list experiments.JobList) st
 // handleJobAPI handles "GET /api/experiments/:name/jobs/:id": the job's events at the point, as
 // {"id","outcome","point","step_unit","events":[{"step","kind","detail"}]}; outcome, optional,
 // picks the policy or design whose story is told where a point has several (lease, crash-sweep).
-func (s *server) handleJobAPI() echo.HandlerFunc {
+func (h *Handlers) JobAPI() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		e, ok := experiments.Lookup(c.Param("name"))
 		if !ok {
@@ -171,11 +171,11 @@ func (s *server) handleJobAPI() echo.HandlerFunc {
 		}
 		jq, err := readJobsQuery(e, c.QueryParams(), false)
 		if err != nil {
-			return s.apiRefusal(c, err)
+			return h.apiRefusal(c, err)
 		}
-		tr, err := s.jobTrace(c.Request().Context(), jq, c.Param("id"))
+		tr, err := h.jobTrace(c.Request().Context(), jq, c.Param("id"))
 		if err != nil {
-			return s.apiRefusal(c, err)
+			return h.apiRefusal(c, err)
 		}
 		return c.JSON(http.StatusOK, tr)
 	}
@@ -196,7 +196,7 @@ func jobsTarget(c echo.Context) string {
 
 // jobsURL builds the links of a list or a trace: the page's own path and the API's, each with
 // the run's parameters and the given extra keys.
-func (s *server) jobsURL(path string, jq jobsQuery, extra ...string) string {
+func (h *Handlers) jobsURL(path string, jq jobsQuery, extra ...string) string {
 	q := url.Values{}
 	for k, v := range jq.e.Format(jq.params) {
 		q.Set(k, v)
@@ -206,7 +206,7 @@ func (s *server) jobsURL(path string, jq jobsQuery, extra ...string) string {
 			q.Set(extra[i], extra[i+1])
 		}
 	}
-	return s.site("").URL(path) + "?" + q.Encode()
+	return h.site("").URL(path) + "?" + q.Encode()
 }
 
 // pageRefusal turns bad input to a jobs page into a 400 that says which key was wrong.
@@ -221,7 +221,7 @@ func pageRefusal(err error) error {
 // handleJobsPage handles "GET /jobs/:name": the first pages.JobsShown jobs with the outcome at
 // the point, each linking to its timeline. An htmx request gets the list alone, for the block's
 // jobs panel; any other gets a whole page.
-func (s *server) handleJobsPage() echo.HandlerFunc {
+func (h *Handlers) JobsPage() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		e, err := lookupTraceable(c.Param("name"))
 		if err != nil {
@@ -231,32 +231,32 @@ func (s *server) handleJobsPage() echo.HandlerFunc {
 		if err != nil {
 			return pageRefusal(err)
 		}
-		list, err := s.jobsList(c.Request().Context(), jq)
+		list, err := h.jobsList(c.Request().Context(), jq)
 		if err != nil {
 			return pageRefusal(err)
 		}
 		v := pages.JobsView{Experiment: e.Name, Title: e.Title, Outcome: list.Outcome, Point: list.Point,
 			Total: list.Total, Target: jobsTarget(c), Params: pages.ParamsText(e, jq.params),
-			CSVURL:  s.jobsURL("/api/experiments/"+e.Name+"/jobs", jq, "outcome", list.Outcome, "point", list.Point, "format", "csv"),
-			JSONURL: s.jobsURL("/api/experiments/"+e.Name+"/jobs", jq, "outcome", list.Outcome, "point", list.Point)}
+			CSVURL:  h.jobsURL("/api/experiments/"+e.Name+"/jobs", jq, "outcome", list.Outcome, "point", list.Point, "format", "csv"),
+			JSONURL: h.jobsURL("/api/experiments/"+e.Name+"/jobs", jq, "outcome", list.Outcome, "point", list.Point)}
 		for _, id := range list.IDs[:min(len(list.IDs), pages.JobsShown)] {
 			text := strconv.FormatInt(id, 10)
 			v.IDs = append(v.IDs, pages.JobID{ID: text,
-				URL: s.jobsURL("/jobs/"+e.Name+"/"+text, jq, "point", list.Point, "outcome", list.Outcome)})
+				URL: h.jobsURL("/jobs/"+e.Name+"/"+text, jq, "point", list.Point, "outcome", list.Outcome)})
 		}
 		if v.Target != "" {
 			return web.Render(c, http.StatusOK, pages.JobsList(v))
 		}
 		v.Page = true
-		v.Back = s.backOf(jq)
-		site := s.site("")
+		v.Back = h.backOf(jq)
+		site := h.site("")
 		return web.Render(c, http.StatusOK, pages.Layout(site, "Which jobs? "+e.Title, pages.JobsPage(v)))
 	}
 }
 
 // handleJobPage handles "GET /jobs/:name/:id": the job's timeline at the point, as a figure and
 // a list of events in words; an htmx request gets the timeline alone, for the jobs panel.
-func (s *server) handleJobPage() echo.HandlerFunc {
+func (h *Handlers) JobPage() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		e, err := lookupTraceable(c.Param("name"))
 		if err != nil {
@@ -266,37 +266,37 @@ func (s *server) handleJobPage() echo.HandlerFunc {
 		if err != nil {
 			return pageRefusal(err)
 		}
-		tr, err := s.jobTrace(c.Request().Context(), jq, c.Param("id"))
+		tr, err := h.jobTrace(c.Request().Context(), jq, c.Param("id"))
 		if err != nil {
 			return pageRefusal(err)
 		}
 		v := pages.NewJobView(e, tr)
 		v.Target, v.Params = jobsTarget(c), pages.ParamsText(e, jq.params)
-		v.JSONURL = s.jobsURL("/api/experiments/"+e.Name+"/jobs/"+v.ID, jq, "point", tr.Point, "outcome", jq.outcome)
+		v.JSONURL = h.jobsURL("/api/experiments/"+e.Name+"/jobs/"+v.ID, jq, "point", tr.Point, "outcome", jq.outcome)
 		// Back to the list the job came from, or to the list of its own outcome.
 		back := jq.outcome
 		if back == "" && slices.Contains(e.Outcomes(), tr.Outcome) {
 			back = tr.Outcome
 		}
 		if back != "" {
-			v.ListURL = s.jobsURL("/jobs/"+e.Name, jq, "outcome", back, "point", tr.Point)
+			v.ListURL = h.jobsURL("/jobs/"+e.Name, jq, "outcome", back, "point", tr.Point)
 		}
 		if v.Target != "" {
 			return web.Render(c, http.StatusOK, pages.JobTimeline(v))
 		}
 		v.Page = true
-		v.Back = s.backOf(jq)
-		return web.Render(c, http.StatusOK, pages.Layout(s.site(""), "Job "+v.ID+" · "+e.Title, pages.JobPage(v)))
+		v.Back = h.backOf(jq)
+		return web.Render(c, http.StatusOK, pages.Layout(h.site(""), "Job "+v.ID+" · "+e.Title, pages.JobPage(v)))
 	}
 }
 
 // backOf is what a jobs page that stands alone (no script, or a new tab) says at its foot: the
 // way back to the notebook page that shows the experiment, on the same run, and the run's
 // provenance.
-func (s *server) backOf(jq jobsQuery) pages.JobsBack {
+func (h *Handlers) backOf(jq jobsQuery) pages.JobsBack {
 	pv := pages.ProvenanceOf(jq.e, jq.params)
 	b := pages.JobsBack{Version: pv.Version, ParamsHash: pv.ParamsHash}
-	b.Title, b.URL = s.notebookPageOf(jq.e, jq.params)
+	b.Title, b.URL = h.notebookPageOf(jq.e, jq.params)
 	return b
 }
 
@@ -304,13 +304,13 @@ func (s *server) backOf(jq jobsQuery) pages.JobsBack {
 // the query as that page reads them (see pageRuns and readRun): unprefixed for the page's first
 // experiment, "name."-prefixed for a later one, except the stream fields it shares with the first,
 // which belong to the first form. "" when no page shows e.
-func (s *server) notebookPageOf(e *experiments.Experiment, params any) (title, link string) {
+func (h *Handlers) notebookPageOf(e *experiments.Experiment, params any) (title, link string) {
 	for _, entry := range content.Contents() {
-		page, ok := s.book.Page(entry.Slug)
+		page, ok := h.book.Page(entry.Slug)
 		if !ok {
 			continue
 		}
-		names := experimentsOn(page)
+		names := pages.ExperimentsOn(page)
 		if !slices.Contains(names, e.Name) {
 			continue
 		}
@@ -331,7 +331,7 @@ func (s *server) notebookPageOf(e *experiments.Experiment, params any) (title, l
 			}
 			q.Set(key, values[f.Name])
 		}
-		return page.Title, s.site("").URL(entry.Path) + "?" + q.Encode() + "#" + pages.DOMID(e.Name)
+		return page.Title, h.site("").URL(entry.Path) + "?" + q.Encode() + "#" + pages.DOMID(e.Name)
 	}
 	return "", ""
 }

@@ -1,4 +1,4 @@
-package site
+package notebook
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // smallest failing case of each: the searches run within the request, one per failed claim side by
 // side, each bounded by experiments.ShrinkBudget and stopped with ctx when the reader leaves. Every
 // other block, and a verifier whose claims all hold, is left as it was.
-func (s *server) addShrunk(ctx context.Context, site pages.Site, pagePath string, r pages.Run, v *pages.ExperimentView) {
+func (h *Handlers) addShrunk(ctx context.Context, site pages.Site, pagePath string, r pages.Run, v *pages.ExperimentView) {
 	e := r.Experiment
 	searches := e.Shrinks(r.Params, r.Result)
 	if len(searches) == 0 {
@@ -22,14 +22,14 @@ func (s *server) addShrunk(ctx context.Context, site pages.Site, pagePath string
 	// One run slot holds the searches, with the memory of one run per search, so a page of
 	// failing claims waits its turn like any other run instead of stepping past the limits.
 	var views []pages.ShrinkView
-	err := s.runner.Within(ctx, e.Name+"-shrink", e.Cost(r.Params), e.Memory(r.Params)*int64(len(searches)), func(ctx context.Context) error {
+	err := h.runner.Within(ctx, e.Name+"-shrink", e.Cost(r.Params), e.Memory(r.Params)*int64(len(searches)), func(ctx context.Context) error {
 		views = pages.NewShrinkViews(site, pagePath, v.DOMID, shrinkEach(ctx, searches),
-			func(sh experiments.Shrunk) *pages.JobView { return s.culpritTrace(ctx, sh) })
+			func(sh experiments.Shrunk) *pages.JobView { return h.culpritTrace(ctx, sh) })
 		return nil
 	})
 	if err != nil {
 		if ctx.Err() == nil {
-			s.log.Warn("shrink not run", "err", err)
+			h.log.Warn("shrink not run", "err", err)
 		}
 		return
 	}
@@ -40,7 +40,7 @@ func (s *server) addShrunk(ctx context.Context, site pages.Site, pagePath string
 // run its link opens (pages.CulpritRun), so the timeline drawn in the case and the one the link
 // shows are one and the same. The shrunk stream is short, so the replay is cheap and runs in the
 // search's own slot; anything that cannot be traced leaves the case without a timeline.
-func (s *server) culpritTrace(ctx context.Context, sh experiments.Shrunk) *pages.JobView {
+func (h *Handlers) culpritTrace(ctx context.Context, sh experiments.Shrunk) *pages.JobView {
 	name, q, ok := pages.CulpritRun(sh)
 	if !ok || len(sh.Culprits) == 0 {
 		return nil
@@ -57,12 +57,12 @@ func (s *server) culpritTrace(ctx context.Context, sh experiments.Shrunk) *pages
 	tr, err := e.Trace(ctx, jq.params, jq.point, id, jq.outcome)
 	if err != nil {
 		if ctx.Err() == nil {
-			s.log.Warn("culprit not traced", "experiment", e.Name, "job", id, "err", err)
+			h.log.Warn("culprit not traced", "experiment", e.Name, "job", id, "err", err)
 		}
 		return nil
 	}
 	jv := pages.NewJobView(e, tr)
-	jv.JSONURL = s.jobsURL("/api/experiments/"+e.Name+"/jobs/"+jv.ID, jq, "point", tr.Point, "outcome", jq.outcome)
+	jv.JSONURL = h.jobsURL("/api/experiments/"+e.Name+"/jobs/"+jv.ID, jq, "point", tr.Point, "outcome", jq.outcome)
 	return &jv
 }
 
