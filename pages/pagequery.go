@@ -3,6 +3,8 @@ package pages
 import (
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
+	"effectivelyonce/present"
+	"fmt"
 	"net/url"
 	"slices"
 )
@@ -127,4 +129,44 @@ func OnceEach(page *content.Page) *content.Page {
 		out.Parts = append(out.Parts, part)
 	}
 	return &out
+}
+
+// ScopeOf reads a scope from an experiment marker's options; title= takes only "none".
+func ScopeOf(part content.Part) (present.Scope, error) {
+	var s present.Scope
+	if v, ok := part.Option(content.OptionTitle); ok && v != "none" {
+		return s, fmt.Errorf("experiment %q: title=%s, the only value is none", part.Name(), v)
+	}
+	s.UpTo, _ = part.Option(content.OptionUpTo)
+	s.Focus, _ = part.Option(content.OptionFocus)
+	if v, _ := part.Option(content.OptionTitle); v == "none" {
+		s.NoTitle = true
+	}
+	return s, nil
+}
+
+// ScopeOn returns the scope of the named experiment on page: the options of its first marker,
+// the one the page shows (a repeated marker is dropped).
+func ScopeOn(page *content.Page, name string) present.Scope {
+	for _, part := range page.Parts {
+		if part.Marker == content.MarkerExperiment && part.Name() == name {
+			s, _ := ScopeOf(part) // checked at start-up
+			return s
+		}
+	}
+	return present.Scope{}
+}
+
+// CheckMarker fails when an experiment marker's options are wrong for its experiment (see
+// ScopeOf and present.Presenter.CheckScope); the server calls it at start-up for every marker.
+func CheckMarker(part content.Part) error {
+	pr, ok := present.PresenterFor(part.Name())
+	if !ok {
+		return fmt.Errorf("experiment %q has no presenter", part.Name())
+	}
+	s, err := ScopeOf(part)
+	if err != nil {
+		return err
+	}
+	return pr.CheckScope(s)
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"effectivelyonce/experiments"
-	"effectivelyonce/pages"
+	"effectivelyonce/present"
 )
 
 // cliArgs reads "-name value" and "-name=value" pairs into a query-like map, the same shape the
@@ -74,16 +74,16 @@ func cliRun(ctx context.Context, args []string, stdout io.Writer) error {
 	case "json":
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(pages.RunJSON(e, p, res))
+		return enc.Encode(present.RunJSON(e, p, res))
 	case "csv":
-		csv, err := pages.CSVOf(e, p, res)
+		csv, err := present.CSVOf(e, p, res)
 		if err != nil {
 			return err
 		}
 		_, err = io.WriteString(stdout, csv)
 		return err
 	}
-	pr, err := pages.PresenterOf(e)
+	pr, err := present.PresenterOf(e)
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func cliRun(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	prov := pages.ProvenanceOf(e, p)
+	prov := present.ProvenanceOf(e, p)
 	_, err = fmt.Fprintf(stdout, "notebook %s · parameters %s\n", prov.Version, prov.ParamsHash)
 	return err
 }
@@ -148,16 +148,16 @@ func cliSpread(ctx context.Context, e *experiments.Experiment, raw map[string][]
 	case "json":
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(pages.SpreadJSON(e, p, res, sp))
+		return enc.Encode(present.SpreadJSON(e, p, res, sp))
 	case "csv":
-		csv, err := pages.SpreadCSV(e, p, res, sp)
+		csv, err := present.SpreadCSV(e, p, res, sp)
 		if err != nil {
 			return err
 		}
 		_, err = io.WriteString(stdout, csv)
 		return err
 	}
-	prov := pages.SpreadProvenanceOf(e, p, n)
-	_, err = fmt.Fprintf(stdout, "%s\nnotebook %s · parameters %s over %d seeds\n", pages.SpreadTable(e.Name, sp).Text(), prov.Version, prov.ParamsHash, n)
+	prov := present.SpreadProvenanceOf(e, p, n)
+	_, err = fmt.Fprintf(stdout, "%s\nnotebook %s · parameters %s over %d seeds\n", present.SpreadTable(e.Name, sp).Text(), prov.Version, prov.ParamsHash, n)
 	return err
 }

@@ -15,7 +15,7 @@ import (
 	"strings"
 
 	"effectivelyonce/experiments"
-	"effectivelyonce/pages"
+	"effectivelyonce/present"
 	"effectivelyonce/workbench"
 )
 
@@ -68,7 +68,7 @@ func cliCheck(ctx context.Context, args []string, stdout io.Writer, child func(c
 	case "json":
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		body := map[string]any{"handler": name, "source_hash": sourceHash(src), "version": pages.Version(),
+		body := map[string]any{"handler": name, "source_hash": sourceHash(src), "version": present.Version(),
 			"verdict": res.Verdict, "points": res.Points, "smallest": res.Smallest, "result": res}
 		if err := enc.Encode(body); err != nil {
 			return err
@@ -127,8 +127,8 @@ func sourceHash(src string) string {
 }
 
 // checkTable is the crash points as one table, with typed cells beside the display text.
-func checkTable(res workbench.Result) pages.Table {
-	t := pages.Table{Caption: "Crash points",
+func checkTable(res workbench.Result) present.Table {
+	t := present.Table{Caption: "Crash points",
 		Head:    []string{"crash point", "", "lost", "exactly once", "duplicated", "deliveries"},
 		Numeric: []bool{true, false, true, true, true, true},
 		Keys:    []string{"crash_point", "label", "lost_jobs", "exactly_once_jobs", "duplicated_jobs", "deliveries"}}
@@ -141,16 +141,16 @@ func checkTable(res workbench.Result) pages.Table {
 	t.Numeric = append(t.Numeric, false)
 	t.Keys = append(t.Keys, "survives")
 	num := experiments.Thousands
-	count := func(n int64) pages.Cell { return pages.NumberCell(num(n), float64(n)) }
+	count := func(n int64) present.Cell { return present.NumberCell(num(n), float64(n)) }
 	for _, p := range res.Points {
-		point := pages.NumberCell(strconv.Itoa(p.CrashPoint), float64(p.CrashPoint))
+		point := present.NumberCell(strconv.Itoa(p.CrashPoint), float64(p.CrashPoint))
 		switch {
 		case p.CrashPoint == workbench.RelayPoint:
-			point = pages.WordCell("relay", "relay")
+			point = present.WordCell("relay", "relay")
 		case p.CrashPoint < 0:
-			point = pages.WordCell("as drawn", "as drawn")
+			point = present.WordCell("as drawn", "as drawn")
 		}
-		shown := []pages.Cell{point, pages.WordCell(p.Label, p.Label), count(p.Lost), count(p.ExactlyOnce), count(p.Duplicated), count(p.Deliveries)}
+		shown := []present.Cell{point, present.WordCell(p.Label, p.Label), count(p.Lost), count(p.ExactlyOnce), count(p.Duplicated), count(p.Deliveries)}
 		if res.Publishes {
 			shown = append(shown, count(*p.EventsLost), count(*p.EventsPhantom), count(*p.EventsDuplicated))
 		}
@@ -159,7 +159,7 @@ func checkTable(res workbench.Result) pages.Table {
 		if res.Publishes {
 			data = append(data, count(*p.ExtraEvents))
 		}
-		verdict := pages.WordCell(map[bool]string{true: "survives", false: "BREAKS"}[p.Survives], strconv.FormatBool(p.Survives))
+		verdict := present.WordCell(map[bool]string{true: "survives", false: "BREAKS"}[p.Survives], strconv.FormatBool(p.Survives))
 		shown, data = append(shown, verdict), append(data, verdict)
 		row := make([]string, len(shown))
 		for i, c := range shown {
@@ -185,7 +185,7 @@ func checkText(name, src string, res workbench.Result) string {
 	if res.Output != "" {
 		b.WriteString("\nprinted:\n" + res.Output)
 	}
-	fmt.Fprintf(&b, "\nnotebook %s · handler %s\n", pages.Version(), sourceHash(src))
+	fmt.Fprintf(&b, "\nnotebook %s · handler %s\n", present.Version(), sourceHash(src))
 	return b.String()
 }
 
@@ -216,7 +216,7 @@ func checkCSV(name, src string, res workbench.Result) string {
 	for _, f := range workbench.Fields() {
 		b.WriteString("# " + f.Name + "=" + values[f.Name] + "\r\n")
 	}
-	b.WriteString("# version=" + pages.Version() + "\r\n")
+	b.WriteString("# version=" + present.Version() + "\r\n")
 	b.WriteString("# source_hash=" + sourceHash(src) + "\r\n")
 	b.WriteString(checkTable(res).CSV())
 	return b.String()

@@ -16,6 +16,7 @@ import (
 	"effectivelyonce/experiments"
 	"effectivelyonce/lab"
 	"effectivelyonce/pages"
+	"effectivelyonce/present"
 )
 
 // labDesignJSON is one design's line of "site lab -format json", in the shape the issue names,
@@ -199,7 +200,7 @@ func cliLab(ctx context.Context, args []string, getenv func(string) string, stdo
 		if *handler != "" {
 			fmt.Fprintf(stdout, "%s.\n\n", labHandlerSettings(p, *handler, results))
 		} else {
-			fmt.Fprintf(stdout, "%s.\n\n", pages.SayCap(pages.LabSettings(p)))
+			fmt.Fprintf(stdout, "%s.\n\n", present.SayCap(pages.LabSettings(p)))
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "design\tjobs\tlost\tmodel\tduplicated\tmodel\texactly once\tkilled\tredelivered\tseconds\t\t")

@@ -10,6 +10,7 @@ import (
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
 	"effectivelyonce/pages"
+	"effectivelyonce/present"
 )
 
 // cliVerify implements "site verify": every claim re-derived, PASS/FAIL lines, non-zero on a FAIL.
@@ -36,7 +37,7 @@ func cliVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	for _, c := range r.Claims {
 		label := c.ID + "  " + c.Text
-		fmt.Fprintf(stdout, "  [%s] %-*s  %s\n", pages.PassFail(c.Holds), w, label, c.Detail)
+		fmt.Fprintf(stdout, "  [%s] %-*s  %s\n", present.PassFail(c.Holds), w, label, c.Detail)
 	}
 	fmt.Fprintf(stdout, "  %d/%d claims verified\n", r.Passed, r.Total)
 	if r.Passed == r.Total {

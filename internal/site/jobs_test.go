@@ -14,6 +14,7 @@ import (
 	"effectivelyonce/experiments"
 	"effectivelyonce/internal/web/notebook"
 	"effectivelyonce/pages"
+	"effectivelyonce/present"
 )
 
 // escapedAt1000 is what the engine lists for block 4's escaped count at window 1,000, at the
@@ -71,7 +72,7 @@ func TestJobsAPI(t *testing.T) {
 	// A list is an export like a run's CSV: it says which build and which inputs made it.
 	w, _ := experiments.Lookup("window")
 	if prov := "# version=devel\r\n# params_hash=" + w.ParamsHash(w.Defaults()) + "\r\nid\r\n"; !strings.Contains(r.body, prov) {
-		t.Errorf("csv lacks the run's pages.Provenance %q: %.400s", prov, r.body)
+		t.Errorf("csv lacks the run's present.Provenance %q: %.400s", prov, r.body)
 	}
 
 	id := strconv.FormatInt(want.IDs[0], 10)
@@ -124,7 +125,7 @@ func TestJobsAPIErrors(t *testing.T) {
 	} {
 		t.Run(tc.target, func(t *testing.T) {
 			r := do(t, s, "GET", tc.target, nil)
-			var body pages.APIErrors
+			var body present.APIErrors
 			if r.status != 400 || json.Unmarshal([]byte(r.body), &body) != nil || len(body.Errors) == 0 {
 				t.Fatalf("status %d: %.300s", r.status, r.body)
 			}
@@ -256,7 +257,7 @@ func TestJobsPagesLeadBack(t *testing.T) {
 		for _, path := range []string{list, "/jobs/" + tc.name + "/0?" + tc.query + "&point=" + url.QueryEscape(point)} {
 			r := do(t, s, "GET", path, nil)
 			if r.status != 200 || !strings.Contains(r.body, "parameters <code>"+hash+"</code>") || !strings.Contains(r.body, "Notebook version <code>") {
-				t.Fatalf("%s: status %d, no pages.Provenance %s: %.300s", path, r.status, hash, r.body)
+				t.Fatalf("%s: status %d, no present.Provenance %s: %.300s", path, r.status, hash, r.body)
 			}
 			m := regexp.MustCompile(`<footer class="jobs-foot"><p><a href="([^"]*)">Back to ([^<]*)</a>`).FindStringSubmatch(r.body)
 			if m == nil || !strings.Contains(m[2], tc.title) {

@@ -15,6 +15,7 @@ import (
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
 	"effectivelyonce/pages"
+	"effectivelyonce/present"
 )
 
 // TestMalformedQueryIsRefused: a query that does not parse is never run on the defaults. The API
@@ -30,7 +31,7 @@ func TestMalformedQueryIsRefused(t *testing.T) {
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			r := do(t, s, "GET", "/api/experiments/window?"+tc.query, nil)
-			var body pages.APIErrors
+			var body present.APIErrors
 			if err := json.Unmarshal([]byte(r.body), &body); err != nil || r.status != 400 || len(body.Errors) == 0 {
 				t.Fatalf("api: %d %s", r.status, r.body)
 			}
@@ -79,7 +80,7 @@ func TestResponsesStaySmall(t *testing.T) {
 		keys = append(keys, "k"+strings.Repeat("x", i%3)+string(rune('a'+i%26))+strconv.Itoa(i)+"=1")
 	}
 	r := do(t, s, "GET", "/api/experiments/window?"+strings.Join(keys, "&"), nil)
-	var body pages.APIErrors
+	var body present.APIErrors
 	if err := json.Unmarshal([]byte(r.body), &body); err != nil || r.status != 400 {
 		t.Fatalf("%d %.300s", r.status, r.body)
 	}

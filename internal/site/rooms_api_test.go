@@ -1,7 +1,7 @@
 package site
 
 import (
-	"effectivelyonce/pages"
+	"effectivelyonce/present"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -369,7 +369,7 @@ func TestUnknownRoundIsNotAWrongCode(t *testing.T) {
 		{"PUT", path + "/rounds/9/guess", ada, `{"value":5}`},
 	} {
 		r := call(t, s, c.method, c.target, c.key, c.body)
-		var got pages.APIErrors
+		var got present.APIErrors
 		if err := json.Unmarshal([]byte(r.body), &got); err != nil || r.status != http.StatusNotFound ||
 			len(got.Errors) != 1 || got.Errors[0].Field != "seq" {
 			t.Errorf("%s %s: %d %s; want 404 naming the field seq", c.method, c.target, r.status, r.body)

@@ -23,6 +23,7 @@ import (
 	"effectivelyonce/internal/web"
 	"effectivelyonce/internal/web/notebook"
 	"effectivelyonce/pages"
+	"effectivelyonce/present"
 	"effectivelyonce/rooms"
 	"effectivelyonce/rooms/live"
 	"effectivelyonce/rooms/sqlstore"
@@ -116,15 +117,15 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *web.Assets, 
 	}
 	if page, ok := book.Page("predictions"); ok {
 		for i, sec := range page.Sections {
-			if i < len(pages.QuestionSpecs) {
-				s.asked = append(s.asked, pages.Asked{ID: pages.QuestionSpecs[i].ID, Title: sec.Title})
+			if i < len(present.QuestionSpecs) {
+				s.asked = append(s.asked, pages.Asked{ID: present.QuestionSpecs[i].ID, Title: sec.Title})
 			}
 		}
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = web.Errors{Log: log, APIPrefix: cfg.BasePath + "/api/", FieldOf: errorField,
-		APIBody: func(field, msg string) any { return pages.APIError(field, msg) },
+		APIBody: func(field, msg string) any { return present.APIError(field, msg) },
 		Page: func(status int, title, msg string) templ.Component {
 			site := s.site("")
 			return pages.Layout(site, title, pages.ErrorPage(title, msg, site.URL("/")))
@@ -180,15 +181,10 @@ func (s *server) checkBook() error {
 		for _, part := range page.Parts {
 			switch part.Marker {
 			case content.MarkerExperiment:
-				e, ok := experiments.Lookup(part.Name())
-				if !ok {
+				if _, ok := experiments.Lookup(part.Name()); !ok {
 					return fmt.Errorf("content %s: no experiment %q", p.Slug, part.Name())
 				}
-				pr, err := pages.PresenterOf(e)
-				if err != nil {
-					return fmt.Errorf("content %s: %w", p.Slug, err)
-				}
-				if err := pr.CheckScope(part); err != nil {
+				if err := pages.CheckMarker(part); err != nil {
 					return fmt.Errorf("content %s: %w", p.Slug, err)
 				}
 			case content.MarkerSource:
@@ -210,7 +206,7 @@ func (s *server) site(current string) pages.Site {
 		CSS:     s.assets.URL(s.cfg.BasePath, "app.css"),
 		Icon:    s.assets.URL(s.cfg.BasePath, "favicon.svg"),
 		Scripts: []string{s.assets.URL(s.cfg.BasePath, "lib/echarts.min.js"), s.assets.URL(s.cfg.BasePath, "lib/htmx.min.js"), s.assets.URL(s.cfg.BasePath, "lib/htmx-sse.min.js"), s.assets.URL(s.cfg.BasePath, "app.js")},
-		Version: pages.Version(),
+		Version: present.Version(),
 	}
 	for _, p := range content.Contents() {
 		v.Contents = append(v.Contents, pages.Link{Title: p.Nav, URL: v.URL(p.Path), Current: p.Path == current})

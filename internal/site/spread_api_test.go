@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"effectivelyonce/experiments"
-	"effectivelyonce/pages"
+	"effectivelyonce/present"
 )
 
 // TestAPISpread: spread=5 on the window experiment's defaults runs seeds 13..17 (and delay seeds
@@ -96,7 +96,7 @@ func TestAPISpreadRefused(t *testing.T) {
 			if r.status != 400 {
 				t.Fatalf("status %d, want 400: %.300s", r.status, r.body)
 			}
-			var body pages.APIErrors
+			var body present.APIErrors
 			if err := json.Unmarshal([]byte(r.body), &body); err != nil || len(body.Errors) == 0 {
 				t.Fatalf("body %s", r.body)
 			}
@@ -220,18 +220,18 @@ func TestSpreadProvenance(t *testing.T) {
 		t.Fatalf("spread hash %q is the run's (%s) or the 6-seed spread's (%s)", hash, e.ParamsHash(p), e.SpreadParamsHash(p, 6))
 	}
 	var body struct {
-		Provenance pages.Provenance `json:"provenance"`
+		Provenance present.Provenance `json:"provenance"`
 	}
 	js := do(t, s, "GET", "/api/experiments/window?jobs=2000&windows=100,1000&spread=5", nil)
 	if err := json.Unmarshal([]byte(js.body), &body); err != nil {
 		t.Fatal(err)
 	}
-	if body.Provenance != (pages.Provenance{Version: "devel", ParamsHash: hash, Spread: 5}) {
-		t.Errorf("JSON pages.Provenance %+v, want devel, %s and spread 5", body.Provenance, hash)
+	if body.Provenance != (present.Provenance{Version: "devel", ParamsHash: hash, Spread: 5}) {
+		t.Errorf("JSON present.Provenance %+v, want devel, %s and spread 5", body.Provenance, hash)
 	}
 	csv := do(t, s, "GET", "/api/experiments/window?jobs=2000&windows=100,1000&spread=5&format=csv", nil).body
 	if !strings.Contains(csv, "# version=devel\r\n# spread=5\r\n# params_hash="+hash+"\r\n") || strings.Contains(csv, e.ParamsHash(p)) {
-		t.Errorf("CSV lacks the spread's pages.Provenance (spread=5, %s) or still has the run's:\n%.600s", hash, csv)
+		t.Errorf("CSV lacks the spread's present.Provenance (spread=5, %s) or still has the run's:\n%.600s", hash, csv)
 	}
 	page := do(t, s, "GET", "/blocks/4?jobs=2000&windows=100,1000&spread=5", nil) // the summary is cached now
 	if !strings.Contains(page.body, "parameters <code>"+hash+"</code>") {

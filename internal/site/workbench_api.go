@@ -16,7 +16,7 @@ import (
 	"effectivelyonce/experiments"
 	"effectivelyonce/internal/runs"
 	"effectivelyonce/internal/web"
-	"effectivelyonce/pages"
+	"effectivelyonce/present"
 	"effectivelyonce/workbench"
 )
 
@@ -46,7 +46,7 @@ type checkRequest struct {
 func checkJSON(src string, res workbench.Result, share string) map[string]any {
 	out := map[string]any{"verdict": res.Verdict, "points": res.Points, "smallest": res.Smallest,
 		"params": res.Params.Format(), "ops": res.Ops, "publishes": res.Publishes, "lease_time": res.LeaseTime,
-		"output": res.Output, "source_hash": sourceHash(src), "version": pages.Version()}
+		"output": res.Output, "source_hash": sourceHash(src), "version": present.Version()}
 	if share != "" {
 		out["share"] = share
 	}
@@ -63,7 +63,7 @@ func (s *server) handleCheckAPI() echo.HandlerFunc {
 		}
 		raw, fe := paramsOfJSON(in.Params)
 		if fe != nil {
-			return c.JSON(http.StatusBadRequest, pages.APIErrors{Errors: fe})
+			return c.JSON(http.StatusBadRequest, present.APIErrors{Errors: fe})
 		}
 		res, err := s.checkParsed(c.Request().Context(), in.Source, raw)
 		if err != nil {
@@ -81,7 +81,7 @@ func (s *server) checkAPIError(c echo.Context, err error) error {
 	switch {
 	case errors.As(err, &fe):
 		s.metrics.Rejected.WithLabelValues("invalid").Inc()
-		return c.JSON(http.StatusBadRequest, pages.APIErrors{Errors: experiments.CapErrors(fe)})
+		return c.JSON(http.StatusBadRequest, present.APIErrors{Errors: experiments.CapErrors(fe)})
 	case errors.As(err, &ce):
 		return c.JSON(http.StatusUnprocessableEntity, map[string]any{"errors": []codeErrorJSON{{Field: "source", Message: ce.Msg, Line: ce.Line, Col: ce.Col}}})
 	}

@@ -15,6 +15,7 @@ import (
 	"effectivelyonce/experiments"
 	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
+	"effectivelyonce/present"
 	"effectivelyonce/rooms/sqlstore"
 	"effectivelyonce/workbench"
 )
@@ -118,7 +119,7 @@ func (s *server) handleShareAPI() echo.HandlerFunc {
 		hash, err := s.putShare(c.Request().Context(), in.Source)
 		var fe experiments.FieldErrors
 		if errors.As(err, &fe) {
-			return c.JSON(http.StatusBadRequest, pages.APIErrors{Errors: fe})
+			return c.JSON(http.StatusBadRequest, present.APIErrors{Errors: fe})
 		}
 		if err != nil {
 			return err
@@ -146,7 +147,7 @@ func (s *server) handleWorkbenchShared() echo.HandlerFunc {
 			if asJSON {
 				var he *web.Error
 				if web.As(err, &he) && he.Status == http.StatusNotFound {
-					return c.JSON(http.StatusNotFound, pages.APIError("hash", "no handler was shared under this hash"))
+					return c.JSON(http.StatusNotFound, present.APIError("hash", "no handler was shared under this hash"))
 				}
 			}
 			return err

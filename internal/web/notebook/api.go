@@ -7,7 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"effectivelyonce/experiments"
-	"effectivelyonce/pages"
+	"effectivelyonce/present"
 )
 
 // APIField is a parameter spec as the API lists it.
@@ -88,7 +88,7 @@ func (h *Handlers) Experiment() echo.HandlerFunc {
 		format := "json"
 		if v, ok := q["format"]; ok {
 			if len(v) != 1 || (v[0] != "json" && v[0] != "csv") {
-				return c.JSON(http.StatusBadRequest, pages.APIError("format", "must be json or csv, given once"))
+				return c.JSON(http.StatusBadRequest, present.APIError("format", "must be json or csv, given once"))
 			}
 			format = v[0]
 		}
@@ -97,14 +97,14 @@ func (h *Handlers) Experiment() echo.HandlerFunc {
 			var fe experiments.FieldErrors
 			if errors.As(err, &fe) {
 				h.rejected.WithLabelValues("invalid").Inc()
-				return c.JSON(http.StatusBadRequest, pages.APIErrors{Errors: experiments.CapErrors(fe)})
+				return c.JSON(http.StatusBadRequest, present.APIErrors{Errors: experiments.CapErrors(fe)})
 			}
 			return err
 		}
 		spreadN, sfe := e.QuerySpread(p, q)
 		if sfe != nil {
 			h.rejected.WithLabelValues("invalid").Inc()
-			return c.JSON(http.StatusBadRequest, pages.APIErrors{Errors: experiments.FieldErrors{*sfe}})
+			return c.JSON(http.StatusBadRequest, present.APIErrors{Errors: experiments.FieldErrors{*sfe}})
 		}
 		if err := h.admitRun(c.Request().Context(), e, p); err != nil {
 			return err
@@ -128,9 +128,9 @@ func (h *Handlers) Experiment() echo.HandlerFunc {
 		}
 		if format == "csv" {
 			c.Response().Header().Set("Content-Disposition", `inline; filename="`+e.Name+`.csv"`)
-			csv, err := pages.CSVOf(e, p, res)
+			csv, err := present.CSVOf(e, p, res)
 			if spread != nil { // spread_api.go: the spread's own table and fingerprint
-				csv, err = pages.SpreadCSV(e, p, res, *spread)
+				csv, err = present.SpreadCSV(e, p, res, *spread)
 			}
 			if err != nil {
 				return err
@@ -138,13 +138,13 @@ func (h *Handlers) Experiment() echo.HandlerFunc {
 			return c.Blob(http.StatusOK, "text/csv; charset=utf-8", []byte(csv))
 		}
 		if spread != nil {
-			return c.JSON(http.StatusOK, pages.SpreadJSON(e, p, res, *spread)) // provenance.go
+			return c.JSON(http.StatusOK, present.SpreadJSON(e, p, res, *spread)) // provenance.go
 		}
-		return c.JSON(http.StatusOK, pages.RunJSON(e, p, res))
+		return c.JSON(http.StatusOK, present.RunJSON(e, p, res))
 	}
 }
 
 // noExperiment answers an API route whose :name is no experiment: 404, naming the field.
 func noExperiment(c echo.Context) error {
-	return c.JSON(http.StatusNotFound, pages.APIError("name", "no experiment of this name; GET /api/experiments lists them"))
+	return c.JSON(http.StatusNotFound, present.APIError("name", "no experiment of this name; GET /api/experiments lists them"))
 }

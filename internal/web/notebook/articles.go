@@ -17,6 +17,7 @@ import (
 	"effectivelyonce/experiments"
 	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
+	"effectivelyonce/present"
 )
 
 // handleArticle handles "GET <path>" for every page of content.Contents(): the page's prose with
@@ -236,10 +237,10 @@ func (h *Handlers) quiz(ctx context.Context, site pages.Site) []pages.Question {
 	measured := h.defaultMeasures(ctx)
 	var qs []pages.Question
 	for i, sec := range page.Sections {
-		if i >= len(pages.QuestionSpecs) {
+		if i >= len(present.QuestionSpecs) {
 			break
 		}
-		spec := pages.QuestionSpecs[i]
+		spec := present.QuestionSpecs[i]
 		answering := ""
 		if e, ok := experiments.Answering(spec.ID); ok {
 			answering = e.Name
@@ -257,7 +258,7 @@ func (h *Handlers) quiz(ctx context.Context, site pages.Site) []pages.Question {
 // compared with a reader's run at other values.
 func (h *Handlers) defaultMeasures(ctx context.Context) map[string]string {
 	out := map[string]string{}
-	for _, spec := range pages.QuestionSpecs {
+	for _, spec := range present.QuestionSpecs {
 		e, ok := experiments.Answering(spec.ID)
 		if !ok {
 			continue

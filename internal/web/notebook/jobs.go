@@ -17,6 +17,7 @@ import (
 	"effectivelyonce/experiments"
 	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
+	"effectivelyonce/present"
 )
 
 // jobsQuery is a "which jobs?" request read from its URL: the experiment, its parameters, and the
@@ -118,7 +119,7 @@ func (h *Handlers) apiRefusal(c echo.Context, err error) error {
 	var fe experiments.FieldErrors
 	if errors.As(err, &fe) {
 		h.rejected.WithLabelValues("invalid").Inc()
-		return c.JSON(http.StatusBadRequest, pages.APIErrors{Errors: experiments.CapErrors(fe)})
+		return c.JSON(http.StatusBadRequest, present.APIErrors{Errors: experiments.CapErrors(fe)})
 	}
 	return err
 }
@@ -148,11 +149,11 @@ func (h *Handlers) JobsAPI() echo.HandlerFunc {
 	}
 }
 
-// jobsCSV writes a list as pages.CSVOf writes a run: the parameters, the outcome and the point, and the
-// pages.Provenance as comment lines, then one id a row under an "id" header.
+// jobsCSV writes a list as present.CSVOf writes a run: the parameters, the outcome and the point, and the
+// present.Provenance as comment lines, then one id a row under an "id" header.
 func jobsCSV(e *experiments.Experiment, params any, list experiments.JobList) string {
 	var b strings.Builder
-	pages.CSVComments(&b, e, params, pages.ProvenanceOf(e, params), "outcome", list.Outcome, "point", list.Point)
+	present.CSVComments(&b, e, params, present.ProvenanceOf(e, params), "outcome", list.Outcome, "point", list.Point)
 	b.WriteString("id\r\n")
 	for _, id := range list.IDs {
 		b.WriteString(strconv.FormatInt(id, 10) + "\r\n")
@@ -294,7 +295,7 @@ func (h *Handlers) JobPage() echo.HandlerFunc {
 // way back to the notebook page that shows the experiment, on the same run, and the run's
 // provenance.
 func (h *Handlers) backOf(jq jobsQuery) pages.JobsBack {
-	pv := pages.ProvenanceOf(jq.e, jq.params)
+	pv := present.ProvenanceOf(jq.e, jq.params)
 	b := pages.JobsBack{Version: pv.Version, ParamsHash: pv.ParamsHash}
 	b.Title, b.URL = h.notebookPageOf(jq.e, jq.params)
 	return b

@@ -16,6 +16,7 @@ import (
 	"effectivelyonce/internal/runs"
 	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
+	"effectivelyonce/present"
 )
 
 // newTestNotebook is the notebook's handlers alone behind the web layer's error handler, with
@@ -41,7 +42,7 @@ func newTestNotebook(t *testing.T) (*Handlers, *echo.Echo) {
 	t.Cleanup(h.Stop)
 	e := echo.New()
 	e.HTTPErrorHandler = web.Errors{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), APIPrefix: "/api/",
-		APIBody: func(field, msg string) any { return pages.APIError(field, msg) }}.Handler
+		APIBody: func(field, msg string) any { return present.APIError(field, msg) }}.Handler
 	e.GET("/spread/progress", h.SpreadProgress())
 	e.POST("/spread/cancel", h.SpreadCancel())
 	return h, e

@@ -9,7 +9,7 @@ import (
 
 	"effectivelyonce/experiments"
 	"effectivelyonce/internal/web"
-	"effectivelyonce/pages"
+	"effectivelyonce/present"
 )
 
 // formKeys is every query key a page's forms can send: each experiment's field names, bare and
@@ -43,7 +43,7 @@ func StrictQuery(base string, rejected *prometheus.CounterVec) echo.MiddlewareFu
 			}
 			rejected.WithLabelValues("malformed_query").Inc()
 			if strings.HasPrefix(req.URL.Path, base+"/api/") {
-				return c.JSON(http.StatusBadRequest, pages.APIErrors{Errors: experiments.CapErrors(problems)})
+				return c.JSON(http.StatusBadRequest, present.APIErrors{Errors: experiments.CapErrors(problems)})
 			}
 			for _, p := range problems {
 				if !known[p.Field] {
