@@ -99,7 +99,7 @@ func (s *server) handleExperiment() echo.HandlerFunc {
 			}
 			return err
 		}
-		spreadN, sfe := querySpread(e, p, q) // spread_api.go
+		spreadN, sfe := e.SpreadQuery(p, q)
 		if sfe != nil {
 			s.metrics.Rejected.WithLabelValues("invalid").Inc()
 			return c.JSON(http.StatusBadRequest, apiErrors{Errors: experiments.FieldErrors{*sfe}})

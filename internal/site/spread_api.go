@@ -12,22 +12,6 @@ import (
 	"effectivelyonce/pages"
 )
 
-// querySpread reads the API's or the command line's spread (given at most once) for parameters p:
-// 0 when absent, or the field error that refuses it.
-func querySpread(e *experiments.Experiment, p any, q map[string][]string) (int, *experiments.FieldError) {
-	v, ok := q[experiments.SpreadField]
-	if !ok {
-		return 0, nil
-	}
-	if len(v) != 1 {
-		return 0, &experiments.FieldError{Field: experiments.SpreadField, Message: "give it once"}
-	}
-	if v[0] == "" {
-		return 0, &experiments.FieldError{Field: experiments.SpreadField, Message: fmt.Sprintf("the field is empty; it must be a whole number of seeds from %d to %d", experiments.MinSpread, experiments.MaxSpread)}
-	}
-	return e.ParseSpread(p, v[0])
-}
-
 // spreadFor returns the spread of n seeds of e on p, from the cache of summaries when it can, or
 // run now under ctx: the API's request waits for it, and a client that goes away cancels it.
 func (s *server) spreadFor(ctx context.Context, e *experiments.Experiment, p any, n int) (experiments.SpreadResult, error) {
@@ -98,7 +82,7 @@ func cliSpread(ctx context.Context, e *experiments.Experiment, raw map[string][]
 	if err != nil {
 		return cliFieldErrors(e.Name, err)
 	}
-	n, fe := querySpread(e, p, raw)
+	n, fe := e.SpreadQuery(p, raw)
 	if fe != nil {
 		return cliFieldErrors(e.Name, experiments.FieldErrors{*fe})
 	}
