@@ -78,9 +78,9 @@ func (e *Experiment) SpreadCost(p any, n int) int64 {
 	return c * int64(n)
 }
 
-// QuerySpread reads the API's or the command line's spread (given at most once) for parameters p:
-// 0 when absent, or the field error that refuses it.
-func (e *Experiment) QuerySpread(p any, q map[string][]string) (int, *FieldError) {
+// SpreadQuery reads the spread of a query (the API's, or the command line's flags read into one),
+// given at most once, for parameters p: 0 when absent, or the field error that refuses it.
+func (e *Experiment) SpreadQuery(p any, q map[string][]string) (int, *FieldError) {
 	v, ok := q[SpreadField]
 	if !ok {
 		return 0, nil

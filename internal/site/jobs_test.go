@@ -179,24 +179,6 @@ func TestJobsPages(t *testing.T) {
 	}
 }
 
-// TestCLITrace: "site run window -trace ID -point 1000" prints the job's events, and -outcome
-// prints the ids.
-func TestCLITrace(t *testing.T) {
-	want := escapedAt1000(t)
-	id := strconv.FormatInt(want.IDs[0], 10)
-	out, err := runCLI(t, "run", "window", "-trace", id, "-point", "1000")
-	if err != nil || !strings.Contains(out, "job "+id+" at 1000: escaped") || !strings.Contains(out, "evicted") || !strings.Contains(out, "redelivered") {
-		t.Fatalf("trace: %v\n%s", err, out)
-	}
-	out, err = runCLI(t, "run", "window", "-outcome", "escaped", "-point", "1000")
-	if err != nil || !strings.HasPrefix(out, experiments.Thousands(want.Total)+" ") || len(strings.Fields(strings.SplitN(out, "\n", 2)[1])) != int(want.Total) {
-		t.Fatalf("list: %v\n%.300s", err, out)
-	}
-	if _, err := runCLI(t, "run", "window", "-outcome", "vanished"); err == nil || !strings.Contains(err.Error(), "-outcome") {
-		t.Errorf("a bad outcome: %v", err)
-	}
-}
-
 // jobCountCell is how a table cell holding a job count starts: the number, then its "which jobs?"
 // link when there are jobs to list.
 func jobCountCell(n int64) string {

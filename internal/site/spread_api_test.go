@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/cli"
 	"effectivelyonce/present"
 )
 
@@ -238,8 +239,7 @@ func TestSpreadProvenance(t *testing.T) {
 		t.Errorf("the banded block's footer lacks the spread's fingerprint %s", hash)
 	}
 	var out strings.Builder
-	raw := map[string][]string{"jobs": {"2000"}, "windows": {"100,1000"}, experiments.SpreadField: {"5"}}
-	if err := cliSpread(t.Context(), e, raw, "text", &out); err != nil {
+	if err := cli.Run(t.Context(), []string{"window", "-jobs", "2000", "-windows", "100,1000", "-" + experiments.SpreadField, "5"}, &out); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "parameters "+hash+" over 5 seeds") {

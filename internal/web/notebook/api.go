@@ -101,7 +101,7 @@ func (h *Handlers) Experiment() echo.HandlerFunc {
 			}
 			return err
 		}
-		spreadN, sfe := e.QuerySpread(p, q)
+		spreadN, sfe := e.SpreadQuery(p, q)
 		if sfe != nil {
 			h.rejected.WithLabelValues("invalid").Inc()
 			return c.JSON(http.StatusBadRequest, present.APIErrors{Errors: experiments.FieldErrors{*sfe}})

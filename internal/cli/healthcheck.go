@@ -1,4 +1,4 @@
-package site
+package cli
 
 import (
 	"context"
@@ -8,16 +8,16 @@ import (
 	"time"
 )
 
-// healthcheck asks a running server for /healthz; the container image has no shell or curl, so the
-// binary checks itself.
-func healthcheck(ctx context.Context, cfg config) error {
-	addr := cfg.Addr
+// Healthcheck implements "site healthcheck": it asks the server listening on addr under basePath
+// (the site's -addr and -base-path) for /healthz; the container image has no shell or curl, so the
+// binary checks itself. An address on every interface is asked on the loopback.
+func Healthcheck(ctx context.Context, addr, basePath string) error {
 	if strings.HasPrefix(addr, "0.0.0.0:") || strings.HasPrefix(addr, ":") {
 		addr = "127.0.0.1:" + addr[strings.LastIndex(addr, ":")+1:]
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+cfg.BasePath+"/healthz", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+basePath+"/healthz", nil)
 	if err != nil {
 		return err
 	}

@@ -1,12 +1,9 @@
-package site
+package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,29 +11,10 @@ import (
 	"effectivelyonce/workbench"
 )
 
-// TestCheckChildProcess is not a test of its own: the check tests start this test binary with
-// -test.run naming it and workbench.ChildCommand as its argument, and then it is a check's child
-// process, as `site workbench-check` is for the real binary.
-func TestCheckChildProcess(t *testing.T) {
-	if flag.NArg() == 0 || flag.Arg(0) != workbench.ChildCommand {
-		t.Skip("the child process of the check tests")
-	}
-	if err := workbench.ChildMain(context.Background(), os.Stdin, os.Stdout); err != nil {
-		os.Stderr.WriteString(err.Error() + "\n")
-		os.Exit(1)
-	}
-	os.Exit(0)
-}
-
-func testChild(ctx context.Context) *exec.Cmd {
-	exe, _ := os.Executable()
-	return exec.CommandContext(ctx, exe, "-test.run=^TestCheckChildProcess$", workbench.ChildCommand)
-}
-
 func runCheck(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
-	err := cliCheck(t.Context(), args, &out, testChild)
+	err := Check(t.Context(), args, &out, testChild)
 	return out.String(), err
 }
 
@@ -103,14 +81,5 @@ func TestCLICheckErrors(t *testing.T) {
 				t.Errorf("err %v out %q, want %q", err, out, tc.want)
 			}
 		})
-	}
-}
-
-// TestCLICheckDispatch: main's dispatch knows the subcommand (the child here is the real one of
-// a test binary, so only the refusal is checked through run).
-func TestCLICheckDispatch(t *testing.T) {
-	out, err := runCLI(t, "check")
-	if err == nil || !strings.Contains(err.Error()+out, "name a handler file") {
-		t.Errorf("site check with no file: err %v", err)
 	}
 }

@@ -1,4 +1,8 @@
-package site
+// Package cli is the site binary's command line: site run, verify, list, lab, check and
+// healthcheck. It runs the same experiments, presentation, lab and workbench as the server, in
+// this process or in the child processes the binary starts, and knows nothing of HTTP handlers:
+// internal/site's dispatch calls it with the processes only the binary knows how to start.
+package cli
 
 import (
 	"context"
@@ -6,16 +10,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 
 	"effectivelyonce/experiments"
 	"effectivelyonce/present"
 )
 
-// cliArgs reads "-name value" and "-name=value" pairs into a query-like map, the same shape the
+// ErrSilent is a failure already told on stdout or stderr (a FAIL line, a breaking handler, a lab
+// run that differs from its model): the binary exits 1 without saying more.
+var ErrSilent = errors.New("failed")
+
+// readFlags reads "-name value" and "-name=value" pairs into a query-like map, the same shape the
 // API parses, so the command line and the web refuse the same values with the same messages.
-func cliArgs(args []string) (map[string][]string, error) {
+func readFlags(args []string) (map[string][]string, error) {
 	raw := map[string][]string{}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -36,8 +43,9 @@ func cliArgs(args []string) (map[string][]string, error) {
 	return raw, nil
 }
 
-// cliRun implements "site run EXPERIMENT [-param value ...] [-format json|csv|table]".
-func cliRun(ctx context.Context, args []string, stdout io.Writer) error {
+// Run implements "site run EXPERIMENT [-param value ...] [-format json|csv|table]"; args are what
+// follows "run".
+func Run(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return fmt.Errorf("run: name an experiment; site list shows them")
 	}
@@ -45,12 +53,12 @@ func cliRun(ctx context.Context, args []string, stdout io.Writer) error {
 	if !ok {
 		return fmt.Errorf("run: no experiment %q; site list shows them", args[0])
 	}
-	raw, err := cliArgs(args[1:])
+	raw, err := readFlags(args[1:])
 	if err != nil {
 		return fmt.Errorf("run %s: %w", e.Name, err)
 	}
 	if traceAsked(raw) {
-		return cliTrace(ctx, e, raw, stdout)
+		return trace(ctx, e, raw, stdout)
 	}
 	format := "table"
 	if v, ok := raw["format"]; ok {
@@ -60,11 +68,11 @@ func cliRun(ctx context.Context, args []string, stdout io.Writer) error {
 		format = v[0]
 	}
 	if _, ok := raw[experiments.SpreadField]; ok {
-		return cliSpread(ctx, e, raw, format, stdout) // spread_api.go
+		return spread(ctx, e, raw, format, stdout)
 	}
 	p, err := e.Parse(raw, "format")
 	if err != nil {
-		return cliFieldErrors(e.Name, err)
+		return fieldErrors(e.Name, err)
 	}
 	res, err := e.Run(ctx, p)
 	if err != nil {
@@ -101,7 +109,8 @@ func cliRun(ctx context.Context, args []string, stdout io.Writer) error {
 	return err
 }
 
-func cliFieldErrors(name string, err error) error {
+// fieldErrors puts every refused parameter on a line of its own, named as its flag.
+func fieldErrors(name string, err error) error {
 	var fe experiments.FieldErrors
 	if errors.As(err, &fe) {
 		var b strings.Builder
@@ -113,8 +122,8 @@ func cliFieldErrors(name string, err error) error {
 	return err
 }
 
-// cliList implements "site list".
-func cliList(stdout io.Writer) error {
+// List implements "site list": every experiment with its parameters, defaults and ranges.
+func List(stdout io.Writer) error {
 	for _, e := range experiments.All() {
 		fmt.Fprintf(stdout, "%s — %s\n", e.Name, e.Title)
 		d := e.Format(e.Defaults())
@@ -123,41 +132,4 @@ func cliList(stdout io.Writer) error {
 		}
 	}
 	return nil
-}
-
-// cliSpread implements "site run EXPERIMENT -spread N [-param value ...] [-format ...]": the
-// spread over N seeds on every core, as JSON, as CSV after the form's own run, or as a table.
-func cliSpread(ctx context.Context, e *experiments.Experiment, raw map[string][]string, format string, stdout io.Writer) error {
-	p, err := e.Parse(raw, "format", experiments.SpreadField)
-	if err != nil {
-		return cliFieldErrors(e.Name, err)
-	}
-	n, fe := e.QuerySpread(p, raw)
-	if fe != nil {
-		return cliFieldErrors(e.Name, experiments.FieldErrors{*fe})
-	}
-	res, err := e.Run(ctx, p)
-	if err != nil {
-		return fmt.Errorf("experiment %q: %w", e.Name, err)
-	}
-	sp, err := e.Spread(ctx, p, experiments.SpreadOptions{N: n, Workers: runtime.GOMAXPROCS(0)})
-	if err != nil {
-		return fmt.Errorf("experiment %q over %d seeds: %w", e.Name, n, err)
-	}
-	switch format {
-	case "json":
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(present.SpreadJSON(e, p, res, sp))
-	case "csv":
-		csv, err := present.SpreadCSV(e, p, res, sp)
-		if err != nil {
-			return err
-		}
-		_, err = io.WriteString(stdout, csv)
-		return err
-	}
-	prov := present.SpreadProvenanceOf(e, p, n)
-	_, err = fmt.Fprintf(stdout, "%s\nnotebook %s · parameters %s over %d seeds\n", present.SpreadTable(e.Name, sp).Text(), prov.Version, prov.ParamsHash, n)
-	return err
 }

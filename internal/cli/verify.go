@@ -1,4 +1,4 @@
-package site
+package cli
 
 import (
 	"context"
@@ -13,18 +13,18 @@ import (
 	"effectivelyonce/present"
 )
 
-// cliVerify implements "site verify": every claim re-derived, PASS/FAIL lines, non-zero on a FAIL.
+// Verify implements "site verify": every claim re-derived, PASS/FAIL lines, non-zero on a FAIL.
 // Under a FAIL it prints the smallest failing case of each failed claim, the same search the verify
 // page runs, so a failure in CI comes with a permalink short enough to open and read.
-func cliVerify(ctx context.Context, args []string, stdout io.Writer) error {
+func Verify(ctx context.Context, args []string, stdout io.Writer) error {
 	e, _ := experiments.Lookup("claims")
-	raw, err := cliArgs(args)
+	raw, err := readFlags(args)
 	if err != nil {
 		return fmt.Errorf("verify: %w", err)
 	}
 	p, err := e.Parse(raw)
 	if err != nil {
-		return cliFieldErrors("verify", err)
+		return fieldErrors("verify", err)
 	}
 	res, err := e.Run(ctx, p)
 	if err != nil {

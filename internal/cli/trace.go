@@ -1,4 +1,4 @@
-package site
+package cli
 
 import (
 	"context"
@@ -19,9 +19,9 @@ func traceAsked(raw map[string][]string) bool {
 	return trace || outcome
 }
 
-// cliTrace implements "site run EXPERIMENT -trace ID [-point X] [-outcome O]" and
+// trace implements "site run EXPERIMENT -trace ID [-point X] [-outcome O]" and
 // "site run EXPERIMENT -outcome O [-point X]", with the experiment's parameters as for a run.
-func cliTrace(ctx context.Context, e *experiments.Experiment, raw map[string][]string, stdout io.Writer) error {
+func trace(ctx context.Context, e *experiments.Experiment, raw map[string][]string, stdout io.Writer) error {
 	one := func(key string) (string, error) {
 		v := raw[key]
 		if len(v) > 1 {
@@ -46,12 +46,12 @@ func cliTrace(ctx context.Context, e *experiments.Experiment, raw map[string][]s
 	}
 	p, err := e.Parse(raw, "trace", "outcome", "point")
 	if err != nil {
-		return cliFieldErrors(e.Name, err)
+		return fieldErrors(e.Name, err)
 	}
 	if _, asked := raw["trace"]; !asked {
 		list, err := e.Jobs(ctx, p, outcome, point)
 		if err != nil {
-			return cliFieldErrors(e.Name, err)
+			return fieldErrors(e.Name, err)
 		}
 		fmt.Fprintf(stdout, "%s of %s's jobs %s at point %s:\n", experiments.Thousands(list.Total), e.Name, pages.OutcomeWords(list.Outcome), list.Point)
 		ids := make([]string, len(list.IDs))
@@ -63,7 +63,7 @@ func cliTrace(ctx context.Context, e *experiments.Experiment, raw map[string][]s
 	}
 	tr, err := e.Trace(ctx, p, point, id, outcome)
 	if err != nil {
-		return cliFieldErrors(e.Name, err)
+		return fieldErrors(e.Name, err)
 	}
 	fmt.Fprintf(stdout, "%s job %d at %s: %s\n", e.Name, tr.ID, tr.Point, pages.OutcomeWords(tr.Outcome))
 	unit := pages.StepName(tr.StepUnit)

@@ -1,9 +1,7 @@
-package site
+package cli
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,20 +17,11 @@ import (
 	"effectivelyonce/workbench"
 )
 
-// siteWorkbenchChild is the child process of a check: the site's own binary as `site
-// workbench-check`, the hidden subcommand that runs workbench.ChildMain.
-func siteWorkbenchChild(ctx context.Context) *exec.Cmd {
-	exe, err := os.Executable()
-	if err != nil {
-		exe = os.Args[0]
-	}
-	return exec.CommandContext(ctx, exe, workbench.ChildCommand)
-}
-
-// cliCheck implements "site check handler.star [-param value ...] [-format table|json|csv]": the
-// workbench's check of a handler, in a child process as on the server. It fails (exit 1) when the
-// verdict is that some crash point breaks the handler.
-func cliCheck(ctx context.Context, args []string, stdout io.Writer, child func(context.Context) *exec.Cmd) error {
+// Check implements "site check handler.star [-param value ...] [-format table|json|csv]": the
+// workbench's check of a handler, in a child process (child, the binary's own workbench.ChildCommand)
+// as on the server. It fails with ErrSilent (exit 1) when the verdict is that some crash point
+// breaks the handler.
+func Check(ctx context.Context, args []string, stdout io.Writer, child func(context.Context) *exec.Cmd) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return fmt.Errorf("check: name a handler file (a .star file with def handle(job, queue, db, bus):), or template:NAME for one of %s", templateNames())
 	}
@@ -41,7 +30,7 @@ func cliCheck(ctx context.Context, args []string, stdout io.Writer, child func(c
 	if err != nil {
 		return err
 	}
-	raw, err := cliArgs(args[1:])
+	raw, err := readFlags(args[1:])
 	if err != nil {
 		return fmt.Errorf("check %s: %w", name, err)
 	}
@@ -54,7 +43,7 @@ func cliCheck(ctx context.Context, args []string, stdout io.Writer, child func(c
 	}
 	p, err := workbench.Parse(raw, "format")
 	if err != nil {
-		return cliFieldErrors("check "+name, err)
+		return fieldErrors("check "+name, err)
 	}
 	res, err := workbench.Sandbox{Command: child}.Check(ctx, src, p)
 	var ce *workbench.CodeError
@@ -62,13 +51,13 @@ func cliCheck(ctx context.Context, args []string, stdout io.Writer, child func(c
 	case errors.As(err, &ce):
 		return fmt.Errorf("%s:%s", name, strings.TrimPrefix(ce.Error(), "line "))
 	case err != nil:
-		return cliFieldErrors("check "+name, err)
+		return fieldErrors("check "+name, err)
 	}
 	switch format {
 	case "json":
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		body := map[string]any{"handler": name, "source_hash": sourceHash(src), "version": present.Version(),
+		body := map[string]any{"handler": name, "source_hash": workbench.SourceHash(src), "version": present.Version(),
 			"verdict": res.Verdict, "points": res.Points, "smallest": res.Smallest, "result": res}
 		if err := enc.Encode(body); err != nil {
 			return err
@@ -118,12 +107,6 @@ func templateNames() string {
 		names = append(names, t.Name)
 	}
 	return strings.Join(names, ", ")
-}
-
-// sourceHash fingerprints the handler the way the experiments' params_hash does their inputs.
-func sourceHash(src string) string {
-	sum := sha256.Sum256([]byte(src))
-	return hex.EncodeToString(sum[:6])
 }
 
 // checkTable is the crash points as one table, with typed cells beside the display text.
@@ -185,7 +168,7 @@ func checkText(name, src string, res workbench.Result) string {
 	if res.Output != "" {
 		b.WriteString("\nprinted:\n" + res.Output)
 	}
-	fmt.Fprintf(&b, "\nnotebook %s · handler %s\n", present.Version(), sourceHash(src))
+	fmt.Fprintf(&b, "\nnotebook %s · handler %s\n", present.Version(), workbench.SourceHash(src))
 	return b.String()
 }
 
@@ -217,7 +200,7 @@ func checkCSV(name, src string, res workbench.Result) string {
 		b.WriteString("# " + f.Name + "=" + values[f.Name] + "\r\n")
 	}
 	b.WriteString("# version=" + present.Version() + "\r\n")
-	b.WriteString("# source_hash=" + sourceHash(src) + "\r\n")
+	b.WriteString("# source_hash=" + workbench.SourceHash(src) + "\r\n")
 	b.WriteString(checkTable(res).CSV())
 	return b.String()
 }

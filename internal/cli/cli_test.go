@@ -1,8 +1,7 @@
-package site
+package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -10,11 +9,23 @@ import (
 	"effectivelyonce/experiments"
 )
 
+// runCLI runs one of the experiments' commands (run, verify, list) as the binary's dispatch does,
+// and answers what it printed.
 func runCLI(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	err := Run(context.Background(), append([]string{"site"}, args...), func(string) string { return "" }, &out, &errb)
-	return out.String() + errb.String(), err
+	var out bytes.Buffer
+	var err error
+	switch args[0] {
+	case "run":
+		err = Run(t.Context(), args[1:], &out)
+	case "verify":
+		err = Verify(t.Context(), args[1:], &out)
+	case "list":
+		err = List(&out)
+	default:
+		t.Fatalf("runCLI: %s is not a command of the experiments", args[0])
+	}
+	return out.String(), err
 }
 
 func TestCLIRun(t *testing.T) {
@@ -61,8 +72,8 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"run", "window", "-max_delay", "0"}, "-max_delay: 0 is out of range"},
 		{[]string{"run", "window", "-jobs"}, "-jobs needs a value"},
 		{[]string{"run", "window", "-format", "xml"}, "-format must be"},
-		{[]string{"frobnicate"}, "unknown command"},
-		{[]string{"serve", "-client-ip", "forwarded"}, "client-ip"},
+		{[]string{"run", "window", "-spread", "1"}, "-spread: 1 is out of range"},
+		{[]string{"verify", "-crash_rate", "x"}, "verify: invalid parameters:\n  -crash_rate:"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			out, err := runCLI(t, tc.args...)

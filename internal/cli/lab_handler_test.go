@@ -1,7 +1,6 @@
-package site
+package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -9,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"effectivelyonce/lab"
+	"effectivelyonce/lab/labtest"
 )
 
 // TestCLILabHandler runs "site lab -handler" on a template file: the JSON's one entry is the
@@ -20,33 +22,32 @@ func TestCLILabHandler(t *testing.T) {
 		t.Skip("starts a broker and worker processes")
 	}
 	data := t.TempDir()
-	env := func(k string) string { return map[string]string{"DATA_DIR": data}[k] }
-	var out, errs bytes.Buffer
-	args := []string{"site", "lab", "-handler", "template:ack-after-work", "-crash_point", "1", "-jobs", "150", "-workers", "2", "-format", "json"}
-	if err := Run(t.Context(), args, env, &out, &errs); err != nil {
-		t.Fatalf("site lab -handler: %v\n%s", err, errs.String())
+	env := map[string]string{"DATA_DIR": data}
+	out, errs, err := runLab(t, env, "-handler", "template:ack-after-work", "-crash_point", "1", "-jobs", "150", "-workers", "2", "-format", "json")
+	if err != nil {
+		t.Fatalf("site lab -handler: %v\n%s", err, errs)
 	}
 	var got struct {
 		Designs []labDesignJSON `json:"designs"`
 	}
-	if err := json.Unmarshal(out.Bytes(), &got); err != nil || len(got.Designs) != 1 {
-		t.Fatalf("json: %v\n%s", err, out.String())
+	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got.Designs) != 1 {
+		t.Fatalf("json: %v\n%s", err, out)
 	}
 	d := got.Designs[0]
 	if d.Design != "handler" || d.CrashPoint == nil || *d.CrashPoint != 1 || d.Model.ExactlyOnce == nil || d.Model.WorkersKilled == nil {
-		t.Fatalf("the handler's entry: %s", out.String())
+		t.Fatalf("the handler's entry: %s", out)
 	}
 	if d.Lost != d.Model.Lost || d.Duplicated != d.Model.Duplicated || d.ExactlyOnce != *d.Model.ExactlyOnce ||
 		d.WorkersKilled != *d.Model.WorkersKilled || d.Duplicated == 0 {
 		t.Errorf("real %+v differs from its model %+v", d, d.Model)
 	}
-	if !strings.Contains(out.String(), `"design": "handler"`) || !strings.Contains(out.String(), `"exactly_once"`) {
-		t.Errorf("the entry lacks the issue's names: %s", out.String())
+	if !strings.Contains(out, `"design": "handler"`) || !strings.Contains(out, `"exactly_once"`) {
+		t.Errorf("the entry lacks the issue's names: %s", out)
 	}
 
 	bad := filepath.Join(t.TempDir(), "bad.star")
 	os.WriteFile(bad, []byte("def handle(job, queue, db, bus):\n    db.apply(job.id\n"), 0o600)
-	err := Run(t.Context(), []string{"site", "lab", "-handler", bad, "-jobs", "50"}, env, &out, &errs)
+	_, _, err = runLab(t, env, "-handler", bad, "-jobs", "50")
 	if err == nil || !strings.Contains(err.Error(), bad+":3:1: ") {
 		t.Errorf("a syntax error: %v, want it at its file and line", err)
 	}
@@ -57,18 +58,15 @@ func TestCLILabHandler(t *testing.T) {
 		"-handler template:nope":                          "no template",
 		"-handler template:ack-after-work -key_window -1": "-key_window",
 	} {
-		err := Run(t.Context(), append([]string{"site", "lab", "-jobs", "50"}, strings.Fields(flagArgs)...), env, &out, &errs)
+		_, _, err := runLab(t, env, append([]string{"-jobs", "50"}, strings.Fields(flagArgs)...)...)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("site lab %s: %v, want an error naming %s", flagArgs, err, want)
 		}
 	}
-	if left := dirNames(labScratchDir(data)); len(left) != 0 {
+	if left := labtest.DirNames(lab.ScratchDir(data)); len(left) != 0 {
 		t.Errorf("site lab left %v in its scratch directory", left)
 	}
 }
-
-// labProcessEnv marks this test binary started as "site lab" (see TestMain).
-const labProcessEnv = "LAB_TEST_SITE_LAB"
 
 // TestSIGKILLMidHandlerRunLeavesNothing kills a real "site lab -handler" process with SIGKILL
 // while its workers run the handler: nothing in it gets to clean up, so the workers must die with
@@ -90,13 +88,13 @@ func TestSIGKILLMidHandlerRunLeavesNothing(t *testing.T) {
 	}
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
-	pids := waitLabWorkers(t, 3)
+	pids := labtest.WaitWorkers(t, 3)
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	<-exited
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		alive := runningLabWorkers(t)
+		alive := labtest.RunningWorkers(t)
 		if len(alive) == 0 {
 			break
 		}
@@ -104,15 +102,14 @@ func TestSIGKILLMidHandlerRunLeavesNothing(t *testing.T) {
 			t.Fatalf("workers %v outlived the killed site lab (the run had %v)", alive, pids)
 		}
 	}
-	if len(dirNames(labScratchDir(data))) == 0 {
+	if len(labtest.DirNames(lab.ScratchDir(data))) == 0 {
 		t.Fatal("the killed run left nothing in the lab directory: the test proves nothing")
 	}
-	env := func(k string) string { return map[string]string{"DATA_DIR": data}[k] }
-	var out, errs bytes.Buffer
-	if err := Run(t.Context(), []string{"site", "lab", "-handler", "template:ack-after-work", "-jobs", "20"}, env, &out, &errs); err != nil {
-		t.Fatalf("the next site lab: %v\n%s", err, errs.String())
+	env := map[string]string{"DATA_DIR": data}
+	if _, errs, err := runLab(t, env, "-handler", "template:ack-after-work", "-jobs", "20"); err != nil {
+		t.Fatalf("the next site lab: %v\n%s", err, errs)
 	}
-	if left := dirNames(labScratchDir(data)); len(left) != 0 {
+	if left := labtest.DirNames(lab.ScratchDir(data)); len(left) != 0 {
 		t.Errorf("after the next run, %v is still there", left)
 	}
 }

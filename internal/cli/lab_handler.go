@@ -1,10 +1,11 @@
-package site
+package cli
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"strings"
 
 	"effectivelyonce/experiments"
@@ -16,7 +17,7 @@ import (
 // sandbox, as "site check" does, before any worker starts: a handler the workbench refuses is
 // refused here in the same words, and the check's counts at the crash point are the run's model.
 // A reader's handler never runs in this process.
-func labHandler(ctx context.Context, p lab.Params, name string, point int, again bool, window int64) (*lab.HandlerConfig, error) {
+func labHandler(ctx context.Context, child func(context.Context) *exec.Cmd, p lab.Params, name string, point int, again bool, window int64) (*lab.HandlerConfig, error) {
 	src, err := handlerSource(name)
 	if err != nil {
 		return nil, fmt.Errorf("lab: -handler: %w", err)
@@ -29,7 +30,7 @@ func labHandler(ctx context.Context, p lab.Params, name string, point int, again
 	if err := cfg.Validate(); errors.As(err, &bad) && bad.Field != "command" {
 		return nil, fmt.Errorf("lab: -%s: %s", bad.Field, bad.Msg)
 	}
-	res, err := workbench.Sandbox{Command: siteWorkbenchChild}.Check(ctx, src, cfg.CheckParams())
+	res, err := workbench.Sandbox{Command: child}.Check(ctx, src, cfg.CheckParams())
 	var ce *workbench.CodeError
 	var fe experiments.FieldErrors
 	switch {

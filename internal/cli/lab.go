@@ -1,4 +1,4 @@
-package site
+package cli
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/netip"
+	"os/exec"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -18,6 +18,15 @@ import (
 	"effectivelyonce/pages"
 	"effectivelyonce/present"
 )
+
+// Children make the processes the command line starts: the site binary's own hidden
+// subcommands, which only its dispatch knows how to start (tests start their test binary).
+type Children struct {
+	// LabWorker makes one of a lab run's worker processes (`site lab-worker`).
+	LabWorker func(context.Context) *exec.Cmd
+	// Check makes a workbench check's child process (`site workbench-check`, workbench.ChildCommand).
+	Check func(context.Context) *exec.Cmd
+}
 
 // labDesignJSON is one design's line of "site lab -format json", in the shape the issue names,
 // with the values the design ran with.
@@ -56,14 +65,15 @@ type labDesignJSON struct {
 	} `json:"model"`
 }
 
-// cliLab implements "site lab -designs LIST -jobs N -workers W -crash_rate R -seed S
+// Lab implements "site lab -designs LIST -jobs N -workers W -crash_rate R -seed S
 // -lease_seed S -lease_timeout T -format table|json": the designs on a real broker, database and
 // worker processes, each beside the model's counts for the same stream. The values are read as
 // the page reads its form (lab.ParseParams), so a wrong one is refused in the page's words, every
-// wrong one at once. The run goes through the same runner as the page's, owned by this process:
-// only it (its Ctrl-C) cancels the run. It fails (exit 1) when a crash design's real counts
-// differ from what its model predicts.
-func cliLab(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+// wrong one at once. Each design runs in lab.Run, as the page's runs do, in the foreground: the
+// run is this process's own, so only it (its Ctrl-C, ctx) cancels it, and no clock watches for
+// readers who left. It fails with ErrSilent (exit 1) when a crash design's real counts differ
+// from what its model predicts.
+func Lab(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, children Children) error {
 	fs := flag.NewFlagSet("lab", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	def := lab.DefaultParams()
@@ -130,7 +140,7 @@ func cliLab(ctx context.Context, args []string, getenv func(string) string, stdo
 	}
 	p.FireAndForget = *fireAndForget
 	if *handler != "" {
-		hc, err := labHandler(ctx, p, *handler, *crashPoint, *crashAgain, *keyWindow)
+		hc, err := labHandler(ctx, children.Check, p, *handler, *crashPoint, *crashAgain, *keyWindow)
 		if err != nil {
 			return err
 		}
@@ -140,28 +150,41 @@ func cliLab(ctx context.Context, args []string, getenv func(string) string, stdo
 		return errors.New("lab: -database-url: want a postgres:// or postgresql:// URL")
 	}
 
-	r := &labRunner{command: siteLabWorker, natsURL: *natsURL, sinkURL: *sinkURL, scratchDir: labScratchDir(*dataDir),
-		log: slog.New(slog.NewTextHandler(stderr, nil)),
-		// Each design has the page's whole deadline: a command line may ask for all six at 5,000.
-		deadline: time.Duration(len(p.Designs)) * lab.DefaultDeadline,
-		begin: func(c lab.Config) {
-			fmt.Fprintf(stderr, "lab: %s: %s jobs on %d workers…\n", c.Design, experiments.Thousands(c.Jobs), c.Workers)
-		}}
-	r.setUnwatched(0) // this process is the run's watcher
-	r.sweep(ctx)      // what a killed run of this command, or of the site, left behind
-	run, err := r.start(p, labProcess, netip.Addr{})
-	if err != nil {
-		return fmt.Errorf("lab: %w", err)
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	scratch := lab.ScratchDir(*dataDir)
+	sweep := func(ctx context.Context) {
+		n, err := lab.Sweep(ctx, scratch, *natsURL, *sinkURL)
+		if n > 0 {
+			log.Info("lab: removed the files of runs that are gone", "runs", n, "dir", scratch)
+		}
+		if err != nil {
+			log.Error("lab: sweep", "dir", scratch, "err", err)
+		}
 	}
-	select {
-	case <-run.Finished():
-	case <-ctx.Done():
-		r.cancelRun(run.ID, labProcess) // kills the workers and removes the files before the exit
-		return ctx.Err()
+	sweep(ctx) // what a killed run of this command, or of the site, left behind
+	// Each design has the page's whole deadline: a command line may ask for all six at 5,000.
+	runCtx, cancel := context.WithTimeout(ctx, time.Duration(len(p.Designs))*lab.DefaultDeadline)
+	defer cancel()
+	var results []lab.Result
+	var runErr error
+	for _, d := range p.Designs {
+		cfg := p.Config(d)
+		cfg.NATSURL, cfg.SinkURL, cfg.ScratchDir, cfg.Command = *natsURL, *sinkURL, scratch, children.LabWorker
+		fmt.Fprintf(stderr, "lab: %s: %s jobs on %d workers…\n", cfg.Design, experiments.Thousands(cfg.Jobs), cfg.Workers)
+		res, err := lab.Run(runCtx, cfg, nil) // on Ctrl-C, it kills the workers and removes the files first
+		if err != nil {
+			if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, lab.ErrDeadline) {
+				log.Error("lab run", "design", d, "err", err)
+			}
+			runErr = fmt.Errorf("%s: %w", d, err)
+			break
+		}
+		results = append(results, res)
 	}
-	r.mu.Lock()
-	results, runErr := run.Data.results, run.Data.err
-	r.mu.Unlock()
+	sweep(context.WithoutCancel(ctx))
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	var he *lab.HandlerError
 	if errors.As(runErr, &he) {
 		return fmt.Errorf("lab: %s: the handler failed in worker %d: %s", *handler, he.Worker, he.Code.Error())
