@@ -99,16 +99,16 @@ func (s *server) handleArticle(entry content.Entry) echo.HandlerFunc {
 			view.Quiz = s.quiz(ctx, site)
 		}
 		if hasMarker(page, content.MarkerLab) {
-			view.Lab = s.labOnPage(c, site)
+			view.Lab = s.lab.OnPage(c, site)
 		}
-		view.Edit = editLinks(site, entry, view.Page) // workbench.go: "Edit and check" under the design
+		view.Edit = s.workbench.EditLinks(site, entry, view.Page) // "Edit and check" under the design
 		if hasMarker(page, content.MarkerWorkbench) {
 			var wb *pages.WorkbenchView
-			wb, status = s.workbenchOnPage(ctx, site, q) // workbench.go
+			wb, status = s.workbench.OnPage(ctx, site, q)
 			if status == 499 {
 				return context.Canceled
 			}
-			view.Site = s.withEditor(site)
+			view.Site = s.workbench.WithEditor(site)
 			view.Workbench = wb
 			return web.Render(c, status, pages.Layout(view.Site, page.Title, pages.Article(view)))
 		}

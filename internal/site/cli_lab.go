@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/web/labweb"
 	"effectivelyonce/lab"
 	"effectivelyonce/pages"
 )
@@ -139,28 +140,26 @@ func cliLab(ctx context.Context, args []string, getenv func(string) string, stdo
 		return errors.New("lab: -database-url: want a postgres:// or postgresql:// URL")
 	}
 
-	r := &labRunner{command: siteLabWorker, natsURL: *natsURL, sinkURL: *sinkURL, scratchDir: labScratchDir(*dataDir),
-		log: slog.New(slog.NewTextHandler(stderr, nil)),
+	r := &labweb.Runner{Command: siteLabWorker, NATSURL: *natsURL, SinkURL: *sinkURL, ScratchDir: labScratchDir(*dataDir),
+		Log: slog.New(slog.NewTextHandler(stderr, nil)),
 		// Each design has the page's whole deadline: a command line may ask for all six at 5,000.
-		deadline: time.Duration(len(p.Designs)) * lab.DefaultDeadline,
-		begin: func(c lab.Config) {
+		Deadline: time.Duration(len(p.Designs)) * lab.DefaultDeadline,
+		Begin: func(c lab.Config) {
 			fmt.Fprintf(stderr, "lab: %s: %s jobs on %d workers…\n", c.Design, experiments.Thousands(c.Jobs), c.Workers)
 		}}
-	r.setUnwatched(0) // this process is the run's watcher
-	r.sweep(ctx)      // what a killed run of this command, or of the site, left behind
-	run, err := r.start(p, labProcess, netip.Addr{})
+	r.SetUnwatched(0) // this process is the run's watcher
+	r.Sweep(ctx)      // what a killed run of this command, or of the site, left behind
+	run, err := r.Start(p, labweb.Process, netip.Addr{})
 	if err != nil {
 		return fmt.Errorf("lab: %w", err)
 	}
 	select {
 	case <-run.Finished():
 	case <-ctx.Done():
-		r.cancelRun(run.ID, labProcess) // kills the workers and removes the files before the exit
+		r.Cancel(run.ID, labweb.Process) // kills the workers and removes the files before the exit
 		return ctx.Err()
 	}
-	r.mu.Lock()
-	results, runErr := run.Data.results, run.Data.err
-	r.mu.Unlock()
+	results, _, runErr := r.Outcome(run)
 	var he *lab.HandlerError
 	if errors.As(runErr, &he) {
 		return fmt.Errorf("lab: %s: the handler failed in worker %d: %s", *handler, he.Worker, he.Code.Error())

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"effectivelyonce/internal/web/labweb"
 	"effectivelyonce/lab"
 )
 
@@ -65,9 +66,9 @@ func newLabServer(t *testing.T, cfg config) (*server, *labWorkers, string) {
 	t.Helper()
 	s := newTestServer(t, cfg)
 	w := testLabWorkers(t)
-	s.lab.command = w.command
-	s.lab.scratchDir = t.TempDir()
-	return s, w, s.lab.scratchDir
+	s.lab.Runner().Command = w.command
+	s.lab.Runner().ScratchDir = t.TempDir()
+	return s, w, s.lab.Runner().ScratchDir
 }
 
 // labForm is the lab's form with small values, designs as given.
@@ -206,7 +207,7 @@ func TestLabOneRunAtATimeAndCancel(t *testing.T) {
 	if r.status != http.StatusSeeOther {
 		t.Fatalf("Run: %d", r.status)
 	}
-	if b.cookies[labOwnerCookie] == "" {
+	if b.cookies[labweb.OwnerCookie] == "" {
 		t.Fatal("Run set no owner cookie")
 	}
 	settings := "Ack after work, on 5,000 jobs with 2 worker processes; crash rate 0.05, stream seed 13; confirmed acks"
@@ -251,7 +252,7 @@ func TestLabOneRunAtATimeAndCancel(t *testing.T) {
 		if r.status != http.StatusForbidden || !strings.Contains(r.body, "only the browser that started it can cancel it") {
 			t.Errorf("Cancel from %s: %d", name, r.status)
 		}
-		if st := s.lab.status(s.site(""), ""); st == nil || !st.Running {
+		if st := s.lab.Runner().Status(s.site(""), ""); st == nil || !st.Running {
 			t.Fatalf("Cancel from %s stopped the run", name)
 		}
 	}
@@ -334,7 +335,7 @@ func TestLabOff(t *testing.T) {
 	if r := b.post("/lab/runs", smallLabForm("100", lab.DedupInTx)); r.status != http.StatusForbidden || !strings.Contains(r.body, "turned off") {
 		t.Errorf("Run with LAB=off: %d", r.status)
 	}
-	if s.lab.status(s.site(""), "") != nil {
+	if s.lab.Runner().Status(s.site(""), "") != nil {
 		t.Error("a run started with LAB=off")
 	}
 }
@@ -380,7 +381,7 @@ func TestLabBadValuesNameTheirField(t *testing.T) {
 	if strings.Join(order, " ") != "lab-design-ack-before-work lab-jobs lab-workers lab-crash-rate lab-seed" {
 		t.Errorf("the summary lists %v, want every refused value in the form's order", order)
 	}
-	if s.lab.status(s.site(""), "") != nil {
+	if s.lab.Runner().Status(s.site(""), "") != nil {
 		t.Error("a refused form started a run")
 	}
 }
@@ -415,24 +416,20 @@ func TestLabConfig(t *testing.T) {
 func TestLabRunNobodyWatchesIsCancelled(t *testing.T) {
 	s := newTestServer(t, testConfig())
 	w := testLabWorkers(t)
-	s.lab.command = w.command
-	s.lab.setUnwatched(400 * time.Millisecond)
+	s.lab.Runner().Command = w.command
+	s.lab.Runner().SetUnwatched(400 * time.Millisecond)
 	p := lab.DefaultParams()
 	p.Designs, p.Jobs, p.Workers = []lab.Design{lab.AckAfterWork}, 5000, 2
-	if _, err := s.lab.start(p, newLabOwner(), netip.Addr{}); err != nil {
+	if _, err := s.lab.Runner().Start(p, labweb.NewOwner(), netip.Addr{}); err != nil {
 		t.Fatal(err)
 	}
-	s.lab.mu.Lock()
-	run := s.lab.cur
-	s.lab.mu.Unlock()
+	run := s.lab.Runner().Current()
 	select {
 	case <-run.Finished():
 	case <-time.After(30 * time.Second):
 		t.Fatal("an unwatched run was not cancelled")
 	}
-	s.lab.mu.Lock()
-	ended := run.Data.ended
-	s.lab.mu.Unlock()
+	_, ended, _ := s.lab.Runner().Outcome(run)
 	_, _, abandoned := run.State()
 	if !abandoned || !strings.Contains(ended, "nobody had watched") {
 		t.Errorf("ended %q (abandoned %v), want it cancelled for want of a reader", ended, abandoned)
