@@ -6,7 +6,6 @@ import (
 	"html"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"net/url"
 	"os"
 	"os/exec"
@@ -408,34 +407,6 @@ func TestLabConfig(t *testing.T) {
 		if _, err := loadConfig(bad, func(string) string { return "" }, nil); err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(bad[0], "-")) {
 			t.Errorf("%v: %v, want an error naming %s", bad, err, bad[0])
 		}
-	}
-}
-
-// TestLabRunNobodyWatchesIsCancelled checks the lab's answer to a reader who closes the tab: a
-// run whose progress nobody asks for is cancelled, its workers killed, instead of running on.
-func TestLabRunNobodyWatchesIsCancelled(t *testing.T) {
-	s := newTestServer(t, testConfig())
-	w := testLabWorkers(t)
-	s.lab.Runner().Command = w.command
-	s.lab.Runner().SetUnwatched(400 * time.Millisecond)
-	p := lab.DefaultParams()
-	p.Designs, p.Jobs, p.Workers = []lab.Design{lab.AckAfterWork}, 5000, 2
-	if _, err := s.lab.Runner().Start(p, labweb.NewOwner(), netip.Addr{}); err != nil {
-		t.Fatal(err)
-	}
-	run := s.lab.Runner().Current()
-	select {
-	case <-run.Finished():
-	case <-time.After(30 * time.Second):
-		t.Fatal("an unwatched run was not cancelled")
-	}
-	_, ended, _ := s.lab.Runner().Outcome(run)
-	_, _, abandoned := run.State()
-	if !abandoned || !strings.Contains(ended, "nobody had watched") {
-		t.Errorf("ended %q (abandoned %v), want it cancelled for want of a reader", ended, abandoned)
-	}
-	if alive := w.alive(); len(alive) > 0 {
-		t.Errorf("workers %v outlived the cancelled run", alive)
 	}
 }
 
