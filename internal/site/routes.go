@@ -25,9 +25,9 @@ func (s *server) routes() {
 
 	// The live lab: a run starts from a POST (crossOrigin guards it) and works in the
 	// background; the page polls its progress box, and no GET starts or stops anything.
-	g.POST("/lab/runs", s.handleLabRun())
-	g.POST("/lab/cancel", s.handleLabCancel())
-	get("/lab/progress", s.handleLabProgress())
+	g.POST("/lab/runs", s.lab.Run())
+	g.POST("/lab/cancel", s.lab.Cancel())
+	get("/lab/progress", s.lab.Progress())
 
 	// A page's spread over seeds runs in the background; its box polls, and Cancel is a POST.
 	get("/spread/progress", s.notebook.SpreadProgress())
@@ -44,12 +44,12 @@ func (s *server) routes() {
 
 	// The workbench: Check, a job's timeline and Share are POSTs of its form (the source is too
 	// long for a URL); a share's permanent URL checks it again on GET.
-	g.POST("/workbench", s.handleWorkbenchCheck())
-	g.POST("/workbench/trace", s.handleWorkbenchTrace())
-	g.POST("/workbench/share", s.handleWorkbenchShare())
-	get("/workbench/s/:hash", s.handleWorkbenchShared())
-	g.POST("/api/workbench/check", s.handleCheckAPI())
-	g.POST("/api/workbench/shares", s.handleShareAPI())
+	g.POST("/workbench", s.workbench.Check())
+	g.POST("/workbench/trace", s.workbench.Trace())
+	g.POST("/workbench/share", s.workbench.Share())
+	get("/workbench/s/:hash", s.workbench.Shared())
+	g.POST("/api/workbench/check", s.workbench.CheckAPI())
+	g.POST("/api/workbench/shares", s.workbench.ShareAPI())
 
 	// The study rooms. Every change is a POST, PUT or DELETE (crossOrigin guards them all) with a
 	// small body; the caller's key travels in the Authorization header.

@@ -21,7 +21,9 @@ import (
 	"effectivelyonce/experiments"
 	"effectivelyonce/internal/runs"
 	"effectivelyonce/internal/web"
+	"effectivelyonce/internal/web/labweb"
 	"effectivelyonce/internal/web/notebook"
+	"effectivelyonce/internal/web/workbenchweb"
 	"effectivelyonce/pages"
 	"effectivelyonce/present"
 	"effectivelyonce/rooms"
@@ -41,9 +43,9 @@ type server struct {
 	runner  *runs.Runner
 	// admit charges readers' runs to their client address before they reach the runner.
 	admit *runs.Admission
-	// lab holds the instance's one live-lab run; its command field is how a test swaps the
-	// worker process for the test binary.
-	lab *labRunner
+	// lab serves the live lab and holds the instance's one run (its Runner is how a test swaps
+	// the worker process for the test binary).
+	lab *labweb.Handlers
 	// notebook serves the pages and their experiments, the API, "which jobs?" and the spreads.
 	notebook *notebook.Handlers
 	limiter  *web.RateLimiter[netip.Addr]
@@ -51,14 +53,11 @@ type server struct {
 	// roomChanges the changes made with one room key (a host's or a member's), guesses included.
 	roomCreates, roomJoins *web.RateLimiter[netip.Addr]
 	roomChanges            *web.RateLimiter[rooms.Hash]
-	// shareCreates limits the workbench's shares created per client address; shares is where they
-	// are kept (the rooms' database), nil where a test has none.
-	shareCreates *web.RateLimiter[netip.Addr]
-	shares       shareStore
-	// checks runs the workbench's checks in a child process; tests give it the test binary.
-	checks  workbench.Sandbox
-	metrics *metrics
-	rooms   *rooms.Service
+	// workbench serves the workbench: its checks, in a child process, and its shares, kept in the
+	// rooms' database once serve gives it the store.
+	workbench *workbenchweb.Handlers
+	metrics   *metrics
+	rooms     *rooms.Service
 	// hub wakes the rooms' event streams; stopping closes at shutdown, ending every stream, since
 	// a stream is never idle and the HTTP server's graceful shutdown would otherwise wait for it.
 	hub       roomHub
@@ -92,18 +91,25 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *web.Assets, 
 	m := newMetrics()
 	run := runs.NewRunner(runs.Config{MaxRuns: cfg.MaxRuns, QueueWait: cfg.QueueWait, RunTimeout: cfg.RunTimeout,
 		CacheBytes: cfg.CacheBytes, MemLimit: cfg.MemLimit, Memory: (*experiments.Experiment).Memory}, runs.Metrics{Runs: m.runs, Cache: m.cache, Rejected: m.Rejected})
-	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: run, lab: newLabRunner(cfg, log),
+	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, rooms: rs, runner: run,
 		hub: hub, stopping: make(chan struct{}), heartbeat: heartbeat, origins: web.NewOrigins(cfg.PublicOrigin, cfg.Addr, cfg.Hosts), titles: newMemo[string](1000), headlines: newHeadlines(), qrs: newMemo[pages.QR](256),
-		limiter:      web.NewRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
-		roomCreates:  web.NewRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
-		roomJoins:    web.NewRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients),
-		roomChanges:  web.NewKeyedLimiter[rooms.Hash](float64(cfg.RoomChangesPerMinute)/60, roomChangeBurst(cfg.RoomChangesPerMinute), cfg.RateClients),
-		shareCreates: web.NewRateLimiter(float64(cfg.ShareCreatesPerHour)/3600, cfg.ShareCreatesPerHour, cfg.RateClients),
-		checks:       workbench.Sandbox{Command: siteWorkbenchChild, Deadline: checkDeadline(cfg)}}
+		limiter:     web.NewRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
+		roomCreates: web.NewRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
+		roomJoins:   web.NewRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients),
+		roomChanges: web.NewKeyedLimiter[rooms.Hash](float64(cfg.RoomChangesPerMinute)/60, roomChangeBurst(cfg.RoomChangesPerMinute), cfg.RateClients),
+	}
 	s.admit = &runs.Admission{Runner: run, Rate: s.limiter, Rejected: m.Rejected}
+	cookies := web.Cookies{Base: cfg.BasePath, HTTPS: strings.HasPrefix(cfg.PublicOrigin, "https://")}
+	s.lab = labweb.New(labweb.Deps{Site: s.site, Book: book, Sources: srcs, Cookies: cookies, Off: cfg.LabOff,
+		MaxJobs: int64(cfg.labMaxJobs()), Runner: newLabRunner(cfg, log), Rejected: m.Rejected})
+	s.workbench = workbenchweb.New(workbenchweb.Deps{Site: s.site, Base: cfg.BasePath, EditorScript: a.URL(cfg.BasePath, "lib/editor.min.js"),
+		Book: book, Sources: srcs, Log: log, Runner: run, Admit: s.admit,
+		Checks:       workbench.Sandbox{Command: siteWorkbenchChild, Deadline: workbenchweb.CheckDeadline(cfg.RunTimeout)},
+		ShareCreates: web.NewRateLimiter(float64(cfg.ShareCreatesPerHour)/3600, cfg.ShareCreatesPerHour, cfg.RateClients),
+		Rejected:     m.Rejected, Lookups: m.cache})
 	s.notebook = notebook.New(notebook.Deps{Base: cfg.BasePath, Log: log, Book: book, Sources: srcs, Runner: run, Admit: s.admit,
 		Rejected: m.Rejected, MaxRuns: cfg.MaxRuns, Site: s.site, SpreadPace: cfg.spreadPace,
-		Parts: notebook.Parts{RoomBar: s.roomBar, Lab: s.labOnPage, Workbench: s.workbenchOnPage, Editor: s.withEditor, EditLinks: editLinks}})
+		Parts: notebook.Parts{RoomBar: s.roomBar, Lab: s.lab.OnPage, Workbench: s.workbench.OnPage, Editor: s.workbench.WithEditor, EditLinks: s.workbench.EditLinks}})
 	m.Reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "site_result_cache_bytes", Help: "Estimated size of the cached experiment results.",
 	}, func() float64 { return float64(s.runner.Cache().Bytes()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -347,9 +353,9 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	s.shares = store
+	s.workbench.SetShares(store)
 	go s.sweepRooms(ctx)
-	s.lab.sweep(ctx) // the files of lab runs a killed site left behind
+	s.lab.Sweep(ctx) // the files of lab runs a killed site left behind
 	if err := s.runner.Warm(ctx); err != nil {
 		return err
 	}
@@ -373,12 +379,12 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	start := time.Now()
 	s.runner.Stop()
 	s.notebook.Stop() // cancels every background spread over seeds
-	s.lab.stop()      // kills a lab run's worker processes and removes its files before the exit
+	s.lab.Stop()      // kills a lab run's worker processes and removes its files before the exit
 	s.limiter.Close()
 	s.roomCreates.Close()
 	s.roomJoins.Close()
 	s.roomChanges.Close()
-	s.shareCreates.Close()
+	s.workbench.Stop()
 	close(s.stopping) // ends every room stream, which graceful shutdown would otherwise wait for
 	shut, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()

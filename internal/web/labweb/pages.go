@@ -1,6 +1,7 @@
-package site
+package labweb
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
@@ -19,15 +21,52 @@ import (
 	"effectivelyonce/pages"
 )
 
-// labOwnerCookie holds a browser's labOwner token: the run it started is the one it may cancel.
-// HttpOnly and SameSite=Lax like the rooms' cookies (s.cookie); a day outlasts any run.
+// OwnerCookie holds a browser's Owner token: the run it started is the one it may cancel.
+// HttpOnly and SameSite=Lax like the rooms' cookies (web.Cookies); a day outlasts any run.
 const (
-	labOwnerCookie = "eo_lab"
-	labOwnerMaxAge = 24 * time.Hour
+	OwnerCookie = "eo_lab"
+	ownerMaxAge = 24 * time.Hour
 )
 
+// Deps is what the lab's handlers need.
+type Deps struct {
+	// Site is the page chrome for the page at current.
+	Site func(current string) pages.Site
+	// Book and Sources are the notebook's prose and highlighted code: the answers to the form's
+	// POSTs are the lab's whole page.
+	Book    *content.Book
+	Sources map[string]pages.Source
+	Cookies web.Cookies
+	// Off turns the lab off on this instance (LAB=off): the page says so and nothing runs.
+	Off bool
+	// MaxJobs bounds one run's jobs.
+	MaxJobs int64
+	// Runner holds the instance's one run.
+	Runner *Runner
+	// Rejected counts refused requests by reason.
+	Rejected *prometheus.CounterVec
+}
+
+// Handlers serve the lab.
+type Handlers struct {
+	d Deps
+}
+
+// New builds the lab's handlers; d.Runner must be ready (SetUnwatched called).
+func New(d Deps) *Handlers { return &Handlers{d: d} }
+
+// Runner is the instance's runner of lab runs; tests reach it to swap the worker command, the
+// scratch directory or the unwatched clock before a run, and to look at the run.
+func (h *Handlers) Runner() *Runner { return h.d.Runner }
+
+// Sweep removes the files of lab runs a killed site left behind, at start.
+func (h *Handlers) Sweep(ctx context.Context) { h.d.Runner.Sweep(ctx) }
+
+// Stop kills a lab run's worker processes and removes its files, at shutdown.
+func (h *Handlers) Stop() { h.d.Runner.Stop() }
+
 // labViewer is the owner token the request carries, or "" for a browser that has none yet.
-func labViewer(c echo.Context) labOwner { return labOwner(cookieValue(c, labOwnerCookie)) }
+func labViewer(c echo.Context) Owner { return Owner(web.Cookie(c, OwnerCookie)) }
 
 // labForm is the lab's form as the reader filled it in: the values as typed (kept when one is
 // wrong), the designs ticked, and every refused field, in the form's order.
@@ -70,24 +109,24 @@ func isLabQuery(q url.Values) bool {
 	return false
 }
 
-// labOnPage is the lab's part of GET /lab: the form with a permalink's values (nothing runs on a
+// OnPage is the lab's part of GET /lab: the form with a permalink's values (nothing runs on a
 // GET, so they are not checked until Run), or the defaults, and the run as this browser sees it.
-func (s *server) labOnPage(c echo.Context, site pages.Site) *pages.LabView {
+func (h *Handlers) OnPage(c echo.Context, site pages.Site) *pages.LabView {
 	q := c.QueryParams()
 	f := labFormOf(lab.DefaultParams())
 	if isLabQuery(q) {
 		f = labFormFrom(q)
 	}
-	return s.labView(site, f, "", labViewer(c))
+	return h.labView(site, f, "", labViewer(c))
 }
 
 // labView is the lab's part of the page with this form and the instance's current or last run.
-func (s *server) labView(site pages.Site, f labForm, notice string, viewer labOwner) *pages.LabView {
-	if s.cfg.LabOff {
+func (h *Handlers) labView(site pages.Site, f labForm, notice string, viewer Owner) *pages.LabView {
+	if h.d.Off {
 		return &pages.LabView{Off: true}
 	}
 	v := &pages.LabView{Action: site.URL("/lab/runs"), Notice: notice, DesignError: f.errs.For(lab.FieldDesign),
-		FireAndForget: f.fireAndForget, Status: s.lab.status(site, viewer)}
+		FireAndForget: f.fireAndForget, Status: h.d.Runner.Status(site, viewer)}
 	for _, d := range lab.Designs() {
 		v.Designs = append(v.Designs, pages.LabDesign{ID: "lab-design-" + string(d), Value: string(d), Label: pages.LabDesignLabel(d),
 			Checked: slices.Contains(f.designs, string(d))})
@@ -95,7 +134,7 @@ func (s *server) labView(site pages.Site, f labForm, notice string, viewer labOw
 	if v.DesignError != "" {
 		v.Refused = append(v.Refused, pages.LabRefused{Label: "Designs", Error: v.DesignError, InputID: v.Designs[0].ID})
 	}
-	for _, spec := range lab.Fields(int64(s.cfg.labMaxJobs())) {
+	for _, spec := range lab.Fields(h.d.MaxJobs) {
 		fv := pages.Field{ID: "lab-" + strings.ReplaceAll(spec.Name, "_", "-"), Name: spec.Name, Label: spec.Label, Unit: spec.Unit,
 			Help: spec.Help, Range: spec.Range(), Value: f.values[spec.Name], Error: f.errs.For(spec.Name)}
 		v.Fields = append(v.Fields, fv)
@@ -117,62 +156,62 @@ func labEntry() content.Entry {
 }
 
 // renderLab draws the whole lab page with v in place, for the answers to the form's POSTs.
-func (s *server) renderLab(c echo.Context, status int, v *pages.LabView) error {
+func (h *Handlers) renderLab(c echo.Context, status int, v *pages.LabView) error {
 	entry := labEntry()
-	page, ok := s.book.Page(entry.Slug)
+	page, ok := h.d.Book.Page(entry.Slug)
 	if !ok {
 		return &web.Error{Status: http.StatusNotFound, Msg: "no such page"}
 	}
-	site := s.site(entry.Path)
-	view := pages.ArticleView{Site: site, Page: pages.OnceEach(page), Code: s.sources, Lab: v}
+	site := h.d.Site(entry.Path)
+	view := pages.ArticleView{Site: site, Page: pages.OnceEach(page), Code: h.d.Sources, Lab: v}
 	view.Prev, view.Next = pages.Neighbours(site, entry.Path)
 	return web.Render(c, status, pages.Layout(site, page.Title, pages.Article(view)))
 }
 
-// handleLabRun handles "POST /lab/runs": it starts a run in the background, owned by this
+// Run handles "POST /lab/runs": it starts a run in the background, owned by this
 // browser (its cookie, made now if it has none), and sends the reader to the page with the
 // run's values in its address and its form, where the progress box follows the run. Wrong values
 // are a 422 naming every one, with the form kept; a run already under way is a 409, and an
 // address over its hourly allowance a 429, each saying when to try again.
-func (s *server) handleLabRun() echo.HandlerFunc {
+func (h *Handlers) Run() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		site := s.site(labEntry().Path)
+		site := h.d.Site(labEntry().Path)
 		viewer := labViewer(c)
-		if s.cfg.LabOff {
-			return s.renderLab(c, http.StatusForbidden, s.labView(site, labForm{}, "", viewer))
+		if h.d.Off {
+			return h.renderLab(c, http.StatusForbidden, h.labView(site, labForm{}, "", viewer))
 		}
 		form, err := c.FormParams()
 		if err != nil {
 			return &web.Error{Status: http.StatusBadRequest, Msg: "the form could not be read", Err: err}
 		}
 		f := labFormFrom(form)
-		p, errs := lab.ParseParams(form, int64(s.cfg.labMaxJobs()))
+		p, errs := lab.ParseParams(form, h.d.MaxJobs)
 		if len(errs) > 0 {
 			f.errs = errs
-			s.metrics.Rejected.WithLabelValues("invalid").Inc()
-			return s.renderLab(c, http.StatusUnprocessableEntity, s.labView(site, f, "", viewer))
+			h.d.Rejected.WithLabelValues("invalid").Inc()
+			return h.renderLab(c, http.StatusUnprocessableEntity, h.labView(site, f, "", viewer))
 		}
 		if viewer == "" {
-			viewer = newLabOwner()
-			s.cookie(c, labOwnerCookie, string(viewer), labOwnerMaxAge)
+			viewer = NewOwner()
+			h.d.Cookies.Set(c, OwnerCookie, string(viewer), ownerMaxAge)
 		}
-		_, err = s.lab.start(p, viewer, web.ClientOf(c.Request().Context()))
+		_, err = h.d.Runner.Start(p, viewer, web.ClientOf(c.Request().Context()))
 		var limited *labLimited
 		switch {
 		case errors.Is(err, errLabBusy):
-			wait := s.lab.retryAfter()
+			wait := h.d.Runner.retryAfter()
 			c.Response().Header().Set("Retry-After", strconv.Itoa(web.RetrySeconds(wait)))
 			whose := "someone else's run is under way on this server"
-			if st := s.lab.status(site, viewer); st != nil && st.Yours {
+			if st := h.d.Runner.Status(site, viewer); st != nil && st.Yours {
 				whose = "your run below is still under way"
 			}
 			msg := fmt.Sprintf("Not run: %s, and the lab runs one at a time, since each run starts its own broker and worker processes. You can start yours when it ends, in about %s.", whose, pages.LabWait(wait))
-			return s.renderLab(c, http.StatusConflict, s.labView(site, f, msg, viewer))
+			return h.renderLab(c, http.StatusConflict, h.labView(site, f, msg, viewer))
 		case errors.As(err, &limited):
 			c.Response().Header().Set("Retry-After", strconv.Itoa(web.RetrySeconds(limited.wait)))
 			msg := fmt.Sprintf("Not run: your address has started %d lab runs in the last hour, as many as this server allows one address (LAB_RUNS_PER_HOUR). You can start the next in about %s.",
-				s.lab.perHour, pages.LabWait(limited.wait))
-			return s.renderLab(c, http.StatusTooManyRequests, s.labView(site, f, msg, viewer))
+				h.d.Runner.PerHour, pages.LabWait(limited.wait))
+			return h.renderLab(c, http.StatusTooManyRequests, h.labView(site, f, msg, viewer))
 		case err != nil:
 			return &web.Error{Status: http.StatusServiceUnavailable, Msg: "the lab cannot start a run now", Err: err}
 		}
@@ -180,37 +219,37 @@ func (s *server) handleLabRun() echo.HandlerFunc {
 	}
 }
 
-// handleLabCancel handles "POST /lab/cancel": the run's owner cancels it, waits until its workers
+// Cancel handles "POST /lab/cancel": the run's owner cancels it, waits until its workers
 // are gone, and is sent back to the page with the run's values. Anyone else is told, with a 403,
 // that the run is not theirs and when they can start their own; the run goes on.
-func (s *server) handleLabCancel() echo.HandlerFunc {
+func (h *Handlers) Cancel() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if s.cfg.LabOff {
+		if h.d.Off {
 			return &web.Error{Status: http.StatusForbidden, Msg: "the live lab is turned off on this instance"}
 		}
-		site := s.site(labEntry().Path)
+		site := h.d.Site(labEntry().Path)
 		viewer := labViewer(c)
-		if _, err := s.lab.cancelRun(c.FormValue("run"), viewer); errors.Is(err, errLabNotYours) {
-			msg := fmt.Sprintf("Not cancelled: this run is someone else's, and only the browser that started it can cancel it. It should end in about %s; then you can start your own.", pages.LabWait(s.lab.retryAfter()))
-			return s.renderLab(c, http.StatusForbidden, s.labView(site, labFormOf(lab.DefaultParams()), msg, viewer))
+		if _, err := h.d.Runner.Cancel(c.FormValue("run"), viewer); errors.Is(err, errLabNotYours) {
+			msg := fmt.Sprintf("Not cancelled: this run is someone else's, and only the browser that started it can cancel it. It should end in about %s; then you can start your own.", pages.LabWait(h.d.Runner.retryAfter()))
+			return h.renderLab(c, http.StatusForbidden, h.labView(site, labFormOf(lab.DefaultParams()), msg, viewer))
 		}
 		to := site.URL("/lab") + "#lab-status"
-		if st := s.lab.status(site, viewer); st != nil {
+		if st := h.d.Runner.Status(site, viewer); st != nil {
 			to = st.PageURL
 		}
 		return c.Redirect(http.StatusSeeOther, to)
 	}
 }
 
-// handleLabProgress handles "GET /lab/progress": the progress box alone, which the page polls
+// Progress handles "GET /lab/progress": the progress box alone, which the page polls
 // while a run is under way, drawn for this browser (its own run, or someone else's). It only
 // reads: no GET starts or stops a run.
-func (s *server) handleLabProgress() echo.HandlerFunc {
+func (h *Handlers) Progress() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if s.cfg.LabOff {
+		if h.d.Off {
 			return &web.Error{Status: http.StatusNotFound, Msg: "the live lab is turned off on this instance"}
 		}
-		st := s.lab.status(s.site(labEntry().Path), labViewer(c))
+		st := h.d.Runner.Status(h.d.Site(labEntry().Path), labViewer(c))
 		if st == nil {
 			return &web.Error{Status: http.StatusNotFound, Msg: "no lab run has started on this instance yet"}
 		}

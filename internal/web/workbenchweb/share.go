@@ -1,4 +1,4 @@
-package site
+package workbenchweb
 
 import (
 	"context"
@@ -20,8 +20,8 @@ import (
 	"effectivelyonce/workbench"
 )
 
-// shareStore keeps shared handlers: the rooms' database (sqlstore.Store) in the server.
-type shareStore interface {
+// ShareStore keeps shared handlers: the rooms' database (sqlstore.Store) in the server.
+type ShareStore interface {
 	PutShare(ctx context.Context, source string, at time.Time) (string, error)
 	Share(ctx context.Context, hash string) (string, error)
 }
@@ -34,7 +34,7 @@ var shareHashPattern = regexp.MustCompile(`^[a-z2-7]{12}$`)
 func sharePath(hash string) string { return workbenchPath + "/s/" + hash }
 
 // putShare checks the source and keeps it, charged to the client's allowance of shares.
-func (s *server) putShare(ctx context.Context, src string) (string, error) {
+func (h *Handlers) putShare(ctx context.Context, src string) (string, error) {
 	if strings.TrimSpace(src) == "" {
 		return "", experiments.FieldErrors{{Field: "source", Message: "is empty; write a handler to share"}}
 	}
@@ -42,34 +42,37 @@ func (s *server) putShare(ctx context.Context, src string) (string, error) {
 		return "", experiments.FieldErrors{{Field: "source", Message: fmt.Sprintf("is %s bytes long; a shared handler may have at most %s (16 KB)",
 			experiments.Thousands(int64(len(src))), experiments.Thousands(workbench.MaxSource))}}
 	}
-	if s.shares == nil {
+	if h.d.Shares == nil {
 		return "", &web.Error{Status: http.StatusServiceUnavailable, Msg: "This server keeps no shares."}
 	}
-	if err := s.admitRoom(ctx, s.shareCreates, "Too many handlers shared from your network address this hour."); err != nil {
-		return "", err
+	if l := h.d.ShareCreates; l != nil {
+		if ok, wait := l.Allow(web.ClientOf(ctx)); !ok {
+			h.d.Rejected.WithLabelValues("rooms_rate_limited").Inc()
+			return "", &web.Error{Status: http.StatusTooManyRequests, RetryAfter: wait, Msg: "Too many handlers shared from your network address this hour."}
+		}
 	}
-	hash, err := s.shares.PutShare(ctx, src, time.Now())
+	hash, err := h.d.Shares.PutShare(ctx, src, time.Now())
 	if err != nil {
-		return "", roomError(err)
+		return "", storeError(err)
 	}
 	return hash, nil
 }
 
-// handleWorkbenchShare handles "POST /workbench/share": keeps the posted handler and leads to its
-// permanent URL, with the form's parameters, which checks it again there.
-func (s *server) handleWorkbenchShare() echo.HandlerFunc {
+// Share handles "POST /workbench/share": keeps the posted handler and leads to its permanent URL,
+// with the form's parameters, which checks it again there.
+func (h *Handlers) Share() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		src, tmpl, raw, err := postedCheck(c)
 		if err != nil {
 			return err
 		}
-		hash, err := s.putShare(c.Request().Context(), src)
+		hash, err := h.putShare(c.Request().Context(), src)
 		var fe experiments.FieldErrors
 		var he *web.Error
 		if errors.As(err, &fe) || web.As(err, &he) {
 			// The page again, with the reader's handler and values kept, and why it was not shared.
-			site := s.site(workbenchPath)
-			v := s.workbenchBase(site, tmpl)
+			site := h.d.Site(workbenchPath)
+			v := h.workbenchBase(site, tmpl)
 			v.Source, v.Fields = src, workbenchFields(raw, nil)
 			status := http.StatusUnprocessableEntity
 			if len(fe) > 0 {
@@ -80,12 +83,12 @@ func (s *server) handleWorkbenchShare() echo.HandlerFunc {
 					c.Response().Header().Set("Retry-After", fmt.Sprint(web.RetrySeconds(he.RetryAfter)))
 				}
 			}
-			return s.renderWorkbench(c, site, status, &v)
+			return h.render(c, site, status, &v)
 		}
 		if err != nil {
 			return err
 		}
-		target := s.cfg.BasePath + sharePath(hash)
+		target := h.d.Base + sharePath(hash)
 		if q := queryOf(raw); q != "" {
 			target += "?" + q
 		}
@@ -106,17 +109,17 @@ func queryOf(raw map[string][]string) string {
 	return q.Encode()
 }
 
-// handleShareAPI handles "POST /api/workbench/shares" with {"source": "..."}: 201 with the
-// share's hash and URLs (the page, and the same check as JSON).
-func (s *server) handleShareAPI() echo.HandlerFunc {
+// ShareAPI handles "POST /api/workbench/shares" with {"source": "..."}: 201 with the share's hash
+// and URLs (the page, and the same check as JSON).
+func (h *Handlers) ShareAPI() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in struct {
 			Source string `json:"source"`
 		}
-		if err := readJSON(c.Request(), &in, false); err != nil {
+		if err := readJSON(c.Request(), &in); err != nil {
 			return err
 		}
-		hash, err := s.putShare(c.Request().Context(), in.Source)
+		hash, err := h.putShare(c.Request().Context(), in.Source)
 		var fe experiments.FieldErrors
 		if errors.As(err, &fe) {
 			return c.JSON(http.StatusBadRequest, present.APIErrors{Errors: fe})
@@ -124,14 +127,14 @@ func (s *server) handleShareAPI() echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		u := s.cfg.BasePath + sharePath(hash)
+		u := h.d.Base + sharePath(hash)
 		return c.JSON(http.StatusCreated, map[string]string{"hash": hash, "url": u, "json": u + "?format=json"})
 	}
 }
 
-// handleWorkbenchShared handles "GET /workbench/s/:hash": the shared handler in the editor,
-// checked at the query's parameters; with format=json, the check as the API answers it.
-func (s *server) handleWorkbenchShared() echo.HandlerFunc {
+// Shared handles "GET /workbench/s/:hash": the shared handler in the editor, checked at the
+// query's parameters; with format=json, the check as the API answers it.
+func (h *Handlers) Shared() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		hash := c.Param("hash")
 		q := c.QueryParams()
@@ -142,7 +145,7 @@ func (s *server) handleWorkbenchShared() echo.HandlerFunc {
 			}
 			asJSON = v[0] == "json"
 		}
-		src, err := s.sharedSource(c.Request().Context(), hash)
+		src, err := h.sharedSource(c.Request().Context(), hash)
 		if err != nil {
 			if asJSON {
 				var he *web.Error
@@ -155,23 +158,23 @@ func (s *server) handleWorkbenchShared() echo.HandlerFunc {
 		raw := paramsOf("", q)
 		if asJSON {
 			if _, fe := workbench.Parse(raw); fe != nil {
-				return s.checkAPIError(c, fe)
+				return h.checkAPIError(c, fe)
 			}
-			res, err := s.checkParsed(c.Request().Context(), src, raw)
+			res, err := h.checkParsed(c.Request().Context(), src, raw)
 			if err != nil {
-				return s.checkAPIError(c, err)
+				return h.checkAPIError(c, err)
 			}
-			return c.JSON(http.StatusOK, checkJSON(src, res, s.cfg.BasePath+sharePath(hash)))
+			return c.JSON(http.StatusOK, checkJSON(src, res, h.d.Base+sharePath(hash)))
 		}
-		site := s.site(workbenchPath)
-		v := s.workbenchBase(site, "")
+		site := h.d.Site(workbenchPath)
+		v := h.workbenchBase(site, "")
 		v.ShareURL = site.URL(sharePath(hash))
 		v.JSONURL = v.ShareURL + "?" + withFormat(q)
-		status := s.fillCheck(c.Request().Context(), site, &v, src, raw, "")
+		status := h.fillCheck(c.Request().Context(), site, &v, src, raw, "")
 		if status == 499 {
 			return context.Canceled
 		}
-		return s.renderWorkbench(c, site, status, &v)
+		return h.render(c, site, status, &v)
 	}
 }
 
@@ -186,17 +189,17 @@ func withFormat(q url.Values) string {
 }
 
 // sharedSource looks a share up, 404 for a hash nothing was shared under.
-func (s *server) sharedSource(ctx context.Context, hash string) (string, error) {
+func (h *Handlers) sharedSource(ctx context.Context, hash string) (string, error) {
 	notFound := &web.Error{Status: http.StatusNotFound, Msg: "No handler was shared under this address."}
-	if !shareHashPattern.MatchString(hash) || s.shares == nil {
+	if !shareHashPattern.MatchString(hash) || h.d.Shares == nil {
 		return "", notFound
 	}
-	src, err := s.shares.Share(ctx, hash)
+	src, err := h.d.Shares.Share(ctx, hash)
 	if errors.Is(err, sqlstore.ErrNoShare) {
 		return "", notFound
 	}
 	if err != nil {
-		return "", roomError(err)
+		return "", storeError(err)
 	}
 	return src, nil
 }

@@ -1,17 +1,25 @@
-package site
+// Package workbenchweb serves the workbench: its page's part (the editor, the check's result, a
+// job's timeline), the form's posts, the check API and the shares with their permanent URLs. The
+// checks run in the workbench's sandbox (a child process), admitted like heavy runs.
+package workbenchweb
 
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
+	"os/exec"
 	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/runs"
 	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
 	"effectivelyonce/workbench"
@@ -24,10 +32,53 @@ const defaultTemplate = "ack-after-work"
 // workbenchPath is the workbench's page, one entry of content.Contents().
 const workbenchPath = "/workbench"
 
-// withEditor adds the editor's script to a page's scripts, before app.js, which mounts it again
+// Deps is what the workbench's handlers need.
+type Deps struct {
+	// Site is the page chrome for the page at current.
+	Site func(current string) pages.Site
+	// Base is the base path the site is served under ("" at the root), for redirects and the
+	// API's URLs.
+	Base string
+	// EditorScript is the editor's script URL (the hashed lib/editor.min.js).
+	EditorScript string
+	// Book and Sources are the notebook's prose and highlighted code: a POST's answer is the
+	// workbench's whole page.
+	Book    *content.Book
+	Sources map[string]pages.Source
+	Log     *slog.Logger
+	// Runner runs the checks in its heavy slots and keeps them in its result cache; Admit charges
+	// them to the client's allowance of runs.
+	Runner *runs.Runner
+	Admit  *runs.Admission
+	// Checks runs a check in its child process.
+	Checks workbench.Sandbox
+	// Shares keeps shared handlers (nil: this server keeps none; see SetShares); ShareCreates
+	// limits the shares a client address creates.
+	Shares       ShareStore
+	ShareCreates *web.RateLimiter[netip.Addr]
+	// Rejected counts refused requests by reason, Lookups the result cache's hits and misses.
+	Rejected, Lookups *prometheus.CounterVec
+}
+
+// Handlers serve the workbench.
+type Handlers struct {
+	d Deps
+}
+
+// New builds the workbench's handlers.
+func New(d Deps) *Handlers { return &Handlers{d: d} }
+
+// SetShares gives the handlers the store shares are kept in, before the server serves.
+func (h *Handlers) SetShares(st ShareStore) { h.d.Shares = st }
+
+// SetCheckCommand is a test hook: it makes cmd the checks' child process (a test's own binary),
+// before the server serves.
+func (h *Handlers) SetCheckCommand(cmd func(context.Context) *exec.Cmd) { h.d.Checks.Command = cmd }
+
+// WithEditor adds the editor's script to a page's scripts, before app.js, which mounts it again
 // after every htmx swap.
-func (s *server) withEditor(site pages.Site) pages.Site {
-	ed := s.assets.URL(s.cfg.BasePath, "lib/editor.min.js")
+func (h *Handlers) WithEditor(site pages.Site) pages.Site {
+	ed := h.d.EditorScript
 	scripts := make([]string, 0, len(site.Scripts)+1)
 	for i, src := range site.Scripts {
 		if i == len(site.Scripts)-1 {
@@ -41,7 +92,7 @@ func (s *server) withEditor(site pages.Site) pages.Site {
 
 // workbenchBase is the part of the workbench's view that does not depend on the check: where its
 // forms post, the templates menu with current marked, and the exercise ladder.
-func (s *server) workbenchBase(site pages.Site, current string) pages.WorkbenchView {
+func (h *Handlers) workbenchBase(site pages.Site, current string) pages.WorkbenchView {
 	v := pages.WorkbenchView{Action: site.URL(workbenchPath), TraceAction: site.URL(workbenchPath + "/trace"),
 		ShareAction: site.URL(workbenchPath + "/share"), Template: current}
 	for _, t := range workbench.Templates() {
@@ -93,17 +144,18 @@ func paramsOf(base string, q url.Values) map[string][]string {
 	return raw
 }
 
-// workbenchOnPage is the workbench on its page for "GET /workbench": the template the query names
-// (or the first rung's), at its parameters and the query's, already checked, since a check is
-// cached and the reader should see a result at once.
-func (s *server) workbenchOnPage(ctx context.Context, site pages.Site, q url.Values) (*pages.WorkbenchView, int) {
+// OnPage is the workbench on its page for "GET /workbench": the template the query names (or the
+// first rung's), at its parameters and the query's, already checked, since a check is cached and
+// the reader should see a result at once. It answers the status the page should have (499: the
+// reader left).
+func (h *Handlers) OnPage(ctx context.Context, site pages.Site, q url.Values) (*pages.WorkbenchView, int) {
 	name := q.Get("template")
 	t, ok := workbench.LookupTemplate(name)
 	if !ok {
 		t, _ = workbench.LookupTemplate(defaultTemplate)
 	}
-	v := s.workbenchBase(site, t.Name)
-	status := s.fillCheck(ctx, site, &v, t.Source, paramsOf(t.Query, q), "")
+	v := h.workbenchBase(site, t.Name)
+	status := h.fillCheck(ctx, site, &v, t.Source, paramsOf(t.Query, q), "")
 	if name != "" && !ok {
 		v.Problem = "There is no template named " + strconv.Quote(experiments.Clip(name, 40)) + "; the editor holds " + t.Title + " instead."
 	}
@@ -113,7 +165,7 @@ func (s *server) workbenchOnPage(ctx context.Context, site pages.Site, q url.Val
 // fillCheck puts the source, the form's values and the check's answer into v: the result, or
 // the handler's mistakes, the refused fields, or why nothing ran. trace ("point:job"), when set,
 // also asks for one job's timeline. It answers the status the page should have.
-func (s *server) fillCheck(ctx context.Context, site pages.Site, v *pages.WorkbenchView, src string, raw map[string][]string, trace string) int {
+func (h *Handlers) fillCheck(ctx context.Context, site pages.Site, v *pages.WorkbenchView, src string, raw map[string][]string, trace string) int {
 	v.Source = src
 	p, err := workbench.Parse(raw)
 	var fe experiments.FieldErrors
@@ -123,8 +175,8 @@ func (s *server) fillCheck(ctx context.Context, site pages.Site, v *pages.Workbe
 		v.FieldErrors = len(fe)
 		return http.StatusUnprocessableEntity
 	}
-	res, err := s.check(ctx, src, p)
-	if status, done := s.refusal(v, err); done {
+	res, err := h.check(ctx, src, p)
+	if status, done := h.refusal(v, err); done {
 		return status
 	}
 	smallestURL := ""
@@ -136,7 +188,7 @@ func (s *server) fillCheck(ctx context.Context, site pages.Site, v *pages.Workbe
 			smallestURL = site.URL(workbenchPath) + "?template=" + url.QueryEscape(v.Template) + "&" + res.Smallest.Query
 		}
 	}
-	r := pages.NewWorkbenchResult(res, smallestURL, sourceHash(src))
+	r := pages.NewWorkbenchResult(res, smallestURL, workbench.SourceHash(src))
 	v.Result = &r
 	if trace == "" {
 		return http.StatusOK
@@ -146,8 +198,8 @@ func (s *server) fillCheck(ctx context.Context, site pages.Site, v *pages.Workbe
 		v.Problem = "The timeline asked for (" + experiments.Clip(trace, 24) + ") is not a crash point and a job."
 		return http.StatusBadRequest
 	}
-	tr, err := s.trace(ctx, src, p, point, job)
-	if status, done := s.refusal(v, err); done {
+	tr, err := h.trace(ctx, src, p, point, job)
+	if status, done := h.refusal(v, err); done {
 		v.Result = &r // the check stands; only the timeline was refused
 		return status
 	}
@@ -158,7 +210,7 @@ func (s *server) fillCheck(ctx context.Context, site pages.Site, v *pages.Workbe
 
 // refusal puts a failed check's reason into v: the handler's mistake at its line, refused
 // parameters beside their fields, or why it could not run now. done is false when err is nil.
-func (s *server) refusal(v *pages.WorkbenchView, err error) (status int, done bool) {
+func (h *Handlers) refusal(v *pages.WorkbenchView, err error) (status int, done bool) {
 	if err == nil {
 		return 0, false
 	}
@@ -182,7 +234,7 @@ func (s *server) refusal(v *pages.WorkbenchView, err error) (status int, done bo
 	case errors.Is(err, context.Canceled):
 		return 499, true
 	}
-	s.log.Error("workbench check", "err", err)
+	h.d.Log.Error("workbench check", "err", err)
 	v.Problem = "The check's process failed on the server."
 	return http.StatusInternalServerError, true
 }
@@ -245,31 +297,31 @@ func postedCheck(c echo.Context) (src, tmpl string, raw map[string][]string, err
 	return strings.ReplaceAll(form.Get("source"), "\r\n", "\n"), form.Get("template"), paramsOf("", form), nil
 }
 
-// handleWorkbenchCheck handles "POST /workbench": Check. Without script it answers the whole page
-// with the result; from htmx, the result panel and the parameters alone.
-func (s *server) handleWorkbenchCheck() echo.HandlerFunc {
-	return s.workbenchPost(false)
+// Check handles "POST /workbench": Check. Without script it answers the whole page with the
+// result; from htmx, the result panel and the parameters alone.
+func (h *Handlers) Check() echo.HandlerFunc {
+	return h.post(false)
 }
 
-// handleWorkbenchTrace handles "POST /workbench/trace": one job's timeline at one crash point of
-// the posted handler (trace=point:job). htmx gets the timeline alone, for the result's panel.
-func (s *server) handleWorkbenchTrace() echo.HandlerFunc {
-	return s.workbenchPost(true)
+// Trace handles "POST /workbench/trace": one job's timeline at one crash point of the posted
+// handler (trace=point:job). htmx gets the timeline alone, for the result's panel.
+func (h *Handlers) Trace() echo.HandlerFunc {
+	return h.post(true)
 }
 
-func (s *server) workbenchPost(traced bool) echo.HandlerFunc {
+func (h *Handlers) post(traced bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		src, tmpl, raw, err := postedCheck(c)
 		if err != nil {
 			return err
 		}
-		site := s.site(workbenchPath)
-		v := s.workbenchBase(site, tmpl)
+		site := h.d.Site(workbenchPath)
+		v := h.workbenchBase(site, tmpl)
 		trace := ""
 		if traced {
 			trace = c.FormValue("trace")
 		}
-		status := s.fillCheck(c.Request().Context(), site, &v, src, raw, trace)
+		status := h.fillCheck(c.Request().Context(), site, &v, src, raw, trace)
 		if status == 499 {
 			return context.Canceled
 		}
@@ -280,26 +332,26 @@ func (s *server) workbenchPost(traced bool) echo.HandlerFunc {
 		case hx.Active && !traced:
 			return web.Render(c, status, pages.WorkbenchCheck(v))
 		}
-		return s.renderWorkbench(c, site, status, &v)
+		return h.render(c, site, status, &v)
 	}
 }
 
-// renderWorkbench renders the workbench's page whole around v, as handleArticle renders it.
-func (s *server) renderWorkbench(c echo.Context, site pages.Site, status int, v *pages.WorkbenchView) error {
-	page, ok := s.book.Page("workbench")
+// render renders the workbench's page whole around v, as handleArticle renders it.
+func (h *Handlers) render(c echo.Context, site pages.Site, status int, v *pages.WorkbenchView) error {
+	page, ok := h.d.Book.Page("workbench")
 	if !ok {
 		return &web.Error{Status: http.StatusNotFound, Msg: "no such page"}
 	}
-	site = s.withEditor(site)
-	view := pages.ArticleView{Site: site, Page: page, Code: s.sources, Workbench: v}
+	site = h.WithEditor(site)
+	view := pages.ArticleView{Site: site, Page: page, Code: h.d.Sources, Workbench: v}
 	view.Prev, view.Next = pages.Neighbours(site, workbenchPath)
 	return web.Render(c, status, pages.Layout(site, page.Title, pages.Article(view)))
 }
 
-// editLinks are the "Edit and check" links of a page whose designs the workbench has as
+// EditLinks are the "Edit and check" links of a page whose designs the workbench has as
 // templates: after a block's first design (its first source part), after the assembly's
 // experiment, after the outbox on the page across system boundaries.
-func editLinks(site pages.Site, entry content.Entry, page *content.Page) *pages.EditLinks {
+func (h *Handlers) EditLinks(site pages.Site, entry content.Entry, page *content.Page) *pages.EditLinks {
 	var want func(t workbench.Template) bool
 	marker := content.MarkerSource
 	switch n := entry.Block(); {
@@ -333,4 +385,11 @@ func editLinks(site pages.Site, entry content.Entry, page *content.Page) *pages.
 		return nil
 	}
 	return e
+}
+
+// Stop ends the share limiter's sweeps, at shutdown.
+func (h *Handlers) Stop() {
+	if h.d.ShareCreates != nil {
+		h.d.ShareCreates.Close()
+	}
 }

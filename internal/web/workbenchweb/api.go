@@ -1,4 +1,4 @@
-package site
+package workbenchweb
 
 import (
 	"bytes"
@@ -46,28 +46,28 @@ type checkRequest struct {
 func checkJSON(src string, res workbench.Result, share string) map[string]any {
 	out := map[string]any{"verdict": res.Verdict, "points": res.Points, "smallest": res.Smallest,
 		"params": res.Params.Format(), "ops": res.Ops, "publishes": res.Publishes, "lease_time": res.LeaseTime,
-		"output": res.Output, "source_hash": sourceHash(src), "version": present.Version()}
+		"output": res.Output, "source_hash": workbench.SourceHash(src), "version": present.Version()}
 	if share != "" {
 		out["share"] = share
 	}
 	return out
 }
 
-// handleCheckAPI handles "POST /api/workbench/check": 200 with the check, 400 naming a refused
+// CheckAPI handles "POST /api/workbench/check": 200 with the check, 400 naming a refused
 // parameter (or the body), 422 for a mistake in the handler with its line and column.
-func (s *server) handleCheckAPI() echo.HandlerFunc {
+func (h *Handlers) CheckAPI() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in checkRequest
-		if err := readJSON(c.Request(), &in, false); err != nil {
+		if err := readJSON(c.Request(), &in); err != nil {
 			return err
 		}
 		raw, fe := paramsOfJSON(in.Params)
 		if fe != nil {
 			return c.JSON(http.StatusBadRequest, present.APIErrors{Errors: fe})
 		}
-		res, err := s.checkParsed(c.Request().Context(), in.Source, raw)
+		res, err := h.checkParsed(c.Request().Context(), in.Source, raw)
 		if err != nil {
-			return s.checkAPIError(c, err)
+			return h.checkAPIError(c, err)
 		}
 		return c.JSON(http.StatusOK, checkJSON(in.Source, res, ""))
 	}
@@ -75,12 +75,12 @@ func (s *server) handleCheckAPI() echo.HandlerFunc {
 
 // checkAPIError answers a refused check in the API's shape: field errors with 400, a mistake in
 // the handler with 422 and its place, anything else through the one error handler.
-func (s *server) checkAPIError(c echo.Context, err error) error {
+func (h *Handlers) checkAPIError(c echo.Context, err error) error {
 	var fe experiments.FieldErrors
 	var ce *workbench.CodeError
 	switch {
 	case errors.As(err, &fe):
-		s.metrics.Rejected.WithLabelValues("invalid").Inc()
+		h.d.Rejected.WithLabelValues("invalid").Inc()
 		return c.JSON(http.StatusBadRequest, present.APIErrors{Errors: experiments.CapErrors(fe)})
 	case errors.As(err, &ce):
 		return c.JSON(http.StatusUnprocessableEntity, map[string]any{"errors": []codeErrorJSON{{Field: "source", Message: ce.Msg, Line: ce.Line, Col: ce.Col}}})
@@ -121,12 +121,12 @@ func paramsOfJSON(in map[string]json.RawMessage) (map[string][]string, experimen
 }
 
 // checkParsed reads the parameters and runs the check (see check).
-func (s *server) checkParsed(ctx context.Context, src string, raw map[string][]string) (workbench.Result, error) {
+func (h *Handlers) checkParsed(ctx context.Context, src string, raw map[string][]string) (workbench.Result, error) {
 	p, err := workbench.Parse(raw)
 	if err != nil {
 		return workbench.Result{}, err
 	}
-	return s.check(ctx, src, p)
+	return h.check(ctx, src, p)
 }
 
 // check runs a reader's handler in the sandbox's child process, never in this one, admitted like
@@ -134,14 +134,14 @@ func (s *server) checkParsed(ctx context.Context, src string, raw map[string][]s
 // slot (the child's memory is its own, bounded by its own limit, so it takes none of the runs'
 // shared budget), and kept in the result cache, since a check is deterministic. A handler over
 // the size limit is refused before anything is charged.
-func (s *server) check(ctx context.Context, src string, p workbench.Params) (workbench.Result, error) {
+func (h *Handlers) check(ctx context.Context, src string, p workbench.Params) (workbench.Result, error) {
 	if len(src) > workbench.MaxSource {
 		return workbench.Result{}, &workbench.CodeError{Msg: fmt.Sprintf("the handler is %s bytes long; the limit is %s (16 KB)",
 			experiments.Thousands(int64(len(src))), experiments.Thousands(workbench.MaxSource))}
 	}
-	key := "workbench\x00" + sourceHash(src) + strconv.Itoa(len(src)) + "\x00" + p.Query()
-	v, err := s.admitted(ctx, key, func(ctx context.Context) (any, error) {
-		return s.checks.Check(ctx, src, p)
+	key := "workbench\x00" + workbench.SourceHash(src) + strconv.Itoa(len(src)) + "\x00" + p.Query()
+	v, err := h.admitted(ctx, key, func(ctx context.Context) (any, error) {
+		return h.d.Checks.Check(ctx, src, p)
 	})
 	if err != nil {
 		return workbench.Result{}, err
@@ -151,10 +151,10 @@ func (s *server) check(ctx context.Context, src string, p workbench.Params) (wor
 
 // trace tells one job's life at one crash point of a check, in the child process and admitted as
 // check is.
-func (s *server) trace(ctx context.Context, src string, p workbench.Params, point int, job int64) (experiments.Trace, error) {
-	key := fmt.Sprintf("workbench-trace\x00%s%d\x00%s\x00%d\x00%d", sourceHash(src), len(src), p.Query(), point, job)
-	v, err := s.admitted(ctx, key, func(ctx context.Context) (any, error) {
-		return s.checks.Trace(ctx, src, p, point, job)
+func (h *Handlers) trace(ctx context.Context, src string, p workbench.Params, point int, job int64) (experiments.Trace, error) {
+	key := fmt.Sprintf("workbench-trace\x00%s%d\x00%s\x00%d\x00%d", workbench.SourceHash(src), len(src), p.Query(), point, job)
+	v, err := h.admitted(ctx, key, func(ctx context.Context) (any, error) {
+		return h.d.Checks.Trace(ctx, src, p, point, job)
 	})
 	if err != nil {
 		return experiments.Trace{}, err
@@ -165,27 +165,33 @@ func (s *server) trace(ctx context.Context, src string, p workbench.Params, poin
 // admitted answers key from the cache, or charges the client one run and does work in a heavy
 // slot, one flight per key, caching what it answers. Errors are never cached: a handler's mistake
 // costs the reader a run each time, as a refused experiment does not.
-func (s *server) admitted(ctx context.Context, key string, work func(context.Context) (any, error)) (any, error) {
-	if v, ok := s.runner.Cache().Get(key); ok {
-		s.metrics.cache.WithLabelValues("hit").Inc()
+func (h *Handlers) admitted(ctx context.Context, key string, work func(context.Context) (any, error)) (any, error) {
+	if v, ok := h.d.Runner.Cache().Get(key); ok {
+		h.d.Lookups.WithLabelValues("hit").Inc()
 		return v, nil
 	}
-	s.metrics.cache.WithLabelValues("miss").Inc()
-	if ok, wait := s.limiter.Allow(web.ClientOf(ctx)); !ok {
-		s.metrics.Rejected.WithLabelValues("rate_limited").Inc()
-		return nil, &web.Error{Status: http.StatusTooManyRequests, RetryAfter: wait,
-			Msg: "Too many checks and runs from your network address in a short time (a class behind one address shares the allowance)."}
+	h.d.Lookups.WithLabelValues("miss").Inc()
+	if err := h.d.Admit.Work(web.ClientOf(ctx)); err != nil {
+		var re *runs.Error
+		if errors.As(err, &re) && re.Code == http.StatusTooManyRequests {
+			return nil, &web.Error{Status: http.StatusTooManyRequests, RetryAfter: re.Wait, Msg: rateLimited}
+		}
+		return nil, err
 	}
-	return s.runner.Flight(ctx, key, "workbench", checkCost, 0, work)
+	return h.d.Runner.Flight(ctx, key, "workbench", checkCost, 0, work)
 }
 
-// checkDeadline is how long a check's child may run: the sandbox's own deadline, or less when
+// rateLimited is a check refused for the client's allowance: it says checks, since a reader on
+// the workbench has pressed Check rather than Run.
+const rateLimited = "Too many checks and runs from your network address in a short time (a class behind one address shares the allowance)."
+
+// CheckDeadline is how long a check's child may run: the sandbox's own deadline, or less when
 // the server's run timeout is shorter, so the child stops itself (naming the line it was on)
 // before the slot's timeout cuts it off.
-func checkDeadline(cfg config) time.Duration {
+func CheckDeadline(runTimeout time.Duration) time.Duration {
 	d := workbench.DefaultDeadline
-	if cfg.RunTimeout > 0 && cfg.RunTimeout-time.Second < d {
-		d = max(time.Second, cfg.RunTimeout-time.Second)
+	if runTimeout > 0 && runTimeout-time.Second < d {
+		d = max(time.Second, runTimeout-time.Second)
 	}
 	return d
 }
