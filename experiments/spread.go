@@ -78,6 +78,22 @@ func (e *Experiment) SpreadCost(p any, n int) int64 {
 	return c * int64(n)
 }
 
+// SpreadQuery reads the spread of a query (the API's, or the command line's flags read into one),
+// given at most once, for parameters p: 0 when absent, or the field error that refuses it.
+func (e *Experiment) SpreadQuery(p any, q map[string][]string) (int, *FieldError) {
+	v, ok := q[SpreadField]
+	if !ok {
+		return 0, nil
+	}
+	if len(v) != 1 {
+		return 0, &FieldError{Field: SpreadField, Message: "give it once"}
+	}
+	if v[0] == "" {
+		return 0, &FieldError{Field: SpreadField, Message: fmt.Sprintf("the field is empty; it must be a whole number of seeds from %d to %d", MinSpread, MaxSpread)}
+	}
+	return e.ParseSpread(p, v[0])
+}
+
 // ParseSpread reads the spread's size for parameters p from raw, as a form or the API sends it:
 // blank means no spread (0). A value the experiment cannot take comes back as a FieldError on
 // SpreadField whose message says what would be taken, like the experiment's own fields.

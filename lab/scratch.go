@@ -109,6 +109,12 @@ func (s *scratch) remove() {
 	s.lock.Close()
 }
 
+// ScratchDir is a site's one directory for lab scratch: "lab" under its data directory, which is
+// the site's own (a volume in Docker), rather than the machine's shared temporary directory. The
+// server's runs and "site lab" both keep their files there, so each sweeps what the other's killed
+// runs left.
+func ScratchDir(dataDir string) string { return filepath.Join(dataDir, "lab") }
+
 // Sweep removes, under root, every run directory whose run is gone (its lock free, or no lock
 // at all), and what each such run made on the shared broker at natsURL and in the Postgres
 // database at sinkURL, when those are set: a run killed mid-way leaves its stream and schema

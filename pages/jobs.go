@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/present"
 )
 
 // JobsShown is how many ids a "which jobs?" list shows; the CSV through the API has all of them.
@@ -72,7 +73,7 @@ func outcomeOfKey(key string, outcomes []string) (outcome, window string, ok boo
 // pointOfRow names the chart point of row r of t as the experiment's Counts does, from the row's
 // cells for programs (their numbers and words, not their text); window is set for the window
 // grid, whose columns are its windows.
-func (j JobLinks) pointOfRow(t Table, r int, window string) (string, bool) {
+func (j JobLinks) pointOfRow(t present.Table, r int, window string) (string, bool) {
 	if r >= len(t.Data) || len(t.Data[r]) == 0 {
 		return "", false
 	}
@@ -92,7 +93,7 @@ func (j JobLinks) pointOfRow(t Table, r int, window string) (string, bool) {
 }
 
 // For returns the link on cell (r, c) of t, if that cell is a job count above zero.
-func (j JobLinks) For(t Table, r, c int) (CellLink, bool) {
+func (j JobLinks) For(t present.Table, r, c int) (CellLink, bool) {
 	if j.Experiment == "" || c == 0 || c >= len(t.Keys) || r >= len(t.Data) || c >= len(t.Data[r]) {
 		return CellLink{}, false
 	}
@@ -115,7 +116,7 @@ func (j JobLinks) For(t Table, r, c int) (CellLink, bool) {
 		// The outbox's rows come in pairs, one design without and one with consumer dedup: the
 		// row's first cell names only the design, so the label names the consumer too, or two
 		// links would read the same.
-		_, consumer, _ := strings.Cut(PointWords(j.Experiment, point), ", ")
+		_, consumer, _ := strings.Cut(present.PointWords(j.Experiment, point), ", ")
 		label += ", " + consumer
 	}
 	return CellLink{URL: j.Base + "?" + q.Encode(), Label: label}, true
@@ -330,7 +331,7 @@ func OneStepText(v JobView) string {
 // StepText writes a step: whole steps with thousands separators, seconds to the millisecond.
 func StepText(s float64) string {
 	if s == float64(int64(s)) {
-		return count(int64(s))
+		return experiments.Thousands(int64(s))
 	}
 	return experiments.FormatFloat(float64(int64(s*1000+0.5)) / 1000)
 }
@@ -373,32 +374,4 @@ func ParamsText(e *experiments.Experiment, params any) string {
 // containsKind reports whether a mark's comma-separated kinds include kind.
 func containsKind(kinds, kind string) bool {
 	return slices.Contains(strings.Split(kinds, ", "), kind)
-}
-
-// PointWords names a chart point for a heading: the axis it lies on, then its value as the
-// tables write it ("window 1,000", "timeout 30 s", "outbox, consumer with dedup").
-func PointWords(experiment, point string) string {
-	num := func(s string) string {
-		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return count(n)
-		}
-		return s
-	}
-	switch experiment {
-	case "window":
-		return "window " + num(point)
-	case "window-grid":
-		md, w, _ := strings.Cut(point, "/")
-		return "max delay " + num(md) + ", window " + num(w)
-	case "lease":
-		return "timeout " + point + " s"
-	case "crash-sweep":
-		return "crash rate " + point
-	case "outbox":
-		if design, ok := strings.CutSuffix(point, "/dedup"); ok {
-			return design + ", consumer with dedup"
-		}
-		return point + ", consumer without dedup"
-	}
-	return point
 }

@@ -9,6 +9,7 @@ import (
 
 	"effectivelyonce/experiments"
 	"effectivelyonce/lab"
+	"effectivelyonce/present"
 )
 
 // LabView is the live lab's part of its page: the form, and the current or last run. Off says
@@ -141,7 +142,7 @@ func LabSettings(p lab.Params) string {
 	for i, d := range p.Designs {
 		names[i] = LabDesignLabel(d)
 	}
-	s := fmt.Sprintf("%s, on %s jobs with %s", sayList(names), experiments.Thousands(p.Jobs), plural(int64(p.Workers), "worker process", "worker processes"))
+	s := fmt.Sprintf("%s, on %s jobs with %s", present.SayList(names), experiments.Thousands(p.Jobs), present.Plural(int64(p.Workers), "worker process", "worker processes"))
 	if p.HasCrash() {
 		s += fmt.Sprintf("; crash rate %s, stream seed %d", experiments.FormatFloat(p.CrashRate), p.Seed)
 	}
@@ -157,7 +158,7 @@ func LabSettings(p lab.Params) string {
 // labLease states a lease run's seed and timeout, the timeout also in the lab's real time.
 func labLease(seed int64, timeout float64) string {
 	return fmt.Sprintf("lease seed %d, lease timeout %s model seconds (%s ms)", seed, experiments.FormatFloat(timeout),
-		count(time.Duration(timeout*float64(lab.ModelSecond)).Round(time.Millisecond).Milliseconds()))
+		experiments.Thousands(time.Duration(timeout*float64(lab.ModelSecond)).Round(time.Millisecond).Milliseconds()))
 }
 
 // NewLabResult lays one design's result out for its table. Exactly once has no model count of
@@ -167,7 +168,7 @@ func NewLabResult(r lab.Result, site Site) LabResult {
 	v := LabResult{ID: "lab-" + string(r.Design), Design: LabDesignLabel(r.Design), Jobs: r.Jobs, Crashed: r.Crashed,
 		Killed: r.WorkersKilled, Redelivered: r.Redeliveries, Seconds: fmt.Sprintf("%.1f", r.Seconds), Matches: r.MatchesModel(),
 		Lease: r.Design.IsLease(), Tolerance: r.Tolerance, FireAndForget: r.FireAndForgetAcks && !r.Design.IsLease(), Workers: r.Workers}
-	v.Settings = plural(int64(r.Workers), "worker", "workers")
+	v.Settings = present.Plural(int64(r.Workers), "worker", "workers")
 	if v.Lease {
 		v.Settings += ", " + labLease(r.Seed, r.LeaseTimeout)
 		v.BlockURL = site.URL("/blocks/6") + "?" + url.Values{"jobs": {strconv.FormatInt(r.Jobs, 10)}, "seed": {strconv.FormatInt(r.Seed, 10)},

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"effectivelyonce/present"
 	"effectivelyonce/rooms"
 )
 
@@ -170,7 +171,7 @@ func (v RoomView) Title(path string) string {
 }
 
 // Num writes a guess or a measured value as a person would type it, with separators.
-func Num(v float64) string { return exact(v) }
+func Num(v float64) string { return present.Exact(v) }
 
 // Distance says how far a member's guess landed from the truth, in words.
 func Distance(d float64) string {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/present"
 )
 
 // ShrinkView is the smallest failing case of one claim, as the verify page shows it under the table.
@@ -59,7 +60,7 @@ func NewShrinkViews(site Site, pagePath, domID string, all []experiments.Shrunk,
 			DOMID: domID + "-shrink-" + s.Kind.String(),
 			// "...and only" continues the claim above it in the table; here it stands alone.
 			ClaimID: s.Claim.ID, Claim: strings.TrimPrefix(s.Claim.Text, "..."),
-			Jobs:      plural(s.Params.Jobs, "job", "jobs"),
+			Jobs:      present.Plural(s.Params.Jobs, "job", "jobs"),
 			Permalink: site.URL(pagePath) + "?" + VerifyQuery(s.Params) + "#" + domID,
 			Detail:    s.Claim.Detail, Fate: s.Fate, Story: s.Story,
 			Total: len(s.Culprits), StoppedEarly: s.StoppedEarly, Tried: s.Tried,
@@ -71,9 +72,9 @@ func NewShrinkViews(site Site, pagePath, domID string, all []experiments.Shrunk,
 		case s.Params.Jobs == s.From.Jobs:
 			v.Lead = fmt.Sprintf("No shorter start of this stream fails it the same way: %s is already the smallest.", v.Jobs)
 		default:
-			v.Lead = fmt.Sprintf("It still fails on the first %s of the %s above, with the same seeds.", v.Jobs, plural(s.From.Jobs, "job", "jobs"))
+			v.Lead = fmt.Sprintf("It still fails on the first %s of the %s above, with the same seeds.", v.Jobs, present.Plural(s.From.Jobs, "job", "jobs"))
 			if s.Params.Jobs == 1 {
-				v.Lead = fmt.Sprintf("It still fails on the first job alone of the %s above, with the same seeds.", plural(s.From.Jobs, "job", "jobs"))
+				v.Lead = fmt.Sprintf("It still fails on the first job alone of the %s above, with the same seeds.", present.Plural(s.From.Jobs, "job", "jobs"))
 			}
 			// The search shortened the stream for this claim alone, and the claims about slow jobs
 			// or late repeats need a long stream to hold, so the case's own page may show others
@@ -176,7 +177,7 @@ func jobsLabel(c ShrinkView) string {
 	if c.Total == 1 {
 		return "The job:"
 	}
-	return "The " + count(int64(c.Total)) + " jobs:"
+	return "The " + experiments.Thousands(int64(c.Total)) + " jobs:"
 }
 
 // streamsWord is "stream" or "streams" for n.

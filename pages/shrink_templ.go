@@ -6,10 +6,12 @@ package pages
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
+import (
+	"strconv"
 
-import "strconv"
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
+)
 
 // ShrinkCases is the smallest failing case of each claim that failed, shown under the verifier's
 // table. sub says the block has no title of its own, so its headings sit one level up.

@@ -1,16 +1,18 @@
-// Package pages turns content and experiment results into HTML: view models, templ components and
-// the chart options built with go-echarts. Components take view models only and never do I/O.
+// Package pages turns content and experiment results into HTML: view models and templ components,
+// drawing what package present says of each run. Components take view models only and never do I/O.
 package pages
 
 import (
 	"cmp"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/a-h/templ"
 
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
+	"effectivelyonce/present"
 )
 
 // DOMIDPrefix starts the element id of every experiment's block; an htmx rerun names the block it
@@ -91,8 +93,8 @@ type ExperimentView struct {
 	Invalid bool
 	// Busy is set when the run was refused for load; the form is kept.
 	Busy      string
-	Charts    []Chart
-	Tables    []Table
+	Charts    []present.Chart
+	Tables    []present.Table
 	Reading   []string
 	Permalink string
 	ResetURL  string
@@ -139,7 +141,7 @@ type Run struct {
 	Errors    experiments.FieldErrors
 	Busy      string
 	// Scope is how this page shows the result, from the options of the experiment's marker.
-	Scope Scope
+	Scope present.Scope
 	// SpreadRaw is the "spread over N seeds" field as typed, SpreadN the number it asks for (0 for
 	// none), and Spread the summary once it is computed (see spread.go).
 	SpreadRaw string
@@ -239,7 +241,7 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) (Experiment
 	v.CSVURL = site.URL("/api/experiments/"+e.Name) + "?" + api.Encode()
 	if r.Result != nil {
 		v.Version, v.ParamsHash = cmp.Or(site.Version, "devel"), e.ParamsHash(r.Params)
-		pr, err := PresenterOf(e)
+		pr, err := present.PresenterOf(e)
 		if err != nil {
 			return v, err
 		}
@@ -277,7 +279,7 @@ func boundOf(r Run, all []Run, f experiments.Field) string {
 	if !tighter || low < f.MinInt {
 		return ""
 	}
-	return count(low)
+	return experiments.Thousands(low)
 }
 
 // ArticleView is a prose page with its interactive parts resolved.
@@ -323,7 +325,7 @@ const PlainFile = "mechanisms.go"
 func (s Source) Plain() bool { return s.File == PlainFile }
 
 // LinesText says how long the function is, for the summary of a folded one: "115 lines".
-func (s Source) LinesText() string { return plural(int64(s.Lines), "line", "lines") }
+func (s Source) LinesText() string { return present.Plural(int64(s.Lines), "line", "lines") }
 
 // TimelineView is the crash-window walk-through: every step, the current one, and links to step.
 type TimelineView struct {
@@ -365,3 +367,13 @@ type Question struct {
 // longer one before reading it (its maxRawLen), and the form, its hidden copies and its links then
 // keep only this much of it, marked with an ellipsis, so that a pasted essay is never echoed in full.
 const MaxShownValue = 1000
+
+// MeasuredText is the question's measurement as the page prints numbers, with thousands
+// separators; the data attribute keeps the plain digits for the script that compares a guess.
+func (q Question) MeasuredText() string {
+	v, err := strconv.ParseInt(q.Measured, 10, 64)
+	if err != nil {
+		return q.Measured
+	}
+	return experiments.Thousands(v)
+}

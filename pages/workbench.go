@@ -155,10 +155,10 @@ func NewWorkbenchResult(res workbench.Result, smallestURL, hash string) Workbenc
 		id := "wb-point-" + name
 		row := WorkbenchRow{Point: name, Label: p.Label, Survives: p.Survives}
 		cell := func(n int64, outcome string) WorkbenchCell {
-			c := WorkbenchCell{Text: count(n)}
+			c := WorkbenchCell{Text: experiments.Thousands(n)}
 			if n > 0 && !p.Survives && outcome != "" {
 				c.Anchor = id + "-" + outcome
-				c.Label = "which jobs? " + count(n) + " " + OutcomeWords(outcome) + " at crash point " + name
+				c.Label = "which jobs? " + experiments.Thousands(n) + " " + OutcomeWords(outcome) + " at crash point " + name
 			}
 			return c
 		}
@@ -185,7 +185,7 @@ func NewWorkbenchResult(res workbench.Result, smallestURL, hash string) Workbenc
 				if len(ids) == 0 {
 					continue
 				}
-				j := WorkbenchJobs{ID: id + "-" + o, Words: count(int64(len(ids))) + " " + OutcomeWords(o), Total: int64(len(ids))}
+				j := WorkbenchJobs{ID: id + "-" + o, Words: experiments.Thousands(int64(len(ids))) + " " + OutcomeWords(o), Total: int64(len(ids))}
 				for _, job := range ids[:min(len(ids), JobsShown)] {
 					js := strconv.FormatInt(job, 10)
 					j.IDs = append(j.IDs, WorkbenchJob{ID: js, Trace: strconv.Itoa(p.CrashPoint) + ":" + js})

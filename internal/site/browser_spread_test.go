@@ -25,7 +25,7 @@ func startPacedSuite(t *testing.T, pace time.Duration) *browserSuite {
 	s := newTestServer(t, cfg)
 	ts := httptest.NewServer(s.echo)
 	t.Cleanup(ts.Close)
-	t.Cleanup(s.spreads.stop)
+	t.Cleanup(s.notebook.Stop)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(execPath), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("hide-scrollbars", true),

@@ -2,12 +2,15 @@ package site
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"syscall"
 
+	"effectivelyonce/internal/cli"
 	"effectivelyonce/lab"
 	"effectivelyonce/workbench"
 )
@@ -20,20 +23,16 @@ func Main() {
 	err := Run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
-		if err != ErrSilent {
+		if !errors.Is(err, cli.ErrSilent) {
 			fmt.Fprintln(os.Stderr, "site:", err)
 		}
 		os.Exit(1)
 	}
 }
 
-// ErrSilent is a failure already told on stdout or stderr: main exits 1 without saying more.
-var ErrSilent = fmt.Errorf("failed")
-
-// run dispatches to a subcommand. Every dependency comes in as an argument so tests can drive the
-// whole program in-process.
 // Run runs one command of the site binary: args[0] is the program, args[1] the command (serve
-// when it is absent or a flag).
+// when it is absent or a flag). Every dependency comes in as an argument so tests can drive the
+// whole program in-process. A failure the command has already told (cli.ErrSilent) exits 1 quietly.
 func Run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	cmd, rest := "serve", args[1:]
 	if len(rest) > 0 && len(rest[0]) > 0 && rest[0][0] != '-' {
@@ -47,23 +46,23 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		return serve(ctx, cfg, stdout)
 	case "run":
-		return cliRun(ctx, rest, stdout)
+		return cli.Run(ctx, rest, stdout)
 	case "verify":
-		return cliVerify(ctx, rest, stdout)
+		return cli.Verify(ctx, rest, stdout)
 	case "list":
-		return cliList(stdout)
+		return cli.List(stdout)
 	case "healthcheck":
 		cfg, err := loadConfig(rest, getenv, stderr)
 		if err != nil {
 			return err
 		}
-		return healthcheck(ctx, cfg)
+		return cli.Healthcheck(ctx, cfg.Addr, cfg.BasePath)
 	case "lab":
-		return cliLab(ctx, rest, getenv, stdout, stderr)
+		return cli.Lab(ctx, rest, getenv, stdout, stderr, cli.Children{LabWorker: siteLabWorker, Check: siteWorkbenchChild})
 	case "lab-worker": // one of a lab run's worker processes; started by the lab, not by people
 		return lab.WorkerMain(ctx, getenv)
 	case "check":
-		return cliCheck(ctx, rest, stdout, siteWorkbenchChild)
+		return cli.Check(ctx, rest, stdout, siteWorkbenchChild)
 	case workbench.ChildCommand: // one check's child process; started by the workbench, not by people
 		return workbench.ChildMain(ctx, os.Stdin, stdout)
 	case "help", "-h", "--help":
@@ -71,6 +70,17 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return nil
 	}
 	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+}
+
+// siteWorkbenchChild is the child process of a check: the site's own binary as `site
+// workbench-check`, the hidden subcommand that runs workbench.ChildMain. The server's checks and
+// the command line's (site check, site lab -handler) start it.
+func siteWorkbenchChild(ctx context.Context) *exec.Cmd {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	return exec.CommandContext(ctx, exe, workbench.ChildCommand)
 }
 
 const usage = `usage:

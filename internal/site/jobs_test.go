@@ -12,7 +12,9 @@ import (
 
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/web/notebook"
 	"effectivelyonce/pages"
+	"effectivelyonce/present"
 )
 
 // escapedAt1000 is what the engine lists for block 4's escaped count at window 1,000, at the
@@ -70,7 +72,7 @@ func TestJobsAPI(t *testing.T) {
 	// A list is an export like a run's CSV: it says which build and which inputs made it.
 	w, _ := experiments.Lookup("window")
 	if prov := "# version=devel\r\n# params_hash=" + w.ParamsHash(w.Defaults()) + "\r\nid\r\n"; !strings.Contains(r.body, prov) {
-		t.Errorf("csv lacks the run's pages.Provenance %q: %.400s", prov, r.body)
+		t.Errorf("csv lacks the run's present.Provenance %q: %.400s", prov, r.body)
 	}
 
 	id := strconv.FormatInt(want.IDs[0], 10)
@@ -89,7 +91,7 @@ func TestJobsAPI(t *testing.T) {
 
 	r = do(t, s, "GET", "/api/experiments", nil)
 	var cat struct {
-		Experiments []apiExperiment `json:"experiments"`
+		Experiments []notebook.APIExperiment `json:"experiments"`
 	}
 	if err := json.Unmarshal([]byte(r.body), &cat); err != nil {
 		t.Fatal(err)
@@ -123,7 +125,7 @@ func TestJobsAPIErrors(t *testing.T) {
 	} {
 		t.Run(tc.target, func(t *testing.T) {
 			r := do(t, s, "GET", tc.target, nil)
-			var body apiErrors
+			var body present.APIErrors
 			if r.status != 400 || json.Unmarshal([]byte(r.body), &body) != nil || len(body.Errors) == 0 {
 				t.Fatalf("status %d: %.300s", r.status, r.body)
 			}
@@ -174,24 +176,6 @@ func TestJobsPages(t *testing.T) {
 	}
 	if r = do(t, s, "GET", "/jobs/window/"+id+"?point=77", nil); r.status != 400 || !strings.Contains(r.body, "point") {
 		t.Errorf("a bad point: status %d: %.300s", r.status, r.body)
-	}
-}
-
-// TestCLITrace: "site run window -trace ID -point 1000" prints the job's events, and -outcome
-// prints the ids.
-func TestCLITrace(t *testing.T) {
-	want := escapedAt1000(t)
-	id := strconv.FormatInt(want.IDs[0], 10)
-	out, err := runCLI(t, "run", "window", "-trace", id, "-point", "1000")
-	if err != nil || !strings.Contains(out, "job "+id+" at 1000: escaped") || !strings.Contains(out, "evicted") || !strings.Contains(out, "redelivered") {
-		t.Fatalf("trace: %v\n%s", err, out)
-	}
-	out, err = runCLI(t, "run", "window", "-outcome", "escaped", "-point", "1000")
-	if err != nil || !strings.HasPrefix(out, experiments.Thousands(want.Total)+" ") || len(strings.Fields(strings.SplitN(out, "\n", 2)[1])) != int(want.Total) {
-		t.Fatalf("list: %v\n%.300s", err, out)
-	}
-	if _, err := runCLI(t, "run", "window", "-outcome", "vanished"); err == nil || !strings.Contains(err.Error(), "-outcome") {
-		t.Errorf("a bad outcome: %v", err)
 	}
 }
 
@@ -255,7 +239,7 @@ func TestJobsPagesLeadBack(t *testing.T) {
 		for _, path := range []string{list, "/jobs/" + tc.name + "/0?" + tc.query + "&point=" + url.QueryEscape(point)} {
 			r := do(t, s, "GET", path, nil)
 			if r.status != 200 || !strings.Contains(r.body, "parameters <code>"+hash+"</code>") || !strings.Contains(r.body, "Notebook version <code>") {
-				t.Fatalf("%s: status %d, no pages.Provenance %s: %.300s", path, r.status, hash, r.body)
+				t.Fatalf("%s: status %d, no present.Provenance %s: %.300s", path, r.status, hash, r.body)
 			}
 			m := regexp.MustCompile(`<footer class="jobs-foot"><p><a href="([^"]*)">Back to ([^<]*)</a>`).FindStringSubmatch(r.body)
 			if m == nil || !strings.Contains(m[2], tc.title) {

@@ -15,7 +15,7 @@ var doneCount = regexp.MustCompile(`data-count="done"[^>]*>([0-9,]+)`)
 func BenchmarkLabFirstProgress(b *testing.B) {
 	s := newTestServer(b, testConfig())
 	w := testLabWorkers(b)
-	s.lab.command = w.command
+	s.lab.Runner().Command = w.command
 	br := &browser{t: b, s: s, cookies: map[string]string{}}
 	var total time.Duration
 	for b.Loop() {
@@ -36,10 +36,8 @@ func BenchmarkLabFirstProgress(b *testing.B) {
 			time.Sleep(5 * time.Millisecond)
 		}
 		total += time.Since(start)
-		s.lab.mu.Lock()
-		id, owner := s.lab.cur.ID, s.lab.cur.Data.owner
-		s.lab.mu.Unlock()
-		s.lab.cancelRun(id, owner)
+		cur := s.lab.Runner().Current()
+		s.lab.Runner().Cancel(cur.ID, cur.Data.Owner())
 	}
 	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms-to-progress")
 }

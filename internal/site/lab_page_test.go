@@ -6,7 +6,6 @@ import (
 	"html"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"net/url"
 	"os"
 	"os/exec"
@@ -19,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"effectivelyonce/internal/web/labweb"
 	"effectivelyonce/lab"
 )
 
@@ -65,9 +65,9 @@ func newLabServer(t *testing.T, cfg config) (*server, *labWorkers, string) {
 	t.Helper()
 	s := newTestServer(t, cfg)
 	w := testLabWorkers(t)
-	s.lab.command = w.command
-	s.lab.scratchDir = t.TempDir()
-	return s, w, s.lab.scratchDir
+	s.lab.Runner().Command = w.command
+	s.lab.Runner().ScratchDir = t.TempDir()
+	return s, w, s.lab.Runner().ScratchDir
 }
 
 // labForm is the lab's form with small values, designs as given.
@@ -206,7 +206,7 @@ func TestLabOneRunAtATimeAndCancel(t *testing.T) {
 	if r.status != http.StatusSeeOther {
 		t.Fatalf("Run: %d", r.status)
 	}
-	if b.cookies[labOwnerCookie] == "" {
+	if b.cookies[labweb.OwnerCookie] == "" {
 		t.Fatal("Run set no owner cookie")
 	}
 	settings := "Ack after work, on 5,000 jobs with 2 worker processes; crash rate 0.05, stream seed 13; confirmed acks"
@@ -251,7 +251,7 @@ func TestLabOneRunAtATimeAndCancel(t *testing.T) {
 		if r.status != http.StatusForbidden || !strings.Contains(r.body, "only the browser that started it can cancel it") {
 			t.Errorf("Cancel from %s: %d", name, r.status)
 		}
-		if st := s.lab.status(s.site(""), ""); st == nil || !st.Running {
+		if st := s.lab.Runner().Status(s.site(""), ""); st == nil || !st.Running {
 			t.Fatalf("Cancel from %s stopped the run", name)
 		}
 	}
@@ -334,7 +334,7 @@ func TestLabOff(t *testing.T) {
 	if r := b.post("/lab/runs", smallLabForm("100", lab.DedupInTx)); r.status != http.StatusForbidden || !strings.Contains(r.body, "turned off") {
 		t.Errorf("Run with LAB=off: %d", r.status)
 	}
-	if s.lab.status(s.site(""), "") != nil {
+	if s.lab.Runner().Status(s.site(""), "") != nil {
 		t.Error("a run started with LAB=off")
 	}
 }
@@ -380,7 +380,7 @@ func TestLabBadValuesNameTheirField(t *testing.T) {
 	if strings.Join(order, " ") != "lab-design-ack-before-work lab-jobs lab-workers lab-crash-rate lab-seed" {
 		t.Errorf("the summary lists %v, want every refused value in the form's order", order)
 	}
-	if s.lab.status(s.site(""), "") != nil {
+	if s.lab.Runner().Status(s.site(""), "") != nil {
 		t.Error("a refused form started a run")
 	}
 }
@@ -407,38 +407,6 @@ func TestLabConfig(t *testing.T) {
 		if _, err := loadConfig(bad, func(string) string { return "" }, nil); err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(bad[0], "-")) {
 			t.Errorf("%v: %v, want an error naming %s", bad, err, bad[0])
 		}
-	}
-}
-
-// TestLabRunNobodyWatchesIsCancelled checks the lab's answer to a reader who closes the tab: a
-// run whose progress nobody asks for is cancelled, its workers killed, instead of running on.
-func TestLabRunNobodyWatchesIsCancelled(t *testing.T) {
-	s := newTestServer(t, testConfig())
-	w := testLabWorkers(t)
-	s.lab.command = w.command
-	s.lab.setUnwatched(400 * time.Millisecond)
-	p := lab.DefaultParams()
-	p.Designs, p.Jobs, p.Workers = []lab.Design{lab.AckAfterWork}, 5000, 2
-	if _, err := s.lab.start(p, newLabOwner(), netip.Addr{}); err != nil {
-		t.Fatal(err)
-	}
-	s.lab.mu.Lock()
-	run := s.lab.cur
-	s.lab.mu.Unlock()
-	select {
-	case <-run.Finished():
-	case <-time.After(30 * time.Second):
-		t.Fatal("an unwatched run was not cancelled")
-	}
-	s.lab.mu.Lock()
-	ended := run.Data.ended
-	s.lab.mu.Unlock()
-	_, _, abandoned := run.State()
-	if !abandoned || !strings.Contains(ended, "nobody had watched") {
-		t.Errorf("ended %q (abandoned %v), want it cancelled for want of a reader", ended, abandoned)
-	}
-	if alive := w.alive(); len(alive) > 0 {
-		t.Errorf("workers %v outlived the cancelled run", alive)
 	}
 }
 

@@ -1,41 +1,16 @@
 package site
 
 import (
-	"bytes"
 	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-)
 
-// runningLabWorkers lists the PIDs of this test binary's processes running as "lab-worker": the lab's
-// workers, whoever their parent is now.
-func runningLabWorkers(t *testing.T) []int {
-	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []byte(self + "\x00lab-worker")
-	dirs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	var pids []int
-	for _, d := range dirs {
-		b, err := os.ReadFile(d)
-		if err != nil || !bytes.HasPrefix(b, want) {
-			continue
-		}
-		if pid, err := strconv.Atoi(strings.Split(d, "/")[2]); err == nil {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
+	"effectivelyonce/lab/labtest"
+)
 
 // TestSIGTERMMidLabRunLeavesNothing stops a real site process with SIGTERM while a lab run has
 // its workers busy: the site must kill every worker, remove the run's files and exit, and a new
@@ -47,7 +22,7 @@ func TestSIGTERMMidLabRunLeavesNothing(t *testing.T) {
 	tmp, data := t.TempDir(), t.TempDir()
 	k := startKillable(t, "TMPDIR="+tmp, "DATA_DIR="+data)
 	postLabRun(t, k, url.Values{"design": {"ack-after-work"}, "jobs": {"5000"}, "workers": {"4"}, "crash_rate": {"0.05"}, "seed": {"13"}})
-	pids := waitLabWorkers(t, 4)
+	pids := labtest.WaitWorkers(t, 4)
 	if err := k.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +32,7 @@ func TestSIGTERMMidLabRunLeavesNothing(t *testing.T) {
 		t.Fatal("the site did not exit within 30 s of SIGTERM during a lab run")
 	}
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		alive := runningLabWorkers(t)
+		alive := labtest.RunningWorkers(t)
 		if len(alive) == 0 {
 			break
 		}
@@ -66,7 +41,7 @@ func TestSIGTERMMidLabRunLeavesNothing(t *testing.T) {
 		}
 	}
 	for _, dir := range []string{tmp, labScratchDir(data)} {
-		if left := dirNames(dir); len(left) != 0 {
+		if left := labtest.DirNames(dir); len(left) != 0 {
 			t.Errorf("the run left files behind in %s: %v", dir, left)
 		}
 	}
@@ -102,13 +77,13 @@ func TestSIGKILLMidLabRunLeavesNothingForever(t *testing.T) {
 	tmp, data := t.TempDir(), t.TempDir()
 	k := startKillable(t, "TMPDIR="+tmp, "DATA_DIR="+data)
 	postLabRun(t, k, url.Values{"design": {"ack-after-work"}, "jobs": {"5000"}, "workers": {"3"}, "crash_rate": {"0.05"}, "seed": {"13"}})
-	pids := waitLabWorkers(t, 3)
+	pids := labtest.WaitWorkers(t, 3)
 	if err := k.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	<-k.exited
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		alive := runningLabWorkers(t)
+		alive := labtest.RunningWorkers(t)
 		if len(alive) == 0 {
 			break
 		}
@@ -116,17 +91,17 @@ func TestSIGKILLMidLabRunLeavesNothingForever(t *testing.T) {
 			t.Fatalf("lab workers %v outlived the killed site (the run had %v)", alive, pids)
 		}
 	}
-	left := dirNames(labScratchDir(data))
+	left := labtest.DirNames(labScratchDir(data))
 	if len(left) == 0 {
 		t.Fatal("the killed run left nothing in the lab directory: the test proves nothing")
 	}
 	t.Logf("the killed site left %v", left)
-	if names := dirNames(tmp); len(names) != 0 {
+	if names := labtest.DirNames(tmp); len(names) != 0 {
 		t.Errorf("the run wrote to the temporary directory, outside the site's own: %v", names)
 	}
 
 	startKillable(t, "TMPDIR="+tmp, "DATA_DIR="+data) // healthy: the start-up sweep is done
-	if names := dirNames(labScratchDir(data)); len(names) != 0 {
+	if names := labtest.DirNames(labScratchDir(data)); len(names) != 0 {
 		t.Errorf("after a new site started on the same data directory, %v is still there", names)
 	}
 }
@@ -149,27 +124,4 @@ func postLabRun(t *testing.T, k *killable, form url.Values) {
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("POST /lab/runs: %s", resp.Status)
 	}
-}
-
-// waitLabWorkers waits until n of the lab's worker processes run, and answers their pids.
-func waitLabWorkers(t *testing.T, n int) []int {
-	t.Helper()
-	var pids []int
-	for deadline := time.Now().Add(30 * time.Second); len(pids) < n; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the lab's workers never started (found %v)", pids)
-		}
-		pids = runningLabWorkers(t)
-	}
-	return pids
-}
-
-// dirNames lists a directory's entries by name; a directory that is not there has none.
-func dirNames(dir string) []string {
-	entries, _ := os.ReadDir(dir)
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return names
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"effectivelyonce/experiments"
-	"effectivelyonce/pages"
+	"effectivelyonce/present"
 )
 
 // TestProvenanceEverywhere checks that the JSON, the CSV and the page of one run carry the same
@@ -25,18 +25,18 @@ func TestProvenanceEverywhere(t *testing.T) {
 		t.Fatalf("hash %q: want 12 hex digits that differ from the defaults'", hash)
 	}
 	var body struct {
-		Provenance pages.Provenance `json:"provenance"`
+		Provenance present.Provenance `json:"provenance"`
 	}
 	js := do(t, srv, http.MethodGet, "/api/experiments/window?windows=100,1000", nil).body
 	if err := json.Unmarshal([]byte(js), &body); err != nil {
 		t.Fatal(err)
 	}
-	if body.Provenance != (pages.Provenance{Version: "devel", ParamsHash: hash}) {
-		t.Errorf("JSON pages.Provenance %+v, want devel and %s", body.Provenance, hash)
+	if body.Provenance != (present.Provenance{Version: "devel", ParamsHash: hash}) {
+		t.Errorf("JSON present.Provenance %+v, want devel and %s", body.Provenance, hash)
 	}
 	csv := do(t, srv, http.MethodGet, "/api/experiments/window?windows=0100,1000&format=csv", nil).body
 	if !strings.Contains(csv, "# version=devel\r\n# params_hash="+hash+"\r\n") {
-		t.Errorf("CSV lacks the pages.Provenance of %s:\n%s", hash, csv)
+		t.Errorf("CSV lacks the present.Provenance of %s:\n%s", hash, csv)
 	}
 	page := do(t, srv, http.MethodGet, "/blocks/4?windows=100,1000", nil)
 	if page.status != http.StatusOK || !strings.Contains(page.body, "parameters <code>"+hash+"</code>") {

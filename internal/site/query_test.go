@@ -14,6 +14,8 @@ import (
 
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
+	"effectivelyonce/pages"
+	"effectivelyonce/present"
 )
 
 // TestMalformedQueryIsRefused: a query that does not parse is never run on the defaults. The API
@@ -29,7 +31,7 @@ func TestMalformedQueryIsRefused(t *testing.T) {
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			r := do(t, s, "GET", "/api/experiments/window?"+tc.query, nil)
-			var body apiErrors
+			var body present.APIErrors
 			if err := json.Unmarshal([]byte(r.body), &body); err != nil || r.status != 400 || len(body.Errors) == 0 {
 				t.Fatalf("api: %d %s", r.status, r.body)
 			}
@@ -78,11 +80,11 @@ func TestResponsesStaySmall(t *testing.T) {
 		keys = append(keys, "k"+strings.Repeat("x", i%3)+string(rune('a'+i%26))+strconv.Itoa(i)+"=1")
 	}
 	r := do(t, s, "GET", "/api/experiments/window?"+strings.Join(keys, "&"), nil)
-	var body apiErrors
+	var body present.APIErrors
 	if err := json.Unmarshal([]byte(r.body), &body); err != nil || r.status != 400 {
 		t.Fatalf("%d %.300s", r.status, r.body)
 	}
-	if len(body.Errors) != maxFieldErrors+1 || body.Errors[maxFieldErrors].Message != "and 9995 more" || len(r.body) > 4<<10 {
+	if len(body.Errors) != experiments.MaxFieldErrors+1 || body.Errors[experiments.MaxFieldErrors].Message != "and 9995 more" || len(r.body) > 4<<10 {
 		t.Errorf("%d errors in %d bytes; last %+v", len(body.Errors), len(r.body), body.Errors[len(body.Errors)-1])
 	}
 
@@ -94,7 +96,7 @@ func TestResponsesStaySmall(t *testing.T) {
 		}
 		normal := len(do(t, s, "GET", e.Path, nil).body)
 		q := url.Values{"z": {strings.Repeat("z", 36_000)}, "step": {long}}
-		for i, name := range experimentsOn(page) {
+		for i, name := range pages.ExperimentsOn(page) {
 			ex, _ := experiments.Lookup(name)
 			for _, f := range ex.Fields {
 				if i == 0 {

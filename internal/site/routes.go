@@ -1,7 +1,6 @@
 package site
 
 import (
-	"fmt"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -21,37 +20,37 @@ func (s *server) routes() {
 		g.HEAD(path, h, mw...)
 	}
 	for _, e := range content.Contents() {
-		get(e.Path, s.handleArticle(e)) // runs are rate limited inside, where a cached one is free
+		get(e.Path, s.notebook.Article(e)) // runs are rate limited inside, where a cached one is free
 	}
-	get("/blocks/:n", s.handleNoBlock())
+	get("/blocks/:n", s.notebook.NoBlock())
 
 	// The live lab: a run starts from a POST (crossOrigin guards it) and works in the
 	// background; the page polls its progress box, and no GET starts or stops anything.
-	g.POST("/lab/runs", s.handleLabRun())
-	g.POST("/lab/cancel", s.handleLabCancel())
-	get("/lab/progress", s.handleLabProgress())
+	g.POST("/lab/runs", s.lab.Run())
+	g.POST("/lab/cancel", s.lab.Cancel())
+	get("/lab/progress", s.lab.Progress())
 
 	// A page's spread over seeds runs in the background; its box polls, and Cancel is a POST.
-	get("/spread/progress", s.handleSpreadProgress())
-	g.POST("/spread/cancel", s.handleSpreadCancel())
+	get("/spread/progress", s.notebook.SpreadProgress())
+	g.POST("/spread/cancel", s.notebook.SpreadCancel())
 
-	get("/api/experiments", s.handleExperimentList())
-	get("/api/experiments/:name", s.handleExperiment())
+	get("/api/experiments", s.notebook.ExperimentList())
+	get("/api/experiments/:name", s.notebook.Experiment())
 	// "Which jobs?": the jobs behind a count, and one job's timeline, in the API and as pages
 	// (whole, or the fragment htmx loads into a block's jobs panel).
-	get("/api/experiments/:name/jobs", s.handleJobsAPI())
-	get("/api/experiments/:name/jobs/:id", s.handleJobAPI())
-	get("/jobs/:name", s.handleJobsPage())
-	get("/jobs/:name/:id", s.handleJobPage())
+	get("/api/experiments/:name/jobs", s.notebook.JobsAPI())
+	get("/api/experiments/:name/jobs/:id", s.notebook.JobAPI())
+	get("/jobs/:name", s.notebook.JobsPage())
+	get("/jobs/:name/:id", s.notebook.JobPage())
 
 	// The workbench: Check, a job's timeline and Share are POSTs of its form (the source is too
 	// long for a URL); a share's permanent URL checks it again on GET.
-	g.POST("/workbench", s.handleWorkbenchCheck())
-	g.POST("/workbench/trace", s.handleWorkbenchTrace())
-	g.POST("/workbench/share", s.handleWorkbenchShare())
-	get("/workbench/s/:hash", s.handleWorkbenchShared())
-	g.POST("/api/workbench/check", s.handleCheckAPI())
-	g.POST("/api/workbench/shares", s.handleShareAPI())
+	g.POST("/workbench", s.workbench.Check())
+	g.POST("/workbench/trace", s.workbench.Trace())
+	g.POST("/workbench/share", s.workbench.Share())
+	get("/workbench/s/:hash", s.workbench.Shared())
+	g.POST("/api/workbench/check", s.workbench.CheckAPI())
+	g.POST("/api/workbench/shares", s.workbench.ShareAPI())
 
 	// The study rooms. Every change is a POST, PUT or DELETE (crossOrigin guards them all) with a
 	// small body; the caller's key travels in the Authorization header.
@@ -103,14 +102,5 @@ func (s *server) routes() {
 			s.echo.GET(path, home)
 			s.echo.HEAD(path, home)
 		}
-	}
-}
-
-// handleNoBlock handles "GET /blocks/:n" for any n that is not a block of the contents (the blocks
-// themselves have routes of their own, which echo prefers), with a 404 that says which exist.
-func (s *server) handleNoBlock() echo.HandlerFunc {
-	msg := fmt.Sprintf("there are %d blocks, numbered 1 to %d", content.Blocks(), content.Blocks())
-	return func(c echo.Context) error {
-		return &web.Error{Status: http.StatusNotFound, Msg: msg}
 	}
 }

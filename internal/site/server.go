@@ -20,8 +20,12 @@ import (
 	"effectivelyonce/experiments"
 	"effectivelyonce/internal/runs"
 	"effectivelyonce/internal/web"
+	"effectivelyonce/internal/web/labweb"
+	"effectivelyonce/internal/web/notebook"
 	"effectivelyonce/internal/web/roomsweb"
+	"effectivelyonce/internal/web/workbenchweb"
 	"effectivelyonce/pages"
+	"effectivelyonce/present"
 	"effectivelyonce/rooms"
 	"effectivelyonce/rooms/live"
 	"effectivelyonce/rooms/sqlstore"
@@ -39,19 +43,16 @@ type server struct {
 	runner  *runs.Runner
 	// admit charges readers' runs to their client address before they reach the runner.
 	admit *runs.Admission
-	// lab holds the instance's one live-lab run; its command field is how a test swaps the
-	// worker process for the test binary.
-	lab *labRunner
-	// spreads runs the pages' spreads over seeds in the background and keeps their summaries.
-	spreads *spreads
-	limiter *web.RateLimiter[netip.Addr]
-	// shareCreates limits the workbench's shares created per client address; shares is where they
-	// are kept (the rooms' database), nil where a test has none.
-	shareCreates *web.RateLimiter[netip.Addr]
-	shares       shareStore
-	// checks runs the workbench's checks in a child process; tests give it the test binary.
-	checks  workbench.Sandbox
-	metrics *metrics
+	// lab serves the live lab and holds the instance's one run (its Runner is how a test swaps
+	// the worker process for the test binary).
+	lab *labweb.Handlers
+	// notebook serves the pages and their experiments, the API, "which jobs?" and the spreads.
+	notebook *notebook.Handlers
+	limiter  *web.RateLimiter[netip.Addr]
+	// workbench serves the workbench: its checks, in a child process, and its shares, kept in the
+	// rooms' database once serve gives it the store.
+	workbench *workbenchweb.Handlers
+	metrics   *metrics
 	// rooms serves the study rooms (see internal/web/roomsweb).
 	rooms *roomsweb.Handlers
 	// conns is the connection limiter of the listener the server serves, which also bounds its
@@ -73,30 +74,40 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *web.Assets, 
 	m := newMetrics()
 	run := runs.NewRunner(runs.Config{MaxRuns: cfg.MaxRuns, QueueWait: cfg.QueueWait, RunTimeout: cfg.RunTimeout,
 		CacheBytes: cfg.CacheBytes, MemLimit: cfg.MemLimit, Memory: (*experiments.Experiment).Memory}, runs.Metrics{Runs: m.runs, Cache: m.cache, Rejected: m.Rejected})
-	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, runner: run, lab: newLabRunner(cfg, log), spreads: newSpreads(run.Cache()),
-		origins:      web.NewOrigins(cfg.PublicOrigin, cfg.Addr, cfg.Hosts),
-		limiter:      web.NewRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
-		shareCreates: web.NewRateLimiter(float64(cfg.ShareCreatesPerHour)/3600, cfg.ShareCreatesPerHour, cfg.RateClients),
-		checks:       workbench.Sandbox{Command: siteWorkbenchChild, Deadline: checkDeadline(cfg)}}
+	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, runner: run,
+		origins: web.NewOrigins(cfg.PublicOrigin, cfg.Addr, cfg.Hosts),
+		limiter: web.NewRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
+	}
 	s.admit = &runs.Admission{Runner: run, Rate: s.limiter, Rejected: m.Rejected}
-	m.Reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "site_result_cache_bytes", Help: "Estimated size of the cached experiment results.",
-	}, func() float64 { return float64(s.runner.Cache().Bytes()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "site_rate_limiter_clients", Help: "Client addresses the rate limiter tracks now (at most -rate-clients).",
-	}, func() float64 { return float64(s.limiter.Size()) }))
+	cookies := web.Cookies{Base: cfg.BasePath, HTTPS: strings.HasPrefix(cfg.PublicOrigin, "https://")}
+	s.lab = labweb.New(labweb.Deps{Site: s.site, Book: book, Sources: srcs, Cookies: cookies, Off: cfg.LabOff,
+		MaxJobs: int64(cfg.labMaxJobs()), Runner: newLabRunner(cfg, log), Rejected: m.Rejected})
+	s.workbench = workbenchweb.New(workbenchweb.Deps{Site: s.site, Base: cfg.BasePath, EditorScript: a.URL(cfg.BasePath, "lib/editor.min.js"),
+		Book: book, Sources: srcs, Log: log, Runner: run, Admit: s.admit,
+		Checks:       workbench.Sandbox{Command: siteWorkbenchChild, Deadline: workbenchweb.CheckDeadline(cfg.RunTimeout)},
+		ShareCreates: web.NewRateLimiter(float64(cfg.ShareCreatesPerHour)/3600, cfg.ShareCreatesPerHour, cfg.RateClients),
+		Rejected:     m.Rejected, Lookups: m.cache})
 	s.rooms = roomsweb.New(roomsweb.Deps{Rooms: rs, Hub: hub, Admit: s.admit, Book: book, Site: s.site, Origins: s.origins, Log: log, Metrics: m.Metrics,
 		Creates:          web.NewRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
 		Joins:            web.NewRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients),
 		Changes:          web.NewKeyedLimiter[rooms.Hash](float64(cfg.RoomChangesPerMinute)/60, roomsweb.ChangeBurst(cfg.RoomChangesPerMinute), cfg.RateClients),
 		ChangesPerMinute: cfg.RoomChangesPerMinute, StreamsPerKey: cfg.RoomStreamsPerKey, Base: cfg.BasePath,
 		HTTPS: strings.HasPrefix(cfg.PublicOrigin, "https://"), Conns: func() *web.ConnLimiter { return s.conns }})
+	s.notebook = notebook.New(notebook.Deps{Base: cfg.BasePath, Log: log, Book: book, Sources: srcs, Runner: run, Admit: s.admit,
+		Rejected: m.Rejected, MaxRuns: cfg.MaxRuns, Site: s.site, SpreadPace: cfg.spreadPace,
+		Parts: notebook.Parts{RoomBar: s.rooms.Bar, Lab: s.lab.OnPage, Workbench: s.workbench.OnPage, Editor: s.workbench.WithEditor, EditLinks: s.workbench.EditLinks}})
+	m.Reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "site_result_cache_bytes", Help: "Estimated size of the cached experiment results.",
+	}, func() float64 { return float64(s.runner.Cache().Bytes()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "site_rate_limiter_clients", Help: "Client addresses the rate limiter tracks now (at most -rate-clients).",
+	}, func() float64 { return float64(s.limiter.Size()) }))
 	if err := s.checkBook(); err != nil {
 		return nil, err
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = web.Errors{Log: log, APIPrefix: cfg.BasePath + "/api/", FieldOf: roomsweb.ErrorField,
-		APIBody: func(field, msg string) any { return apiError(field, msg) },
+		APIBody: func(field, msg string) any { return present.APIError(field, msg) },
 		Page: func(status int, title, msg string) templ.Component {
 			site := s.site("")
 			return pages.Layout(site, title, pages.ErrorPage(title, msg, site.URL("/")))
@@ -125,7 +136,7 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *web.Assets, 
 		return nil, err
 	}
 	e.Use(cop)
-	e.Use(s.strictQuery())
+	e.Use(notebook.StrictQuery(cfg.BasePath, m.Rejected))
 	e.Use(middleware.BodyLimit("64K"))
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
 		Level: 5,
@@ -152,15 +163,10 @@ func (s *server) checkBook() error {
 		for _, part := range page.Parts {
 			switch part.Marker {
 			case content.MarkerExperiment:
-				e, ok := experiments.Lookup(part.Name())
-				if !ok {
+				if _, ok := experiments.Lookup(part.Name()); !ok {
 					return fmt.Errorf("content %s: no experiment %q", p.Slug, part.Name())
 				}
-				pr, err := pages.PresenterOf(e)
-				if err != nil {
-					return fmt.Errorf("content %s: %w", p.Slug, err)
-				}
-				if err := pr.CheckScope(part); err != nil {
+				if err := pages.CheckMarker(part); err != nil {
 					return fmt.Errorf("content %s: %w", p.Slug, err)
 				}
 			case content.MarkerSource:
@@ -182,7 +188,7 @@ func (s *server) site(current string) pages.Site {
 		CSS:     s.assets.URL(s.cfg.BasePath, "app.css"),
 		Icon:    s.assets.URL(s.cfg.BasePath, "favicon.svg"),
 		Scripts: []string{s.assets.URL(s.cfg.BasePath, "lib/echarts.min.js"), s.assets.URL(s.cfg.BasePath, "lib/htmx.min.js"), s.assets.URL(s.cfg.BasePath, "lib/htmx-sse.min.js"), s.assets.URL(s.cfg.BasePath, "app.js")},
-		Version: pages.Version(),
+		Version: present.Version(),
 	}
 	for _, p := range content.Contents() {
 		v.Contents = append(v.Contents, pages.Link{Title: p.Nav, URL: v.URL(p.Path), Current: p.Path == current})
@@ -299,9 +305,9 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	s.shares = store
+	s.workbench.SetShares(store)
 	go s.rooms.Sweep(ctx)
-	s.lab.sweep(ctx) // the files of lab runs a killed site left behind
+	s.lab.Sweep(ctx) // the files of lab runs a killed site left behind
 	if err := s.runner.Warm(ctx); err != nil {
 		return err
 	}
@@ -324,10 +330,10 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	log.Info("shutting down", "grace", grace)
 	start := time.Now()
 	s.runner.Stop()
-	s.spreads.stop() // cancels every background spread over seeds
-	s.lab.stop()     // kills a lab run's worker processes and removes its files before the exit
+	s.notebook.Stop() // cancels every background spread over seeds
+	s.lab.Stop()      // kills a lab run's worker processes and removes its files before the exit
 	s.limiter.Close()
-	s.shareCreates.Close()
+	s.workbench.Stop()
 	s.rooms.Stop() // ends every room stream, which graceful shutdown would otherwise wait for
 	shut, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()

@@ -77,12 +77,12 @@ func newLoggingServer(t testing.TB, cfg config, w io.Writer) *server {
 		t.Fatal(err)
 	}
 	// A lab run started by a test has the test binary for its workers, and ends with the test.
-	s.lab.command = testLabWorkers(t).command
+	s.lab.Runner().Command = testLabWorkers(t).command
 	// A check's child process is the test binary too (TestCheckChildProcess), and shares are
 	// kept in the test's own store.
-	s.checks.Command = testChild
-	s.shares = store
-	t.Cleanup(s.lab.stop)
+	s.workbench.SetCheckCommand(testChild)
+	s.workbench.SetShares(store)
+	t.Cleanup(s.lab.Stop)
 	return s
 }
 

@@ -4,7 +4,6 @@ package site
 // table, the refusals that name the spread field, and the rate limiter charged for N runs.
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http/httptest"
@@ -16,8 +15,8 @@ import (
 	"time"
 
 	"effectivelyonce/experiments"
-	"effectivelyonce/internal/web"
-	"effectivelyonce/pages"
+	"effectivelyonce/internal/cli"
+	"effectivelyonce/present"
 )
 
 // TestAPISpread: spread=5 on the window experiment's defaults runs seeds 13..17 (and delay seeds
@@ -98,7 +97,7 @@ func TestAPISpreadRefused(t *testing.T) {
 			if r.status != 400 {
 				t.Fatalf("status %d, want 400: %.300s", r.status, r.body)
 			}
-			var body apiErrors
+			var body present.APIErrors
 			if err := json.Unmarshal([]byte(r.body), &body); err != nil || len(body.Errors) == 0 {
 				t.Fatalf("body %s", r.body)
 			}
@@ -130,46 +129,6 @@ func TestAPISpreadCharged(t *testing.T) {
 	}
 }
 
-// TestSpreadPollSwapsOnlyTheMeter: a poll of a running spread answers with the meter alone (so
-// the Cancel beside it is never replaced under a press), and a poll of an ended one answers with
-// the whole note box, retargeted over the box, which ends the polling.
-func TestSpreadPollSwapsOnlyTheMeter(t *testing.T) {
-	s := newTestServer(t, testConfig())
-	t.Cleanup(s.spreads.stop)
-	j := &spreadJob{n: 20, block: "exp-window", back: "/blocks/4?spread=20#exp-window"}
-	j.stopped.Store(-1)
-	j.done.Store(7)
-	// Work that ignores its cancel for a moment, as a spread's workers do until they notice.
-	release := make(chan struct{})
-	task, _, err := s.spreads.tasks.Start("k", 0, nil, j, func(context.Context) (func(), error) { <-release; return nil, nil })
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer close(release)
-	hx := map[string]string{web.HXRequestHeader: "true"}
-
-	r := do(t, s, "GET", "/spread/progress?id="+task.ID, hx)
-	if r.status != 200 || !strings.Contains(r.body, `class="spread-meter"`) || !strings.Contains(r.body, "7 of 20 seeds") {
-		t.Fatalf("poll of a running spread: status %d: %s", r.status, r.body)
-	}
-	if strings.Contains(r.body, "spread-cancel") || strings.Contains(r.body, `class="spread-progress`) || r.header.Get(web.HXRetargetHeader) != "" {
-		t.Errorf("poll of a running spread swaps more than the meter (retarget %q): %s", r.header.Get(web.HXRetargetHeader), r.body)
-	}
-
-	c := do(t, s, "POST", "/spread/cancel?id="+task.ID, hx)
-	if c.status != 200 || !strings.Contains(c.body, "Cancelled after 7 of 20 seeds") || strings.Contains(c.body, "hx-trigger") {
-		t.Fatalf("cancel: status %d: %s", c.status, c.body)
-	}
-	j.done.Store(9) // a seed that finished under the press does not change the note
-	r = do(t, s, "GET", "/spread/progress?id="+task.ID, hx)
-	if !strings.Contains(r.body, "spread-note") || !strings.Contains(r.body, "Cancelled after 7 of 20 seeds") || strings.Contains(r.body, "hx-trigger") {
-		t.Errorf("poll after cancel: %s", r.body)
-	}
-	if r.header.Get(web.HXRetargetHeader) != "closest .spread-progress" || r.header.Get(web.HXReswapHeader) != "outerHTML" {
-		t.Errorf("poll after cancel retargets %q with %q, want the whole box", r.header.Get(web.HXRetargetHeader), r.header.Get(web.HXReswapHeader))
-	}
-}
-
 // frozenClock stops the rate limiter's clock, so that no token comes back unless the test moves
 // the clock on; it returns the function that does.
 func frozenClock(s *server) func(time.Duration) {
@@ -196,7 +155,7 @@ func TestSpreadFitsAFreshClient(t *testing.T) {
 	cfg := testConfig()
 	cfg.RatePerSec, cfg.RateBurst = defaultRates(t)
 	s := newTestServer(t, cfg)
-	t.Cleanup(s.spreads.stop)
+	t.Cleanup(s.notebook.Stop)
 	frozenClock(s)
 	max := strconv.Itoa(experiments.MaxSpread)
 	for _, n := range []string{"2", "60", max} {
@@ -251,7 +210,7 @@ func doFrom(s *server, target, addr string) response {
 // line, so a pasted spread is never taken for the run alone or for a spread of another size.
 func TestSpreadProvenance(t *testing.T) {
 	s := newTestServer(t, testConfig())
-	t.Cleanup(s.spreads.stop)
+	t.Cleanup(s.notebook.Stop)
 	e, _ := experiments.Lookup("window")
 	p, err := e.Parse(map[string][]string{"windows": {"100,1000"}, "jobs": {"2000"}})
 	if err != nil {
@@ -262,26 +221,25 @@ func TestSpreadProvenance(t *testing.T) {
 		t.Fatalf("spread hash %q is the run's (%s) or the 6-seed spread's (%s)", hash, e.ParamsHash(p), e.SpreadParamsHash(p, 6))
 	}
 	var body struct {
-		Provenance pages.Provenance `json:"provenance"`
+		Provenance present.Provenance `json:"provenance"`
 	}
 	js := do(t, s, "GET", "/api/experiments/window?jobs=2000&windows=100,1000&spread=5", nil)
 	if err := json.Unmarshal([]byte(js.body), &body); err != nil {
 		t.Fatal(err)
 	}
-	if body.Provenance != (pages.Provenance{Version: "devel", ParamsHash: hash, Spread: 5}) {
-		t.Errorf("JSON pages.Provenance %+v, want devel, %s and spread 5", body.Provenance, hash)
+	if body.Provenance != (present.Provenance{Version: "devel", ParamsHash: hash, Spread: 5}) {
+		t.Errorf("JSON present.Provenance %+v, want devel, %s and spread 5", body.Provenance, hash)
 	}
 	csv := do(t, s, "GET", "/api/experiments/window?jobs=2000&windows=100,1000&spread=5&format=csv", nil).body
 	if !strings.Contains(csv, "# version=devel\r\n# spread=5\r\n# params_hash="+hash+"\r\n") || strings.Contains(csv, e.ParamsHash(p)) {
-		t.Errorf("CSV lacks the spread's pages.Provenance (spread=5, %s) or still has the run's:\n%.600s", hash, csv)
+		t.Errorf("CSV lacks the spread's present.Provenance (spread=5, %s) or still has the run's:\n%.600s", hash, csv)
 	}
 	page := do(t, s, "GET", "/blocks/4?jobs=2000&windows=100,1000&spread=5", nil) // the summary is cached now
 	if !strings.Contains(page.body, "parameters <code>"+hash+"</code>") {
 		t.Errorf("the banded block's footer lacks the spread's fingerprint %s", hash)
 	}
 	var out strings.Builder
-	raw := map[string][]string{"jobs": {"2000"}, "windows": {"100,1000"}, experiments.SpreadField: {"5"}}
-	if err := cliSpread(t.Context(), e, raw, "text", &out); err != nil {
+	if err := cli.Run(t.Context(), []string{"window", "-jobs", "2000", "-windows", "100,1000", "-" + experiments.SpreadField, "5"}, &out); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "parameters "+hash+" over 5 seeds") {
@@ -296,7 +254,7 @@ func TestSpreadPageIDsUnique(t *testing.T) {
 	cfg := testConfig()
 	cfg.spreadPace = time.Second // still running when the page is read
 	s := newTestServer(t, cfg)
-	t.Cleanup(s.spreads.stop)
+	t.Cleanup(s.notebook.Stop)
 	unique := func(name, body string) {
 		seen := map[string]bool{}
 		for _, m := range regexp.MustCompile(`\sid="([^"]*)"`).FindAllStringSubmatch(body, -1) {
@@ -311,8 +269,8 @@ func TestSpreadPageIDsUnique(t *testing.T) {
 		t.Fatalf("no running spread on the page (status %d)", running.status)
 	}
 	unique("running", running.body)
-	if _, err := s.spreadFor(t.Context(), mustLookup(t, "assembly"), mustDefaults(t, "assembly"), 5); err != nil {
-		t.Fatal(err)
+	if r := do(t, s, "GET", "/api/experiments/assembly?spread=5", nil); r.status != 200 { // runs it and keeps it
+		t.Fatalf("spread of the assembly: status %d: %s", r.status, r.body)
 	}
 	banded := do(t, s, "GET", "/assembly?spread=5", nil)
 	if !strings.Contains(banded.body, "5th–95th percentile") {
@@ -336,7 +294,7 @@ func mustDefaults(t *testing.T, name string) any { return mustLookup(t, name).De
 // answers the claims' counts over N seeds.
 func TestVerifyOffersNoSpread(t *testing.T) {
 	s := newTestServer(t, testConfig())
-	t.Cleanup(s.spreads.stop)
+	t.Cleanup(s.notebook.Stop)
 	plain := do(t, s, "GET", "/verify", nil)
 	if plain.status != 200 || strings.Contains(plain.body, `name="spread"`) || strings.Contains(plain.body, "Spread over N seeds") {
 		t.Errorf("/verify (status %d) offers a spread field", plain.status)

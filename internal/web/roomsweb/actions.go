@@ -22,6 +22,7 @@ import (
 	"effectivelyonce/experiments"
 	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
+	"effectivelyonce/present"
 	"effectivelyonce/rooms"
 )
 
@@ -73,7 +74,7 @@ func (h *Handlers) refuseAction(c echo.Context, err error) error {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(web.RetrySeconds(he.RetryAfter)))
 		msg = fmt.Sprintf("%s Try again in %d s", strings.TrimSuffix(msg, "."), web.RetrySeconds(he.RetryAfter))
 	}
-	return c.HTML(http.StatusUnprocessableEntity, html.EscapeString(pages.SayCap(strings.TrimSuffix(msg, ".")))+".")
+	return c.HTML(http.StatusUnprocessableEntity, html.EscapeString(present.SayCap(strings.TrimSuffix(msg, ".")))+".")
 }
 
 // confirmFirst makes an action that cannot be undone ask first. With script, app.js asks (the

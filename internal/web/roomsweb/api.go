@@ -22,7 +22,7 @@ import (
 
 	"effectivelyonce/experiments"
 	"effectivelyonce/internal/web"
-	"effectivelyonce/pages"
+	"effectivelyonce/present"
 	"effectivelyonce/rooms"
 )
 
@@ -413,12 +413,12 @@ func (h *Handlers) writeExport(c echo.Context, code, key string) error {
 	}
 	c.Response().Header().Set("Content-Disposition", `attachment; filename="room-`+ex.Code+`.`+format+`"`)
 	c.Response().Header().Set("Cache-Control", "no-store")
-	ex.Version = pages.Version()
+	ex.Version = present.Version()
 	if format == "json" {
 		return c.JSON(http.StatusOK, ex)
 	}
 	// The version as a comment line above the table, as the experiments' CSV carries it.
-	buf := bytes.NewBufferString("# version=" + pages.Version() + "\r\n")
+	buf := bytes.NewBufferString("# version=" + present.Version() + "\r\n")
 	if err := ex.WriteCSV(buf); err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"effectivelyonce/internal/web"
-	"effectivelyonce/pages"
+	"effectivelyonce/present"
 )
 
 const (
@@ -123,7 +123,7 @@ func (h *Handlers) workOutHeadline(ctx context.Context, path string) (string, er
 		}
 		return "", err
 	}
-	pr, err := pages.PresenterOf(r.experiment)
+	pr, err := present.PresenterOf(r.experiment)
 	if err != nil {
 		return "", nil
 	}

@@ -18,6 +18,7 @@ import (
 
 	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
+	"effectivelyonce/present"
 	"effectivelyonce/rooms"
 )
 
@@ -96,7 +97,7 @@ func (h *Handlers) HostConfirm() echo.HandlerFunc {
 			if !ok {
 				return err
 			}
-			v := pages.HostConfirmView{Site: site, Problem: pages.SayCap(he.Msg)}
+			v := pages.HostConfirmView{Site: site, Problem: present.SayCap(he.Msg)}
 			return web.Render(c, he.Status, pages.Layout(site, "Host link", pages.HostConfirm(v)))
 		}
 		v := pages.HostConfirmView{Site: site, Title: r.Title, Action: site.URL("/rooms/" + r.ID + "/host"), Token: token}

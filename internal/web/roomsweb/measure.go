@@ -11,6 +11,7 @@ import (
 	"effectivelyonce/experiments"
 	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
+	"effectivelyonce/present"
 	"effectivelyonce/rooms"
 )
 
@@ -24,7 +25,7 @@ import (
 func (h *Handlers) measure(ctx context.Context, q rooms.Question) (float64, error) {
 	switch q.Kind {
 	case rooms.KindPrediction:
-		if !slices.ContainsFunc(pages.QuestionSpecs, func(spec pages.QuestionSpec) bool { return spec.ID == q.Prediction }) {
+		if !slices.ContainsFunc(present.QuestionSpecs, func(spec present.QuestionSpec) bool { return spec.ID == q.Prediction }) {
 			return 0, &rooms.FieldError{Field: "question", Message: "the question is one of q1 to q5", Err: rooms.ErrInvalid}
 		}
 		e, ok := experiments.Answering(q.Prediction)
@@ -48,30 +49,30 @@ func (h *Handlers) measure(ctx context.Context, q rooms.Question) (float64, erro
 }
 
 // reported runs e at p and finds the number a round names: one of the five questions' ids that
-// e answers, or a count of the run at its row (pages.FindReported, which
+// e answers, or a count of the run at its row (present.FindReported, which
 // refuses a count reported at several rows unless the row is named).
-func (h *Handlers) reported(ctx context.Context, e *experiments.Experiment, p any, measure, point string) (pages.Reported, error) {
+func (h *Handlers) reported(ctx context.Context, e *experiments.Experiment, p any, measure, point string) (present.Reported, error) {
 	res, err := h.admit.Runner.Run(ctx, e, p)
 	if err != nil {
-		return pages.Reported{}, err
+		return present.Reported{}, err
 	}
 	if point == "" {
 		if v, ok := e.Answer(measure, p, res); ok {
 			return h.predictionReported(e, measure, float64(v)), nil
 		}
 	}
-	r, fe := pages.FindReported(pages.ReportedBy(e, res), measure, point)
+	r, fe := present.FindReported(present.ReportedBy(e, res), measure, point)
 	if fe != nil {
-		return pages.Reported{}, &rooms.FieldError{Field: fe.Field, Message: fe.Message, Err: rooms.ErrInvalid}
+		return present.Reported{}, &rooms.FieldError{Field: fe.Field, Message: fe.Message, Err: rooms.ErrInvalid}
 	}
 	return r, nil
 }
 
 // predictionReported is one of the five questions as a number e reports: its words are the
 // question's title on the predictions page, its unit the question's.
-func (h *Handlers) predictionReported(e *experiments.Experiment, id string, v float64) pages.Reported {
-	r := pages.Reported{Experiment: e.Name, Measure: id, Value: v, Words: id}
-	for _, spec := range pages.QuestionSpecs {
+func (h *Handlers) predictionReported(e *experiments.Experiment, id string, v float64) present.Reported {
+	r := present.Reported{Experiment: e.Name, Measure: id, Value: v, Words: id}
+	for _, spec := range present.QuestionSpecs {
 		if spec.ID == id {
 			r.Unit, r.Words = spec.Unit, spec.Unit
 		}
@@ -91,10 +92,10 @@ func numberChoices(runs []pagePath, results map[string]any) []pages.NumberGroup 
 		}
 		params := ownQuery(r.experiment, r.params)
 		g := pages.NumberGroup{Title: r.experiment.Title}
-		if moved := pages.MovedParams(r.experiment, r.params, r.experiment.Fields); moved != "" {
+		if moved := present.MovedParams(r.experiment, r.params, r.experiment.Fields); moved != "" {
 			g.Title += ", with " + moved
 		}
-		for _, n := range pages.ReportedBy(r.experiment, res) {
+		for _, n := range present.ReportedBy(r.experiment, res) {
 			v := url.Values{"experiment": {r.experiment.Name}, "measure": {n.Measure}}
 			if params != "" {
 				v.Set("params", params)
@@ -160,7 +161,7 @@ func (h *Handlers) listedNumbers(ctx context.Context, name, params string) ([]pa
 	}
 	if err != nil {
 		if he, ok := Refusal(err).(*web.Error); ok {
-			return nil, pages.SayCap(he.Msg) + "."
+			return nil, present.SayCap(he.Msg) + "."
 		}
 		return nil, "The experiment could not run now."
 	}
@@ -170,7 +171,7 @@ func (h *Handlers) listedNumbers(ctx context.Context, name, params string) ([]pa
 // roundIn is what opens a round, from the API's JSON or a room page's form. It names one of
 // the five questions ({"question":"q1"}), a number an experiment reports ({"experiment","params",
 // "measure","point"}: params as a permalink's query string, measure a count's name and point its
-// row, see pages.Reported), or a custom question ({"text","unit","min","max"}).
+// row, see present.Reported), or a custom question ({"text","unit","min","max"}).
 type roundIn struct {
 	Question   string   `json:"question"`
 	Experiment string   `json:"experiment"`

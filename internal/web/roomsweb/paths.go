@@ -12,7 +12,7 @@ import (
 
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
-	"effectivelyonce/pages"
+	"effectivelyonce/present"
 	"effectivelyonce/rooms"
 )
 
@@ -145,7 +145,7 @@ func (h *Handlers) pathTitle(path string) string {
 func movedParams(runs []pagePath) string {
 	var words []string
 	for _, r := range runs {
-		if w := pages.MovedParams(r.experiment, r.params, r.own); w != "" {
+		if w := present.MovedParams(r.experiment, r.params, r.own); w != "" {
 			words = append(words, w)
 		}
 	}

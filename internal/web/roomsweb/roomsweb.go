@@ -19,6 +19,7 @@ import (
 	"effectivelyonce/internal/runs"
 	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
+	"effectivelyonce/present"
 	"effectivelyonce/rooms"
 )
 
@@ -122,8 +123,8 @@ func New(d Deps) *Handlers {
 	}
 	if page, ok := d.Book.Page("predictions"); ok {
 		for i, sec := range page.Sections {
-			if i < len(pages.QuestionSpecs) {
-				h.asked = append(h.asked, pages.Asked{ID: pages.QuestionSpecs[i].ID, Title: sec.Title})
+			if i < len(present.QuestionSpecs) {
+				h.asked = append(h.asked, pages.Asked{ID: present.QuestionSpecs[i].ID, Title: sec.Title})
 			}
 		}
 	}

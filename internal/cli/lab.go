@@ -1,0 +1,283 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os/exec"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"effectivelyonce/experiments"
+	"effectivelyonce/lab"
+	"effectivelyonce/pages"
+	"effectivelyonce/present"
+)
+
+// Children make the processes the command line starts: the site binary's own hidden
+// subcommands, which only its dispatch knows how to start (tests start their test binary).
+type Children struct {
+	// LabWorker makes one of a lab run's worker processes (`site lab-worker`).
+	LabWorker func(context.Context) *exec.Cmd
+	// Check makes a workbench check's child process (`site workbench-check`, workbench.ChildCommand).
+	Check func(context.Context) *exec.Cmd
+}
+
+// labDesignJSON is one design's line of "site lab -format json", in the shape the issue names,
+// with the values the design ran with.
+type labDesignJSON struct {
+	Design        lab.Design `json:"design"`
+	Jobs          int64      `json:"jobs"`
+	Workers       int        `json:"workers"`
+	CrashRate     *float64   `json:"crash_rate,omitempty"`      // the crash designs'
+	Seed          int64      `json:"seed"`                      // the stream's, or the lease designs' durations'
+	LeaseTimeout  float64    `json:"lease_timeout_s,omitempty"` // the lease designs', in model seconds
+	Lost          int64      `json:"lost"`
+	Duplicated    int64      `json:"duplicated"`
+	ExactlyOnce   int64      `json:"exactly_once"`
+	WorkersKilled int64      `json:"workers_killed"`
+	Redeliveries  int64      `json:"redeliveries"`
+	Seconds       float64    `json:"seconds"`
+	// FireAndForgetAcks is -fire_and_forget: the run's acks were plain, so duplicated may exceed
+	// the model's.
+	FireAndForgetAcks bool `json:"fire_and_forget_acks"`
+	// The handler design's own (-handler): the handler file, its crash point and the point's
+	// label, and its event counts when it publishes; absent from every other design's entry.
+	Handler    string           `json:"handler,omitempty"`
+	CrashPoint *int             `json:"crash_point,omitempty"`
+	Label      string           `json:"crash_point_label,omitempty"`
+	Events     *lab.EventCounts `json:"events,omitempty"`
+	// Tolerance is, for a handler that calls work(), how many jobs end within a few
+	// milliseconds of their lease: the duplicated count may stray from the model's by as many.
+	Tolerance *int64 `json:"tolerance,omitempty"`
+	Model     struct {
+		Lost       int64 `json:"lost"`
+		Duplicated int64 `json:"duplicated"`
+		// The handler design's model states all its counts: the workbench's for the point.
+		ExactlyOnce   *int64           `json:"exactly_once,omitempty"`
+		WorkersKilled *int64           `json:"workers_killed,omitempty"`
+		Events        *lab.EventCounts `json:"events,omitempty"`
+	} `json:"model"`
+}
+
+// Lab implements "site lab -designs LIST -jobs N -workers W -crash_rate R -seed S
+// -lease_seed S -lease_timeout T -format table|json": the designs on a real broker, database and
+// worker processes, each beside the model's counts for the same stream. The values are read as
+// the page reads its form (lab.ParseParams), so a wrong one is refused in the page's words, every
+// wrong one at once. Each design runs in lab.Run, as the page's runs do, in the foreground: the
+// run is this process's own, so only it (its Ctrl-C, ctx) cancels it, and no clock watches for
+// readers who left. It fails with ErrSilent (exit 1) when a crash design's real counts differ
+// from what its model predicts.
+func Lab(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, children Children) error {
+	fs := flag.NewFlagSet("lab", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	def := lab.DefaultParams()
+	designs := fs.String("designs", "all", "all, or a comma-separated list of "+designNames())
+	values := map[string]*string{}
+	for _, f := range lab.Fields(lab.MaxJobs) {
+		help := f.Help + " Accepts " + f.Range() + "."
+		if f.Unit != "" {
+			help = "(" + f.Unit + ") " + help
+		}
+		values[f.Name] = fs.String(f.Name, def.Text()[f.Name], help)
+	}
+	handler := fs.String(lab.FieldHandler, "", "a handler for the workbench (FILE.star, or template:NAME) to run instead of the designs")
+	crashPoint := fs.Int(lab.FieldCrashPoint, 0, "with -handler: the row of the workbench's crash-point table where a crashed job's worker dies (0: before anything)")
+	crashAgain := fs.Bool(lab.FieldCrashAgain, false, "with -handler: the redelivery of a crashed job dies at the same point once more")
+	keyWindow := fs.Int64(lab.FieldKeyWindow, 0, "with -handler: the keys table keeps only this many most recent keys (0: every key)")
+	fireAndForget := fs.Bool(lab.FieldFireAndForget, false, "plain acks with no reply awaited: an ack lost with a killed worker adds a duplicate the model lacks")
+	format := fs.String("format", "table", "table or json")
+	sinkURL := fs.String("database-url", getenv("DATABASE_URL"), "a postgres:// database for the sink instead of a SQLite file (env DATABASE_URL)")
+	natsURL := fs.String("nats-url", getenv("LAB_NATS_URL"), "an existing NATS server with JetStream instead of the embedded one (env LAB_NATS_URL)")
+	dataDir := fs.String("data-dir", envOr(getenv, "DATA_DIR", "./data"), "the site's data directory: the run's scratch files live under its lab/ (env DATA_DIR)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("lab: unexpected argument %q", fs.Arg(0))
+	}
+	if *format != "table" && *format != "json" {
+		return fmt.Errorf("lab: -format must be table or json")
+	}
+	raw := map[string][]string{}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *handler == "" {
+		for _, name := range []string{lab.FieldCrashPoint, lab.FieldCrashAgain, lab.FieldKeyWindow} {
+			if set[name] {
+				return fmt.Errorf("lab: -%s: only a run of a handler (-handler FILE.star) takes it", name)
+			}
+		}
+	} else if set["designs"] {
+		return errors.New("lab: -designs: a run of a handler (-handler) runs the handler alone; leave -designs out")
+	}
+	if *designs == "all" || *handler != "" {
+		for _, d := range lab.Designs() {
+			raw[lab.FieldDesign] = append(raw[lab.FieldDesign], string(d))
+		}
+	} else if *designs != "" {
+		raw[lab.FieldDesign] = strings.Split(*designs, ",")
+	}
+	for name, v := range values {
+		raw[name] = []string{*v}
+	}
+	p, errs := lab.ParseParams(raw, lab.MaxJobs)
+	if len(errs) > 0 {
+		var all []error
+		for _, e := range errs {
+			name := e.Field
+			if name == lab.FieldDesign {
+				name = "designs"
+			}
+			all = append(all, fmt.Errorf("lab: -%s: %s", name, e.Message))
+		}
+		return errors.Join(all...)
+	}
+	p.FireAndForget = *fireAndForget
+	if *handler != "" {
+		hc, err := labHandler(ctx, children.Check, p, *handler, *crashPoint, *crashAgain, *keyWindow)
+		if err != nil {
+			return err
+		}
+		p.Designs, p.Handler = []lab.Design{lab.DesignHandler}, hc
+	}
+	if *sinkURL != "" && !strings.HasPrefix(*sinkURL, "postgres://") && !strings.HasPrefix(*sinkURL, "postgresql://") {
+		return errors.New("lab: -database-url: want a postgres:// or postgresql:// URL")
+	}
+
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	scratch := lab.ScratchDir(*dataDir)
+	sweep := func(ctx context.Context) {
+		n, err := lab.Sweep(ctx, scratch, *natsURL, *sinkURL)
+		if n > 0 {
+			log.Info("lab: removed the files of runs that are gone", "runs", n, "dir", scratch)
+		}
+		if err != nil {
+			log.Error("lab: sweep", "dir", scratch, "err", err)
+		}
+	}
+	sweep(ctx) // what a killed run of this command, or of the site, left behind
+	// Each design has the page's whole deadline: a command line may ask for all six at 5,000.
+	runCtx, cancel := context.WithTimeout(ctx, time.Duration(len(p.Designs))*lab.DefaultDeadline)
+	defer cancel()
+	var results []lab.Result
+	var runErr error
+	for _, d := range p.Designs {
+		cfg := p.Config(d)
+		cfg.NATSURL, cfg.SinkURL, cfg.ScratchDir, cfg.Command = *natsURL, *sinkURL, scratch, children.LabWorker
+		fmt.Fprintf(stderr, "lab: %s: %s jobs on %d workers…\n", cfg.Design, experiments.Thousands(cfg.Jobs), cfg.Workers)
+		res, err := lab.Run(runCtx, cfg, nil) // on Ctrl-C, it kills the workers and removes the files first
+		if err != nil {
+			if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, lab.ErrDeadline) {
+				log.Error("lab run", "design", d, "err", err)
+			}
+			runErr = fmt.Errorf("%s: %w", d, err)
+			break
+		}
+		results = append(results, res)
+	}
+	sweep(context.WithoutCancel(ctx))
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var he *lab.HandlerError
+	if errors.As(runErr, &he) {
+		return fmt.Errorf("lab: %s: the handler failed in worker %d: %s", *handler, he.Worker, he.Code.Error())
+	}
+	if runErr != nil {
+		return fmt.Errorf("lab: %w", runErr)
+	}
+	if *format == "json" {
+		out := struct {
+			Designs []labDesignJSON `json:"designs"`
+		}{Designs: []labDesignJSON{}}
+		for _, r := range results {
+			j := labDesignJSON{Design: r.Design, Jobs: r.Jobs, Workers: r.Workers, Seed: r.Seed, LeaseTimeout: r.LeaseTimeout,
+				Lost: r.Lost, Duplicated: r.Duplicated, ExactlyOnce: r.ExactlyOnce, WorkersKilled: r.WorkersKilled,
+				Redeliveries: r.Redeliveries, Seconds: r.Seconds, FireAndForgetAcks: r.FireAndForgetAcks}
+			if !r.Design.IsLease() {
+				j.CrashRate = &r.CrashRate
+			}
+			j.Model.Lost, j.Model.Duplicated = r.ModelLost, r.ModelDuplicated
+			if h := r.Handler; h != nil {
+				j.Handler, j.CrashPoint, j.Label, j.Events = *handler, &h.CrashPoint, h.Label, h.Events
+				once, killed := h.ModelExactlyOnce, h.ModelCrashed
+				j.Model.ExactlyOnce, j.Model.WorkersKilled, j.Model.Events = &once, &killed, h.ModelEvents
+				if h.LeaseTime {
+					j.Tolerance = &r.Tolerance
+				}
+			}
+			out.Designs = append(out.Designs, j)
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else {
+		if *handler != "" {
+			fmt.Fprintf(stdout, "%s.\n\n", labHandlerSettings(p, *handler, results))
+		} else {
+			fmt.Fprintf(stdout, "%s.\n\n", present.SayCap(pages.LabSettings(p)))
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "design\tjobs\tlost\tmodel\tduplicated\tmodel\texactly once\tkilled\tredelivered\tseconds\t\t")
+		for _, r := range results {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.2f\t  %s\t\n", r.Design, r.Jobs, r.Lost, r.ModelLost,
+				r.Duplicated, r.ModelDuplicated, r.ExactlyOnce, r.WorkersKilled, r.Redeliveries, r.Seconds, agreement(r))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		labHandlerEvents(stdout, results)
+	}
+	// Only a crash design must agree exactly: the lease runs on real time, whose jitter can move a
+	// job that ends within a few milliseconds of its lease to the other side of it.
+	for _, r := range results {
+		if r.Handler != nil && r.Handler.LeaseTime {
+			// As for the lease designs: real time decides the jobs that end near their lease.
+			fmt.Fprintf(stderr, "lab: the handler calls work(): %d jobs end within a few milliseconds of their lease, and real time may send those either way\n", r.Tolerance)
+			continue
+		}
+		if !r.Design.IsLease() && !r.MatchesModel() {
+			fmt.Fprintf(stderr, "lab: %s: the real counts differ from the model's\n", r.Design)
+			return ErrSilent
+		}
+	}
+	return nil
+}
+
+// envOr is the environment's value for k, or def when it is unset or empty.
+func envOr(getenv func(string) string, k, def string) string {
+	if v := getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+// agreement marks a design whose real counts differ from the model's, so the table says it; a
+// lease run within its tolerance (jobs that end within a few ms of the lease) says so.
+func agreement(r lab.Result) string {
+	switch {
+	case (r.Design.IsLease() || r.Handler != nil && r.Handler.LeaseTime) && r.Duplicated != r.ModelDuplicated && r.MatchesModel():
+		return fmt.Sprintf("within %d (real-time jitter)", r.Tolerance)
+	case r.FireAndForgetAcks && r.ExtraDuplicates() > 0 && r.MatchesModel():
+		return fmt.Sprintf("+%d duplicated (acks lost with their worker)", r.ExtraDuplicates())
+	case r.MatchesModel():
+		return ""
+	}
+	return "DIFFERS"
+}
+
+func designNames() string {
+	var names []string
+	for _, d := range lab.Designs() {
+		names = append(names, string(d))
+	}
+	return strings.Join(names, ", ")
+}

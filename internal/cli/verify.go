@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"effectivelyonce/content"
+	"effectivelyonce/experiments"
+	"effectivelyonce/pages"
+	"effectivelyonce/present"
+)
+
+// Verify implements "site verify": every claim re-derived, PASS/FAIL lines, non-zero on a FAIL.
+// Under a FAIL it prints the smallest failing case of each failed claim, the same search the verify
+// page runs, so a failure in CI comes with a permalink short enough to open and read.
+func Verify(ctx context.Context, args []string, stdout io.Writer) error {
+	e, _ := experiments.Lookup("claims")
+	raw, err := readFlags(args)
+	if err != nil {
+		return fmt.Errorf("verify: %w", err)
+	}
+	p, err := e.Parse(raw)
+	if err != nil {
+		return fieldErrors("verify", err)
+	}
+	res, err := e.Run(ctx, p)
+	if err != nil {
+		return fmt.Errorf("verify: %w", err)
+	}
+	r := res.(experiments.ClaimsResult)
+	w := 0
+	for _, c := range r.Claims {
+		w = max(w, len(c.ID)+2+len(c.Text))
+	}
+	for _, c := range r.Claims {
+		label := c.ID + "  " + c.Text
+		fmt.Fprintf(stdout, "  [%s] %-*s  %s\n", present.PassFail(c.Holds), w, label, c.Detail)
+	}
+	fmt.Fprintf(stdout, "  %d/%d claims verified\n", r.Passed, r.Total)
+	if r.Passed == r.Total {
+		return nil
+	}
+	for _, c := range r.Claims {
+		if c.Holds {
+			continue
+		}
+		s := experiments.ShrinkFrom(ctx, p.(experiments.ClaimsParams), c, experiments.ShrinkBudget)
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("verify: %w", err)
+		}
+		printShrunk(stdout, s)
+	}
+	return ErrSilent
+}
+
+// printShrunk writes one claim's smallest failing case: where to see it, what the claim measures
+// there, and which jobs break it.
+func printShrunk(w io.Writer, s experiments.Shrunk) {
+	jobs := func(n int64) string {
+		if n == 1 {
+			return "1 job"
+		}
+		return experiments.Thousands(n) + " jobs"
+	}
+	fmt.Fprintf(w, "\n  smallest failing case of %s %s: %s (from %s)\n", s.Claim.ID, s.Kind, jobs(s.Params.Jobs), jobs(s.From.Jobs))
+	fmt.Fprintf(w, "    %s?%s\n", verifyPath(), pages.VerifyQuery(s.Params))
+	fmt.Fprintf(w, "    measured there: %s\n", s.Claim.Detail)
+	if s.Fate != "" {
+		fmt.Fprintf(w, "    %s\n", s.Fate)
+	}
+	if s.Story != "" {
+		fmt.Fprintf(w, "    %s\n", s.Story)
+	}
+	ids := make([]string, 0, pages.MaxCulpritsShown)
+	for _, id := range s.Culprits[:min(len(s.Culprits), pages.MaxCulpritsShown)] {
+		ids = append(ids, fmt.Sprint(id))
+	}
+	switch {
+	case len(s.Culprits) == 0:
+		fmt.Fprintf(w, "    culprit jobs: none\n")
+	case len(s.Culprits) > len(ids):
+		fmt.Fprintf(w, "    culprit jobs: %s ... (%d in all)\n", strings.Join(ids, " "), len(s.Culprits))
+	default:
+		fmt.Fprintf(w, "    culprit jobs: %s (%d in all)\n", strings.Join(ids, " "), len(s.Culprits))
+	}
+	noun := "candidate streams"
+	if s.Tried == 1 {
+		noun = "candidate stream"
+	}
+	took := "under 1ms"
+	if s.Elapsed >= time.Millisecond {
+		took = s.Elapsed.Round(time.Millisecond).String()
+	}
+	fmt.Fprintf(w, "    %d %s measured in %s\n", s.Tried, noun, took)
+	if s.StoppedEarly {
+		fmt.Fprintf(w, "    stopped after %s; this is the smallest found so far\n", experiments.ShrinkBudget)
+	}
+}
+
+// verifyPath is the verify page's path, from the table of contents rather than written twice.
+func verifyPath() string {
+	for _, e := range content.Contents() {
+		if e.Slug == "verify" {
+			return e.Path
+		}
+	}
+	return "/verify"
+}

@@ -1,0 +1,205 @@
+package workbenchweb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"effectivelyonce/experiments"
+	"effectivelyonce/internal/web"
+	"effectivelyonce/pages"
+	"effectivelyonce/present"
+	"effectivelyonce/rooms/sqlstore"
+	"effectivelyonce/workbench"
+)
+
+// ShareStore keeps shared handlers: the rooms' database (sqlstore.Store) in the server.
+type ShareStore interface {
+	PutShare(ctx context.Context, source string, at time.Time) (string, error)
+	Share(ctx context.Context, hash string) (string, error)
+}
+
+// shareHashPattern is what sqlstore.ShareHash writes; anything else is no share, answered
+// without asking the database.
+var shareHashPattern = regexp.MustCompile(`^[a-z2-7]{12}$`)
+
+// sharePath is a share's permanent URL below the base path.
+func sharePath(hash string) string { return workbenchPath + "/s/" + hash }
+
+// putShare checks the source and keeps it, charged to the client's allowance of shares.
+func (h *Handlers) putShare(ctx context.Context, src string) (string, error) {
+	if strings.TrimSpace(src) == "" {
+		return "", experiments.FieldErrors{{Field: "source", Message: "is empty; write a handler to share"}}
+	}
+	if len(src) > workbench.MaxSource {
+		return "", experiments.FieldErrors{{Field: "source", Message: fmt.Sprintf("is %s bytes long; a shared handler may have at most %s (16 KB)",
+			experiments.Thousands(int64(len(src))), experiments.Thousands(workbench.MaxSource))}}
+	}
+	if h.d.Shares == nil {
+		return "", &web.Error{Status: http.StatusServiceUnavailable, Msg: "This server keeps no shares."}
+	}
+	if l := h.d.ShareCreates; l != nil {
+		if ok, wait := l.Allow(web.ClientOf(ctx)); !ok {
+			h.d.Rejected.WithLabelValues("rooms_rate_limited").Inc()
+			return "", &web.Error{Status: http.StatusTooManyRequests, RetryAfter: wait, Msg: "Too many handlers shared from your network address this hour."}
+		}
+	}
+	hash, err := h.d.Shares.PutShare(ctx, src, time.Now())
+	if err != nil {
+		return "", storeError(err)
+	}
+	return hash, nil
+}
+
+// Share handles "POST /workbench/share": keeps the posted handler and leads to its permanent URL,
+// with the form's parameters, which checks it again there.
+func (h *Handlers) Share() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		src, tmpl, raw, err := postedCheck(c)
+		if err != nil {
+			return err
+		}
+		hash, err := h.putShare(c.Request().Context(), src)
+		var fe experiments.FieldErrors
+		var he *web.Error
+		if errors.As(err, &fe) || web.As(err, &he) {
+			// The page again, with the reader's handler and values kept, and why it was not shared.
+			site := h.d.Site(workbenchPath)
+			v := h.workbenchBase(site, tmpl)
+			v.Source, v.Fields = src, workbenchFields(raw, nil)
+			status := http.StatusUnprocessableEntity
+			if len(fe) > 0 {
+				v.CodeErrors = []pages.CodeErrorView{{Message: "Not shared: the handler " + fe[0].Message + "."}}
+			} else {
+				v.Problem, status = "Not shared. "+he.Msg, he.Status
+				if he.RetryAfter > 0 {
+					c.Response().Header().Set("Retry-After", fmt.Sprint(web.RetrySeconds(he.RetryAfter)))
+				}
+			}
+			return h.render(c, site, status, &v)
+		}
+		if err != nil {
+			return err
+		}
+		target := h.d.Base + sharePath(hash)
+		if q := queryOf(raw); q != "" {
+			target += "?" + q
+		}
+		return c.Redirect(http.StatusSeeOther, target)
+	}
+}
+
+// queryOf writes the check's parameters as a permalink carries them: only those that differ
+// from the defaults, or, when they do not parse, every one as given.
+func queryOf(raw map[string][]string) string {
+	if p, err := workbench.Parse(raw); err == nil {
+		return p.Query()
+	}
+	q := url.Values{}
+	for k, v := range raw {
+		q[k] = v
+	}
+	return q.Encode()
+}
+
+// ShareAPI handles "POST /api/workbench/shares" with {"source": "..."}: 201 with the share's hash
+// and URLs (the page, and the same check as JSON).
+func (h *Handlers) ShareAPI() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		var in struct {
+			Source string `json:"source"`
+		}
+		if err := readJSON(c.Request(), &in); err != nil {
+			return err
+		}
+		hash, err := h.putShare(c.Request().Context(), in.Source)
+		var fe experiments.FieldErrors
+		if errors.As(err, &fe) {
+			return c.JSON(http.StatusBadRequest, present.APIErrors{Errors: fe})
+		}
+		if err != nil {
+			return err
+		}
+		u := h.d.Base + sharePath(hash)
+		return c.JSON(http.StatusCreated, map[string]string{"hash": hash, "url": u, "json": u + "?format=json"})
+	}
+}
+
+// Shared handles "GET /workbench/s/:hash": the shared handler in the editor, checked at the
+// query's parameters; with format=json, the check as the API answers it.
+func (h *Handlers) Shared() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		hash := c.Param("hash")
+		q := c.QueryParams()
+		asJSON := false
+		if v, ok := q["format"]; ok {
+			if len(v) != 1 || (v[0] != "json" && v[0] != "html") {
+				return &web.Error{Status: http.StatusBadRequest, Msg: "format must be json or html, given once"}
+			}
+			asJSON = v[0] == "json"
+		}
+		src, err := h.sharedSource(c.Request().Context(), hash)
+		if err != nil {
+			if asJSON {
+				var he *web.Error
+				if web.As(err, &he) && he.Status == http.StatusNotFound {
+					return c.JSON(http.StatusNotFound, present.APIError("hash", "no handler was shared under this hash"))
+				}
+			}
+			return err
+		}
+		raw := paramsOf("", q)
+		if asJSON {
+			if _, fe := workbench.Parse(raw); fe != nil {
+				return h.checkAPIError(c, fe)
+			}
+			res, err := h.checkParsed(c.Request().Context(), src, raw)
+			if err != nil {
+				return h.checkAPIError(c, err)
+			}
+			return c.JSON(http.StatusOK, checkJSON(src, res, h.d.Base+sharePath(hash)))
+		}
+		site := h.d.Site(workbenchPath)
+		v := h.workbenchBase(site, "")
+		v.ShareURL = site.URL(sharePath(hash))
+		v.JSONURL = v.ShareURL + "?" + withFormat(q)
+		status := h.fillCheck(c.Request().Context(), site, &v, src, raw, "")
+		if status == 499 {
+			return context.Canceled
+		}
+		return h.render(c, site, status, &v)
+	}
+}
+
+// withFormat is q with format=json, for the page's JSON link.
+func withFormat(q url.Values) string {
+	out := url.Values{}
+	for k, v := range q {
+		out[k] = v
+	}
+	out.Set("format", "json")
+	return out.Encode()
+}
+
+// sharedSource looks a share up, 404 for a hash nothing was shared under.
+func (h *Handlers) sharedSource(ctx context.Context, hash string) (string, error) {
+	notFound := &web.Error{Status: http.StatusNotFound, Msg: "No handler was shared under this address."}
+	if !shareHashPattern.MatchString(hash) || h.d.Shares == nil {
+		return "", notFound
+	}
+	src, err := h.d.Shares.Share(ctx, hash)
+	if errors.Is(err, sqlstore.ErrNoShare) {
+		return "", notFound
+	}
+	if err != nil {
+		return "", storeError(err)
+	}
+	return src, nil
+}

@@ -1,0 +1,171 @@
+package present
+
+import (
+	"fmt"
+	"reflect"
+	"sync"
+
+	"effectivelyonce/experiments"
+)
+
+// Presenter shows the runs of one experiment: its charts, its tables (which are also the CSV and the
+// command line's output) and the reading written from the numbers. Each experiment has exactly
+// one, listed in presenters below, the way experiments/catalog.go lists the experiments' definitions
+// (which hold every fact of a run, the prediction questions it answers among them); a test names
+// every part an experiment lacks on either side.
+type Presenter struct {
+	// Experiment is the name of the experiment this presenter shows.
+	Experiment string
+
+	charts func(domID string, params, result any) ([]Chart, error)
+	// focusCharts draws the charts with one row marked ("" marks none).
+	focusCharts func(domID, focus string, params, result any) ([]Chart, error)
+	// rowKeys and upTo are set for an experiment whose rows a marker can name (see Scope).
+	rowKeys func() []string
+	upTo    func(result any, key string) (any, error)
+	tables  func(params, result any) ([]Table, error)
+	reading func(params, result any) ([]string, error)
+	// params and result are the types the presenter is written for.
+	params, result reflect.Type
+}
+
+// shows is one experiment's presenter as it is written: typed on the experiment's own Params and
+// Result, so that the assertions from any happen in one place (present) and nowhere else.
+type shows[P, R any] struct {
+	// charts may be nil for a result a table says best (the verifier, the scale figures).
+	charts  func(domID string, p P, r R) []Chart
+	tables  func(p P, r R) []Table
+	reading func(p P, r R) []string
+	// focusCharts, when set, draws the charts with the row a page is about marked; charts is then
+	// focusCharts with no row marked.
+	focusCharts func(domID string, p P, r R, focus string) []Chart
+	// rows may be nil: only an experiment whose rows a page shows in part has it (see Scope).
+	rows *scoping[R]
+}
+
+// present wraps typed parts as a Presenter.
+func present[P, R any](name string, s shows[P, R]) *Presenter {
+	pair := func(params, result any) (P, R, error) {
+		p, okP := params.(P)
+		r, okR := result.(R)
+		if !okP || !okR {
+			return p, r, fmt.Errorf("presenter %q: given %T and %T, wants %T and %T", name, params, result, p, r)
+		}
+		return p, r, nil
+	}
+	if s.focusCharts != nil {
+		s.charts = func(domID string, p P, r R) []Chart { return s.focusCharts(domID, p, r, "") }
+	}
+	pr := &Presenter{
+		Experiment: name,
+		charts: func(domID string, params, result any) ([]Chart, error) {
+			p, r, err := pair(params, result)
+			if err != nil || s.charts == nil {
+				return nil, err
+			}
+			return s.charts(domID, p, r), nil
+		},
+		focusCharts: func(domID, focus string, params, result any) ([]Chart, error) {
+			p, r, err := pair(params, result)
+			if err != nil || s.charts == nil {
+				return nil, err
+			}
+			if focus != "" && s.focusCharts != nil {
+				return s.focusCharts(domID, p, r, focus), nil
+			}
+			return s.charts(domID, p, r), nil
+		},
+		tables: func(params, result any) ([]Table, error) {
+			p, r, err := pair(params, result)
+			if err != nil {
+				return nil, err
+			}
+			return s.tables(p, r), nil
+		},
+		reading: func(params, result any) ([]string, error) {
+			p, r, err := pair(params, result)
+			if err != nil {
+				return nil, err
+			}
+			return s.reading(p, r), nil
+		},
+		params: reflect.TypeFor[P](), result: reflect.TypeFor[R](),
+	}
+	if s.rows != nil {
+		pr.rowKeys = s.rows.keys
+		pr.upTo = func(result any, key string) (any, error) {
+			r, ok := result.(R)
+			if !ok {
+				var want R
+				return nil, fmt.Errorf("presenter %q: given %T, wants %T", name, result, want)
+			}
+			return s.rows.upTo(r, key), nil
+		}
+	}
+	return pr
+}
+
+// presenters is every experiment's presenter, built once.
+var presenters = sync.OnceValue(func() map[string]*Presenter {
+	all := []*Presenter{
+		present("assembly", assemblyShows),
+		present("crash-sweep", crashSweepShows),
+		present("keys", keysShows),
+		present("window", windowShows),
+		present("window-grid", windowGridShows),
+		present("window-time", windowTimeShows),
+		present("orderings", orderingsShows),
+		present("lease", leaseShows),
+		present("claims", claimsShows),
+		present("scale", scaleShows),
+		present("outbox", outboxShows),
+	}
+	m := make(map[string]*Presenter, len(all))
+	for _, p := range all {
+		m[p.Experiment] = p
+	}
+	return m
+})
+
+// PresenterFor returns the presenter of the named experiment.
+func PresenterFor(name string) (*Presenter, bool) {
+	p, ok := presenters()[name]
+	return p, ok
+}
+
+// PresenterOf returns the presenter of e, or an error naming the experiment that has none.
+func PresenterOf(e *experiments.Experiment) (*Presenter, error) {
+	if p, ok := PresenterFor(e.Name); ok {
+		return p, nil
+	}
+	return nil, fmt.Errorf("experiment %q has no presenter in pages", e.Name)
+}
+
+// Charts draws a run; domID prefixes the chart ids so two experiments on one page never collide.
+func (p *Presenter) Charts(domID string, params, result any) ([]Chart, error) {
+	return p.charts(domID, params, result)
+}
+
+// Tables lays a run out as tables.
+func (p *Presenter) Tables(params, result any) ([]Table, error) { return p.tables(params, result) }
+
+// Reading writes the "what the numbers say" paragraphs for a run. It is generated from the result
+// actually computed, never from the documents' published numbers, so that the prose beside a chart
+// stays true when the reader changes the parameters.
+func (p *Presenter) Reading(params, result any) ([]string, error) { return p.reading(params, result) }
+
+// Lacks lists what the presenter of e lacks or gets wrong, in words, beside e's own definition:
+// nil when the experiment is shown whole. TestEveryExperimentIsWhole prints every experiment's in
+// one message.
+func Lacks(e *experiments.Experiment) []string {
+	out := e.Lacks()
+	p, ok := PresenterFor(e.Name)
+	if !ok {
+		return append(out, "a presenter (pages/presenter.go)")
+	}
+	if p.params != e.ParamsType() || p.result != e.ResultType() {
+		out = append(out, fmt.Sprintf("a presenter for its own types: it shows %s and %s, the run has %s and %s",
+			p.params, p.result, e.ParamsType(), e.ResultType()))
+	}
+	return out
+}

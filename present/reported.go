@@ -1,0 +1,189 @@
+package present
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"effectivelyonce/experiments"
+)
+
+// Reported is one number a run of an experiment reports, named so that a person can be asked to
+// guess it: the experiment, the count (experiments.Counts' name), the row it stands in, its value,
+// and the words for it. It is built from the run's typed counts, never from a table's display
+// text, so the question a study room asks and the value its reveal measures are the same number.
+type Reported struct {
+	Experiment string
+	Measure    string  // the count's name: "escaped"
+	Point      string  // the row: "1000"; "" for a run that reports the count once
+	Value      float64 // what the run reports
+	Unit       string  // what the number counts, for a guess: "escaped duplicates"
+	Words      string  // the number and its row: "escaped duplicates at window 1,000"
+}
+
+// countUnits say what each count counts, by experiment and count name, or by count name alone
+// for the experiments that share one meaning. A count missing here is a test failure
+// (TestEveryCountHasWords), so a new one cannot reach a room unnamed.
+var countUnits = map[string]string{
+	"lost":                       "jobs lost",
+	"duplicated":                 "jobs duplicated",
+	"exactly_once":               "jobs applied exactly once",
+	"errors":                     "errors raised",
+	"ack_after_duplicated":       "jobs duplicated had the ack come after the work",
+	"escaped":                    "escaped duplicates",
+	"no_renewal":                 "jobs run twice without renewal",
+	"renew_third":                "jobs run twice renewing at t/3",
+	"renew_double":               "jobs run twice renewing at 2t (the document's count)",
+	"renew_double_real":          "jobs run twice renewing at 2t (a real queue)",
+	"outbox/lost":                "events lost",
+	"phantom":                    "phantom events",
+	"duplicate_applications":     "duplicate applications",
+	"passed":                     "claims that hold",
+	"crashes":                    "crashes in the stream",
+	"doubles":                    "jobs run twice",
+	"doubles_60s":                "jobs run twice at a 60 s timeout",
+	"doubles_300s":               "jobs run twice at a 300 s timeout",
+	"duplicates_per_day":         "duplicates a day",
+	"seconds_between_duplicates": "seconds between two duplicates",
+	"dedup_keys":                 "dedup keys held",
+	"dedup_store_bytes":          "bytes of dedup store",
+	"retry_peak_multiplier":      "times the usual load at a retry peak",
+	"window_ids":                 "ids the window holds",
+	"delay_jobs":                 "jobs between a message and its second copy",
+}
+
+// countUnit says what the count name of experiment counts, as a noun phrase.
+func countUnit(experiment, name string) string {
+	if u, ok := countUnits[experiment+"/"+name]; ok {
+		return u
+	}
+	if u, ok := countUnits[name]; ok {
+		return u
+	}
+	return countWords(experiment, name)
+}
+
+// rowWords places a count in its row, in words that follow the count's unit: "at window 1,000",
+// "with design at-most-once", "" for a run of one row.
+func rowWords(experiment, point string) string {
+	if point == "" {
+		return ""
+	}
+	switch experiment {
+	case "assembly":
+		return "with design " + point
+	case "orderings":
+		return "with the order " + point
+	case "keys":
+		return "with the dedup key " + point
+	case "outbox":
+		return "with " + PointWords(experiment, point)
+	case "claims":
+		return "in the claim " + point
+	}
+	return "at " + PointWords(experiment, point)
+}
+
+// ReportedBy lists every number a run of e reports in result, in the result's own order.
+func ReportedBy(e *experiments.Experiment, result any) []Reported {
+	var out []Reported
+	for _, c := range e.Counts(result) {
+		r := Reported{Experiment: e.Name, Measure: c.Name, Point: c.Point, Value: c.Value, Unit: countUnit(e.Name, c.Name)}
+		r.Words = strings.TrimSpace(r.Unit + " " + rowWords(e.Name, c.Point))
+		out = append(out, r)
+	}
+	return out
+}
+
+// FindReported finds the number called measure at point among list. An empty point is enough for
+// a count reported once; a count reported at several rows needs its row, and the refusal lists
+// them, so that no round is ever measured on a row nobody chose.
+func FindReported(list []Reported, measure, point string) (Reported, *experiments.FieldError) {
+	var rows []string
+	for _, r := range list {
+		if r.Measure != measure {
+			continue
+		}
+		if r.Point == point {
+			return r, nil
+		}
+		rows = append(rows, r.Point)
+	}
+	switch {
+	case len(rows) == 0:
+		var names []string
+		for _, r := range list {
+			if !slices.Contains(names, r.Measure) {
+				names = append(names, r.Measure)
+			}
+		}
+		return Reported{}, &experiments.FieldError{Field: "measure", Message: fmt.Sprintf("this run reports no number called %q; it reports %s",
+			experiments.Clip(measure, 40), strings.Join(names, ", "))}
+	case point == "" && len(rows) == 1:
+		for _, r := range list {
+			if r.Measure == measure {
+				return r, nil
+			}
+		}
+	}
+	return Reported{}, &experiments.FieldError{Field: "point", Message: fmt.Sprintf("%s is reported at %d rows; name one of %s",
+		experiments.Clip(measure, 40), len(rows), strings.Join(rows, ", "))}
+}
+
+// Question is the question a round on r asks, in words: the number and its row, then the
+// experiment and the parameters it runs at ("How many escaped duplicates at window 1,000? (Escape
+// rate versus dedup window, with max redelivery delay 5,000 jobs)").
+func (r Reported) Question(e *experiments.Experiment, params any) string {
+	at := "at its defaults"
+	if moved := MovedParams(e, params, e.Fields); moved != "" {
+		at = "with " + moved
+	}
+	return fmt.Sprintf("How many %s? (%s, %s)", r.Words, e.Title, at)
+}
+
+// MovedParams says in words each of fields whose value in p differs from e's default ("max
+// redelivery delay 5,000 jobs; dedup windows 100, 500 ids"), or "" when none does.
+func MovedParams(e *experiments.Experiment, p any, fields []experiments.Field) string {
+	got, def, said := e.Format(p), e.Format(e.Defaults()), e.Say(p)
+	var words []string
+	for _, f := range fields {
+		if got[f.Name] == def[f.Name] {
+			continue
+		}
+		w := strings.ToLower(f.Label[:1]) + f.Label[1:] + " " + said[f.Name]
+		if f.Unit != "" {
+			w += " " + f.Unit
+		}
+		words = append(words, w)
+	}
+	return strings.Join(words, "; ")
+}
+
+// PointWords names a chart point for a heading: the axis it lies on, then its value as the
+// tables write it ("window 1,000", "timeout 30 s", "outbox, consumer with dedup").
+func PointWords(experiment, point string) string {
+	num := func(s string) string {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return count(n)
+		}
+		return s
+	}
+	switch experiment {
+	case "window":
+		return "window " + num(point)
+	case "window-grid":
+		md, w, _ := strings.Cut(point, "/")
+		return "max delay " + num(md) + ", window " + num(w)
+	case "lease":
+		return "timeout " + point + " s"
+	case "crash-sweep":
+		return "crash rate " + point
+	case "outbox":
+		if design, ok := strings.CutSuffix(point, "/dedup"); ok {
+			return design + ", consumer with dedup"
+		}
+		return point + ", consumer without dedup"
+	}
+	return point
+}
