@@ -8,10 +8,8 @@ package roomsweb
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/netip"
 	"strconv"
@@ -38,22 +36,6 @@ func bearerKey(r *http.Request) string {
 		return strings.TrimSpace(h[7:])
 	}
 	return ""
-}
-
-// readJSON decodes a request body into v, refusing unknown fields so that a typo in a script is
-// an error rather than a silent default. An empty body is allowed when optional is set.
-func readJSON(r *http.Request, v any, optional bool) error {
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	if err == nil || (optional && errors.Is(err, io.EOF)) {
-		return nil
-	}
-	var ee *echo.HTTPError
-	if errors.As(err, &ee) { // the body limit, which answers 413 itself
-		return ee
-	}
-	return &web.Error{Status: http.StatusBadRequest, Msg: "the body is not the JSON object this route takes", Err: err}
 }
 
 // Refusal turns a refusal of rooms.Service into the status it deserves; the message a person
@@ -117,7 +99,7 @@ func (h *Handlers) APICreate() echo.HandlerFunc {
 		var in struct {
 			Title string `json:"title"`
 		}
-		if err := readJSON(c.Request(), &in, false); err != nil {
+		if err := web.ReadJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
 		if err := h.admitRoom(c.Request().Context(), h.creates, "Too many study rooms created from your network address this hour."); err != nil {
@@ -178,7 +160,7 @@ func (h *Handlers) APIJoin() echo.HandlerFunc {
 		var in struct {
 			Name string `json:"name"`
 		}
-		if err := readJSON(c.Request(), &in, false); err != nil {
+		if err := web.ReadJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
 		if err := h.admitRoom(c.Request().Context(), h.joins, "Too many joins from your network address in the last minute."); err != nil {
@@ -210,7 +192,7 @@ func (h *Handlers) APILocked() echo.HandlerFunc {
 		var in struct {
 			Locked bool `json:"locked"`
 		}
-		if err := readJSON(c.Request(), &in, false); err != nil {
+		if err := web.ReadJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
 		if err := h.rooms.SetLocked(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), in.Locked); err != nil {
@@ -235,7 +217,7 @@ func (h *Handlers) APIState() echo.HandlerFunc {
 func (h *Handlers) APIRoundOpen() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in roundIn
-		if err := readJSON(c.Request(), &in, false); err != nil {
+		if err := web.ReadJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
 		q, err := h.checkedQuestion(c.Request().Context(), in)
@@ -271,7 +253,7 @@ func (h *Handlers) APIGuess() echo.HandlerFunc {
 		var in struct {
 			Value *float64 `json:"value"`
 		}
-		if err := readJSON(c.Request(), &in, false); err != nil {
+		if err := web.ReadJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
 		if in.Value == nil {
@@ -311,7 +293,7 @@ func (h *Handlers) APIRoundReveal() echo.HandlerFunc {
 		var in struct {
 			Measured *float64 `json:"measured"`
 		}
-		if err := readJSON(c.Request(), &in, true); err != nil {
+		if err := web.ReadJSON(c.Request(), &in, true); err != nil {
 			return err
 		}
 		ctx, code, key := c.Request().Context(), c.Param("code"), bearerKey(c.Request())
@@ -352,7 +334,7 @@ func (h *Handlers) APIPin() echo.HandlerFunc {
 			Path string `json:"path"`
 			Note string `json:"note"`
 		}
-		if err := readJSON(c.Request(), &in, false); err != nil {
+		if err := web.ReadJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
 		p, err := h.rooms.AddPin(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), in.Path, in.Note)
@@ -370,7 +352,7 @@ func (h *Handlers) APIPresent() echo.HandlerFunc {
 		var in struct {
 			Path string `json:"path"`
 		}
-		if err := readJSON(c.Request(), &in, false); err != nil {
+		if err := web.ReadJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
 		if err := h.present(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), in.Path); err != nil {

@@ -244,7 +244,7 @@ func parseMeasured(q rooms.Question) (*experiments.Experiment, any, error) {
 		return nil, nil, &web.Error{Status: http.StatusBadRequest, Msg: "no experiment of this name; GET /api/experiments lists them",
 			Err: &rooms.FieldError{Field: "experiment", Message: "no experiment of this name", Err: rooms.ErrInvalid}}
 	}
-	vals, problems := parseQuery(q.Params)
+	vals, problems := experiments.ParseQuery(q.Params)
 	if len(problems) > 0 {
 		return nil, nil, &web.Error{Status: http.StatusBadRequest, Msg: "params: " + problems[0].Message,
 			Err: &rooms.FieldError{Field: "params", Message: problems[0].Message, Err: rooms.ErrInvalid}}

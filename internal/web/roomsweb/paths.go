@@ -12,6 +12,7 @@ import (
 
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
+	"effectivelyonce/pages"
 	"effectivelyonce/present"
 	"effectivelyonce/rooms"
 )
@@ -30,7 +31,7 @@ func (h *Handlers) notebookPage(path string) (content.Entry, *content.Page, url.
 		if !ok {
 			return content.Entry{}, nil, nil, nil, false
 		}
-		q, problems := parseQuery(u.RawQuery)
+		q, problems := experiments.ParseQuery(u.RawQuery)
 		return entry, page, q, problems, true
 	}
 	return content.Entry{}, nil, nil, nil, false
@@ -50,13 +51,14 @@ type pagePath struct {
 func pagePathParams(page *content.Page, q url.Values) ([]pagePath, *experiments.FieldError) {
 	var out []pagePath
 	var first *experiments.Experiment
-	for i, name := range experimentsOn(page) {
+	for i, name := range pages.ExperimentsOn(page) {
 		e, _ := experiments.Lookup(name) // the site's checkBook made sure it exists
 		prefix := ""
 		if i > 0 {
 			prefix = e.Name + "."
 		}
-		inherited, sub := readRun(e, prefix, first, q)
+		r, sub := pages.ReadRun(e, prefix, first, q)
+		inherited := r.Inherited
 		p, err := e.Parse(sub)
 		if err != nil {
 			fe := experiments.FieldError{Message: err.Error()}

@@ -58,7 +58,7 @@ func checkJSON(src string, res workbench.Result, share string) map[string]any {
 func (h *Handlers) CheckAPI() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in checkRequest
-		if err := readJSON(c.Request(), &in); err != nil {
+		if err := web.ReadJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
 		raw, fe := paramsOfJSON(in.Params)

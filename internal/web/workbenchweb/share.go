@@ -116,7 +116,7 @@ func (h *Handlers) ShareAPI() echo.HandlerFunc {
 		var in struct {
 			Source string `json:"source"`
 		}
-		if err := readJSON(c.Request(), &in); err != nil {
+		if err := web.ReadJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
 		hash, err := h.putShare(c.Request().Context(), in.Source)
