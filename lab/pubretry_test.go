@@ -78,7 +78,7 @@ func TestPublishRetryModel(t *testing.T) {
 			t.Fatalf("job %d: delay %d, block 4's %d, marked %v", j, delays[j], block4[j], crashed[j])
 		}
 	}
-	retries, twice, err := PublishRetryModel(ctx, []int64{0, 999, 1000, 1001, 1040, 1056, 2000}, 1)
+	retries, twice, err := PublishRetryModel(ctx, []int64{0, 995, 1000, 1001, 1040, 1061, 2000}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
