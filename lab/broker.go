@@ -90,6 +90,8 @@ func startBroker(ctx context.Context, cfg Config, sc *scratch) (*broker, error) 
 		Name:     b.stream,
 		Subjects: []string{b.subject},
 		Storage:  jetstream.FileStorage, // a real broker keeps its jobs on disk
+		// 0 is the server's own default (2 minutes), which no other design reaches.
+		Duplicates: cfg.dupWindow(),
 	}); err != nil {
 		b.close()
 		return nil, fmt.Errorf("lab: broker: stream: %w", err)

@@ -40,15 +40,20 @@ const (
 	LeaseHeartbeat Design = "lease-heartbeat"
 )
 
+// PublishRetry is the broker's own dedup window: no worker, no crash; a producer whose publish
+// acknowledgement is lost publishes the same Nats-Msg-Id again, and the stream's Duplicates window
+// decides whether the broker stores it twice (see pubretry.go).
+const PublishRetry Design = "publish-retry"
+
 // DesignHandler is a reader's own handler, written for the workbench, run by the workers with the
 // workbench's runtime and its operations bound to the real broker, sink and bus (see handler.go).
 // It is not among Designs: a run of it needs the handler's source (Config.Handler).
 const DesignHandler Design = "handler"
 
 // Designs returns the four crash designs in the order the notebook's assembly reports them, then
-// the two lease designs; the slice is the caller's own.
+// the two lease designs, then the publisher's retry; the slice is the caller's own.
 func Designs() []Design {
-	return []Design{AckBeforeWork, AckAfterWork, DedupOutsideTx, DedupInTx, LeaseNoRenewal, LeaseHeartbeat}
+	return []Design{AckBeforeWork, AckAfterWork, DedupOutsideTx, DedupInTx, LeaseNoRenewal, LeaseHeartbeat, PublishRetry}
 }
 
 // IsLease says whether d is one of the lease designs, which draw job durations instead of crashes.
@@ -87,6 +92,9 @@ type Config struct {
 	// (0: DefaultLeaseTimeout); the broker's AckWait is LeaseTimeout*ModelSecond. The crash
 	// designs ignore it.
 	LeaseTimeout float64
+	// DupWindow is the publish-retry design's stream Duplicates window in seconds (0:
+	// DefaultDupWindow); the other designs refuse one, as they keep the broker's default.
+	DupWindow float64
 	// Deadline bounds the whole run, counted from its start (0: DefaultDeadline).
 	Deadline time.Duration
 	// FireAndForgetAcks makes the workers ack with a plain Ack, which is only written to the
@@ -162,6 +170,10 @@ func (c Config) validate(needCommand bool) error {
 		return &FieldError{"ack_wait", "the lease designs' ack wait is their lease_timeout, scaled; set that instead"}
 	case !(c.LeaseTimeout == 0 || c.LeaseTimeout >= MinLeaseTimeout && c.LeaseTimeout <= MaxLeaseTimeout):
 		return outOfRange(FieldLeaseTimeout, experiments.FormatFloat(c.LeaseTimeout))
+	case c.Design != PublishRetry && c.DupWindow != 0:
+		return &FieldError{FieldDupWindow, "only the publish-retry design sets the stream's dedup window"}
+	case !(c.DupWindow == 0 || c.DupWindow >= MinDupWindow && c.DupWindow <= MaxDupWindow):
+		return outOfRange(FieldDupWindow, experiments.FormatFloat(c.DupWindow))
 	case c.Deadline < 0:
 		return &FieldError{"deadline", fmt.Sprintf("%v is negative", c.Deadline)}
 	case needCommand && c.Command == nil:
@@ -187,6 +199,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.AckWait == 0 {
 		c.AckWait = DefaultAckWait
+	}
+	if c.Design == PublishRetry && c.DupWindow == 0 {
+		c.DupWindow = DefaultDupWindow
 	}
 	if c.Deadline == 0 {
 		c.Deadline = DefaultDeadline
@@ -241,6 +256,9 @@ type Result struct {
 	FireAndForgetAcks bool `json:"fire_and_forget_acks"`
 	// Events is the log of a few crashed jobs, every delivery of each, in order.
 	Events []Event `json:"events"`
+	// PublishRetry is the publish-retry design's own: its window, each retry, real and
+	// modelled; nil for the other designs. Its Duplicated is the jobs the stream holds twice.
+	PublishRetry *PublishRetryResult `json:"publish_retry,omitempty"`
 	// Handler is the handler design's own: its crash point, its exactly-once and event counts
 	// real and modelled; nil for the other designs.
 	Handler *HandlerResult `json:"handler,omitempty"`
@@ -256,6 +274,9 @@ type Result struct {
 // duplicate the model cannot predict (ExtraDuplicates), and that surplus is the lesson, not a
 // fault. The lost count stays exact: an unsent ack can only bring a job back, never lose one.
 func (r Result) MatchesModel() bool {
+	if r.PublishRetry != nil {
+		return r.Lost == 0 && r.PublishRetry.matches()
+	}
 	if r.Handler != nil && !r.Handler.matches(r.Tolerance) {
 		return false
 	}

@@ -83,8 +83,8 @@ func TestLeaseHeartbeatDuplicatesNothing(t *testing.T) {
 }
 
 func TestLeaseConfig(t *testing.T) {
-	if got := Designs(); !slices.Equal(got[4:], []Design{LeaseNoRenewal, LeaseHeartbeat}) || len(got) != 6 {
-		t.Errorf("Designs() = %v, want the four crash designs, then lease-no-renewal, lease-heartbeat", got)
+	if got := Designs(); !slices.Equal(got[4:], []Design{LeaseNoRenewal, LeaseHeartbeat, PublishRetry}) || len(got) != 7 {
+		t.Errorf("Designs() = %v, want the four crash designs, then lease-no-renewal, lease-heartbeat, publish-retry", got)
 	}
 	if string(LeaseNoRenewal) != "lease-no-renewal" || string(LeaseHeartbeat) != "lease-heartbeat" {
 		t.Error("the lease designs' names are not the command line's")

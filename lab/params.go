@@ -25,6 +25,8 @@ type Params struct {
 	// the same jobs, seed and timeout.
 	LeaseSeed    int64
 	LeaseTimeout float64
+	// DupWindow is the publish-retry design's stream Duplicates window, in seconds.
+	DupWindow float64
 	// FireAndForget runs the workers with plain acks (Config.FireAndForgetAcks).
 	FireAndForget bool
 	// Handler is the handler design's source and crash point, when Designs names DesignHandler;
@@ -45,7 +47,7 @@ const (
 // DefaultParams is the form as a reader first sees it: every design, the defaults above.
 func DefaultParams() Params {
 	return Params{Designs: Designs(), Jobs: DefaultJobs, Workers: DefaultWorkers, CrashRate: DefaultCrashRate,
-		Seed: DefaultSeed, LeaseSeed: DefaultLeaseSeed, LeaseTimeout: DefaultLeaseTimeout}
+		Seed: DefaultSeed, LeaseSeed: DefaultLeaseSeed, LeaseTimeout: DefaultLeaseTimeout, DupWindow: DefaultDupWindow}
 }
 
 // The names a form, a permalink and the command line give the parameters.
@@ -58,6 +60,7 @@ const (
 	FieldLeaseSeed     = "lease_seed"
 	FieldLeaseTimeout  = "lease_timeout"
 	FieldFireAndForget = "fire_and_forget"
+	FieldDupWindow     = "dup_window"
 )
 
 // Fields are the run's numbers as the experiments' forms describe theirs (label, unit, help,
@@ -79,6 +82,8 @@ func Fields(maxJobs int64) []experiments.Field {
 			Kind: experiments.KindInt, MinInt: 0, MaxInt: seeds},
 		{Name: FieldLeaseTimeout, Label: "Lease timeout", Unit: "model seconds", Help: "The lease designs' visibility timeout; one model second lasts 10 ms here.",
 			Kind: experiments.KindFloat, Min: MinLeaseTimeout, Max: MaxLeaseTimeout},
+		{Name: FieldDupWindow, Label: "Dedup window", Unit: "s", Help: "The publish-retry design's stream Duplicates window: a retry inside it is absorbed by the broker (its default is 120).",
+			Kind: experiments.KindFloat, Min: MinDupWindow, Max: MaxDupWindow},
 	}
 }
 
@@ -98,6 +103,7 @@ func (p Params) Text() map[string]string {
 		FieldJobs: strconv.FormatInt(p.Jobs, 10), FieldWorkers: strconv.Itoa(p.Workers),
 		FieldCrashRate: experiments.FormatFloat(p.CrashRate), FieldSeed: strconv.FormatInt(p.Seed, 10),
 		FieldLeaseSeed: strconv.FormatInt(p.LeaseSeed, 10), FieldLeaseTimeout: experiments.FormatFloat(p.LeaseTimeout),
+		FieldDupWindow: experiments.FormatFloat(p.DupWindow),
 	}
 }
 
@@ -121,10 +127,13 @@ func (p Params) Query() url.Values {
 // the other kind are not used, and the page does not state them.
 func (p Params) HasLease() bool { return slices.ContainsFunc(p.Designs, Design.IsLease) }
 
-// HasCrash: see HasLease.
+// HasCrash: see HasLease. The publish-retry design counts: its stream marks the lost acks.
 func (p Params) HasCrash() bool {
 	return slices.ContainsFunc(p.Designs, func(d Design) bool { return !d.IsLease() })
 }
+
+// HasPublishRetry says whether p runs the publish-retry design, the only one with a dedup window.
+func (p Params) HasPublishRetry() bool { return slices.Contains(p.Designs, PublishRetry) }
 
 // Config is the run of design d with p's values: the crash designs take the stream seed, the
 // lease designs the lease seed and timeout.
@@ -132,6 +141,9 @@ func (p Params) Config(d Design) Config {
 	c := Config{Design: d, Jobs: p.Jobs, Workers: p.Workers, CrashRate: p.CrashRate, Seed: p.Seed, FireAndForgetAcks: p.FireAndForget}
 	if d.IsLease() {
 		c.Seed, c.LeaseTimeout = p.LeaseSeed, p.LeaseTimeout
+	}
+	if d == PublishRetry {
+		c.DupWindow = p.DupWindow
 	}
 	if d == DesignHandler && p.Handler != nil {
 		h := *p.Handler
@@ -195,6 +207,8 @@ func ParseParams(raw map[string][]string, maxJobs int64) (Params, experiments.Fi
 			p.LeaseSeed = v.(int64)
 		case FieldLeaseTimeout:
 			p.LeaseTimeout = v.(float64)
+		case FieldDupWindow:
+			p.DupWindow = v.(float64)
 		}
 	}
 	p.FireAndForget = len(raw[FieldFireAndForget]) > 0 && raw[FieldFireAndForget][0] == "on"

@@ -63,14 +63,14 @@ func TestParamsRoundTrip(t *testing.T) {
 		t.Errorf("a crash design runs on seed %d, timeout %v", c.Seed, c.LeaseTimeout)
 	}
 	p := Params{Designs: []Design{DedupInTx, AckBeforeWork}, Jobs: 1234, Workers: 2, CrashRate: 0.125, Seed: 7,
-		LeaseSeed: 99, LeaseTimeout: 15.5, FireAndForget: true}
+		LeaseSeed: 99, LeaseTimeout: 15.5, DupWindow: 2.5, FireAndForget: true}
 	back, errs := ParseParams(p.Query(), MaxJobs)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	p.Designs = []Design{AckBeforeWork, DedupInTx} // the lab's order, whatever the query's
 	if !slices.Equal(back.Designs, p.Designs) || back.Jobs != p.Jobs || back.Workers != p.Workers || back.CrashRate != p.CrashRate ||
-		back.Seed != p.Seed || back.LeaseSeed != p.LeaseSeed || back.LeaseTimeout != p.LeaseTimeout || !back.FireAndForget {
+		back.Seed != p.Seed || back.LeaseSeed != p.LeaseSeed || back.LeaseTimeout != p.LeaseTimeout || back.DupWindow != p.DupWindow || !back.FireAndForget {
 		t.Errorf("read back %+v, want %+v", back, p)
 	}
 }

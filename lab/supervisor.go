@@ -51,6 +51,9 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 	if progress == nil {
 		progress = func(Progress) {}
 	}
+	if cfg.Design == PublishRetry {
+		return runPublishRetry(ctx, cfg, progress)
+	}
 	start := time.Now()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

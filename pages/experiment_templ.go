@@ -6,16 +6,17 @@ package pages
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
+import "github.com/a-h/templ"
+import templruntime "github.com/a-h/templ/runtime"
+
 import (
-	"effectivelyonce/content"
-	"effectivelyonce/experiments"
 	"effectivelyonce/present"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/a-h/templ"
-	templruntime "github.com/a-h/templ/runtime"
+	"effectivelyonce/content"
+	"effectivelyonce/experiments"
 )
 
 // Experiment is one experiment block: a GET form (so the URL is the permalink), and the result:

@@ -6,14 +6,14 @@ package pages
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
+import "github.com/a-h/templ"
+import templruntime "github.com/a-h/templ/runtime"
+
 import (
 	"cmp"
 	"effectivelyonce/experiments"
 	"effectivelyonce/present"
 	"strconv"
-
-	"github.com/a-h/templ"
-	templruntime "github.com/a-h/templ/runtime"
 )
 
 // JobsPage is a "which jobs?" list as a page of its own: what a reader without script gets, or

@@ -103,6 +103,13 @@ type LabResult struct {
 	// FireAndForget marks a run with plain acks, whose duplicates may exceed the model's.
 	FireAndForget bool
 	Extra         int64 // duplicates beyond the model's (lab.Result.ExtraDuplicates)
+	// PublishRetry marks the publish-retry design, which runs no worker: Retried jobs were
+	// published twice, AckDuplicates of the retries the broker answered as duplicates, and
+	// NearEdge of them land so near the window's end that the model's verdict is not claimed.
+	PublishRetry  bool
+	Retried       int64
+	AckDuplicates int64
+	NearEdge      int64
 }
 
 // LabRow is one outcome: the real count, the model's, and whether they differ.
@@ -131,6 +138,8 @@ func LabDesignLabel(d lab.Design) string {
 		return "Lease without renewal"
 	case lab.LeaseHeartbeat:
 		return "Lease with a heartbeat"
+	case lab.PublishRetry:
+		return "Publisher retries into the broker's dedup window"
 	}
 	return string(d)
 }
@@ -148,6 +157,9 @@ func LabSettings(p lab.Params) string {
 	}
 	if p.HasLease() {
 		s += "; " + labLease(p.LeaseSeed, p.LeaseTimeout)
+	}
+	if p.HasPublishRetry() {
+		s += fmt.Sprintf("; dedup window %s s", experiments.FormatFloat(p.DupWindow))
 	}
 	if p.FireAndForget {
 		return s + "; fire-and-forget acks"
@@ -173,6 +185,21 @@ func NewLabResult(r lab.Result, site Site) LabResult {
 		v.Settings += ", " + labLease(r.Seed, r.LeaseTimeout)
 		v.BlockURL = site.URL("/blocks/6") + "?" + url.Values{"jobs": {strconv.FormatInt(r.Jobs, 10)}, "seed": {strconv.FormatInt(r.Seed, 10)},
 			"timeouts": {experiments.FormatFloat(r.LeaseTimeout)}}.Encode()
+	} else if pr := r.PublishRetry; pr != nil {
+		v.PublishRetry, v.Retried, v.AckDuplicates, v.NearEdge = true, pr.Retried, pr.AckDuplicates, pr.NearEdge
+		v.Settings = fmt.Sprintf("acks lost at rate %s, stream seed %d, dedup window %s s", experiments.FormatFloat(r.CrashRate), r.Seed,
+			experiments.FormatFloat(pr.DupWindow))
+		for _, row := range []LabRow{
+			{Name: "Stored twice", Real: pr.StoredTwice, Model: pr.ModelStoredTwice},
+			{Name: "Stored once", Real: r.ExactlyOnce, Model: r.Jobs - pr.ModelStoredTwice},
+		} {
+			if d := row.Real - row.Model; d != 0 {
+				row.Within = d >= -pr.NearEdge && d <= pr.NearEdge
+				row.Differs = !row.Within || !v.Matches
+			}
+			v.Rows = append(v.Rows, row)
+		}
+		return v
 	} else {
 		v.Settings += fmt.Sprintf(", crash rate %s, stream seed %d", experiments.FormatFloat(r.CrashRate), r.Seed)
 	}

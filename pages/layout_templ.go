@@ -6,13 +6,14 @@ package pages
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
+import "github.com/a-h/templ"
+import templruntime "github.com/a-h/templ/runtime"
+
 import (
-	"effectivelyonce/content"
 	"effectivelyonce/present"
 	"strings"
 
-	"github.com/a-h/templ"
-	templruntime "github.com/a-h/templ/runtime"
+	"effectivelyonce/content"
 )
 
 // htmxConfig lets the 422 (form with errors), 429 (rate limit) and 503 (busy) answers through to

@@ -6,13 +6,14 @@ package pages
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
+import "github.com/a-h/templ"
+import templruntime "github.com/a-h/templ/runtime"
+
 import (
-	"effectivelyonce/rooms"
 	"strconv"
 	"strings"
 
-	"github.com/a-h/templ"
-	templruntime "github.com/a-h/templ/runtime"
+	"effectivelyonce/rooms"
 )
 
 // StartRoom is the form that opens a study room.

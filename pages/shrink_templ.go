@@ -6,12 +6,10 @@ package pages
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import (
-	"strconv"
+import "github.com/a-h/templ"
+import templruntime "github.com/a-h/templ/runtime"
 
-	"github.com/a-h/templ"
-	templruntime "github.com/a-h/templ/runtime"
-)
+import "strconv"
 
 // ShrinkCases is the smallest failing case of each claim that failed, shown under the verifier's
 // table. sub says the block has no title of its own, so its headings sit one level up.

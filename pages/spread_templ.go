@@ -6,12 +6,10 @@ package pages
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import (
-	"strconv"
+import "github.com/a-h/templ"
+import templruntime "github.com/a-h/templ/runtime"
 
-	"github.com/a-h/templ"
-	templruntime "github.com/a-h/templ/runtime"
-)
+import "strconv"
 
 // SpreadBox is the progress of a spread over seeds inside its block. While the spread runs only its
 // meter (SpreadMeter) polls and is swapped; Cancel sits beside the meter, outside what a poll

@@ -6,13 +6,12 @@ package pages
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import (
-	"effectivelyonce/present"
-	"strconv"
+import "github.com/a-h/templ"
+import templruntime "github.com/a-h/templ/runtime"
 
-	"github.com/a-h/templ"
-	templruntime "github.com/a-h/templ/runtime"
-)
+import "effectivelyonce/present"
+
+import "strconv"
 
 // Workbench is the workbench's part of its page: the templates, the editor with the parameter
 // form, the result of the last check, and the exercise ladder. The form posts without script;

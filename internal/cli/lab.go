@@ -55,13 +55,20 @@ type labDesignJSON struct {
 	// Tolerance is, for a handler that calls work(), how many jobs end within a few
 	// milliseconds of their lease: the duplicated count may stray from the model's by as many.
 	Tolerance *int64 `json:"tolerance,omitempty"`
-	Model     struct {
+	// The publish-retry design's own: its window, the jobs the real stream holds twice, and
+	// the retries near the window's edge, for which agreement is not claimed.
+	DupWindow   float64 `json:"dup_window_s,omitempty"`
+	Retried     *int64  `json:"retried,omitempty"`
+	StoredTwice *int64  `json:"stored_twice,omitempty"`
+	NearEdge    *int64  `json:"near_edge,omitempty"`
+	Model       struct {
 		Lost       int64 `json:"lost"`
 		Duplicated int64 `json:"duplicated"`
 		// The handler design's model states all its counts: the workbench's for the point.
 		ExactlyOnce   *int64           `json:"exactly_once,omitempty"`
 		WorkersKilled *int64           `json:"workers_killed,omitempty"`
 		Events        *lab.EventCounts `json:"events,omitempty"`
+		StoredTwice   *int64           `json:"stored_twice,omitempty"`
 	} `json:"model"`
 }
 
@@ -212,6 +219,9 @@ func Lab(ctx context.Context, args []string, getenv func(string) string, stdout,
 					j.Tolerance = &r.Tolerance
 				}
 			}
+			if pr := r.PublishRetry; pr != nil {
+				j.DupWindow, j.Retried, j.StoredTwice, j.NearEdge, j.Model.StoredTwice = pr.DupWindow, &pr.Retried, &pr.StoredTwice, &pr.NearEdge, &pr.ModelStoredTwice
+			}
 			out.Designs = append(out.Designs, j)
 		}
 		enc := json.NewEncoder(stdout)
@@ -266,6 +276,8 @@ func agreement(r lab.Result) string {
 	switch {
 	case (r.Design.IsLease() || r.Handler != nil && r.Handler.LeaseTime) && r.Duplicated != r.ModelDuplicated && r.MatchesModel():
 		return fmt.Sprintf("within %d (real-time jitter)", r.Tolerance)
+	case r.PublishRetry != nil && r.PublishRetry.NearEdge > 0 && r.MatchesModel():
+		return fmt.Sprintf("%d retries near the window's edge not claimed", r.PublishRetry.NearEdge)
 	case r.FireAndForgetAcks && r.ExtraDuplicates() > 0 && r.MatchesModel():
 		return fmt.Sprintf("+%d duplicated (acks lost with their worker)", r.ExtraDuplicates())
 	case r.MatchesModel():

@@ -132,7 +132,7 @@ func TestLabRunMatchesTheModel(t *testing.T) {
 	}
 	// The page the reader is sent to holds the run's values in its address, and so in its form.
 	permalink := r.header.Get("Location")
-	if permalink != "/lab?crash_rate=0.05&design=ack-after-work&design=dedup-in-tx&jobs=100&lease_seed=31&lease_timeout=5&seed=21&workers=2#lab-status" {
+	if permalink != "/lab?crash_rate=0.05&design=ack-after-work&design=dedup-in-tx&dup_window=1&jobs=100&lease_seed=31&lease_timeout=5&seed=21&workers=2#lab-status" {
 		t.Errorf("Run sent the reader to %q", permalink)
 	}
 	first := b.send("GET", "/lab/progress", nil, true)
@@ -223,7 +223,7 @@ func TestLabOneRunAtATimeAndCancel(t *testing.T) {
 	if !regexp.MustCompile(`you can start your own run when this one ends, in about \d+ (s|min)\.`).MatchString(fresh.body) {
 		t.Error("a fresh visitor is not told when they can start their own run")
 	}
-	if !strings.Contains(fresh.body, `href="/lab?crash_rate=0.05&amp;design=ack-after-work&amp;jobs=5000&amp;lease_seed=31&amp;lease_timeout=5&amp;seed=13&amp;workers=2#lab">Put these values in the form</a>`) {
+	if !strings.Contains(fresh.body, `href="/lab?crash_rate=0.05&amp;design=ack-after-work&amp;dup_window=1&amp;jobs=5000&amp;lease_seed=31&amp;lease_timeout=5&amp;seed=13&amp;workers=2#lab">Put these values in the form</a>`) {
 		t.Error("a fresh visitor has no link that puts the run's values in the form")
 	}
 	second := other.post("/lab/runs", smallLabForm("100", lab.DedupInTx))
