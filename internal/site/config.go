@@ -18,8 +18,8 @@ import (
 	"effectivelyonce/rooms/sqlstore"
 )
 
-// config is everything the server can be told, from flags first and then the environment.
-type config struct {
+// Config is everything the server can be told, from flags first and then the environment.
+type Config struct {
 	Addr       string
 	BasePath   string
 	ClientIP   string // "direct", "x-forwarded-for" or "x-real-ip": where the client's address comes from
@@ -87,7 +87,7 @@ type config struct {
 }
 
 // labMaxJobs is the bound on one lab run's jobs, its default filled in.
-func (c config) labMaxJobs() int {
+func (c Config) labMaxJobs() int {
 	if c.LabMaxJobs == 0 {
 		return lab.MaxJobs
 	}
@@ -96,14 +96,14 @@ func (c config) labMaxJobs() int {
 
 // roomsDSN is where the study rooms are stored: the Postgres URL when one is set, else the SQLite
 // file in the data directory.
-func (c config) roomsDSN() string {
+func (c Config) RoomsDSN() string {
 	if c.DatabaseURL != "" {
 		return c.DatabaseURL
 	}
 	return filepath.Join(c.DataDir, sqlstore.FileName)
 }
 
-func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Config, error) {
 	env := func(k, def string) string {
 		if v := getenv(k); v != "" {
 			return v
@@ -114,7 +114,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	envInt, envFloat, envDuration := ev.int, ev.float, ev.duration
 	fs := flag.NewFlagSet("site serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var c config
+	var c Config
 	fs.StringVar(&c.Addr, "addr", env("ADDR", "127.0.0.1:8080"), "listen address (env ADDR)")
 	fs.StringVar(&c.BasePath, "base-path", env("BASE_PATH", ""), "serve under this path prefix, e.g. /notebook (env BASE_PATH)")
 	fs.StringVar(&c.ClientIP, "client-ip", env("CLIENT_IP", "direct"), "client address source: direct, x-forwarded-for, x-real-ip (env CLIENT_IP)")
@@ -150,45 +150,45 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.IntVar(&c.LabRunsPerHour, "lab-runs-per-hour", envInt("LAB_RUNS_PER_HOUR", 30), "lab runs one client address may start in an hour (env LAB_RUNS_PER_HOUR)")
 	fs.StringVar(&c.LabNATSURL, "lab-nats-url", env("LAB_NATS_URL", ""), "nats:// URL of an existing NATS server with JetStream for the lab instead of the embedded one (env LAB_NATS_URL)")
 	if err := fs.Parse(args); err != nil {
-		return config{}, err
+		return Config{}, err
 	}
 	if len(ev.errs) > 0 {
-		return config{}, errors.Join(ev.errs...)
+		return Config{}, errors.Join(ev.errs...)
 	}
 	if fs.NArg() > 0 {
-		return config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	c.CacheBytes = int64(*cacheMB) << 20
 	c.BasePath = strings.TrimSuffix(c.BasePath, "/")
 	if c.BasePath != "" && !strings.HasPrefix(c.BasePath, "/") {
-		return config{}, fmt.Errorf("base path %q must start with /", c.BasePath)
+		return Config{}, fmt.Errorf("base path %q must start with /", c.BasePath)
 	}
 	switch c.ClientIP {
 	case "direct", "x-forwarded-for", "x-real-ip":
 	default:
-		return config{}, fmt.Errorf("client-ip %q: want direct, x-forwarded-for or x-real-ip", c.ClientIP)
+		return Config{}, fmt.Errorf("client-ip %q: want direct, x-forwarded-for or x-real-ip", c.ClientIP)
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
-		return config{}, fmt.Errorf("log-format %q: want text or json", c.LogFormat)
+		return Config{}, fmt.Errorf("log-format %q: want text or json", c.LogFormat)
 	}
 	if c.MaxRuns < 1 || c.CacheBytes < 1<<20 || !(c.RatePerSec >= 0.001 && c.RatePerSec <= 1e6) || c.RateBurst < 1 || c.RateClients < 1 || c.RoomCreatesPerHour < 1 || c.ShareCreatesPerHour < 1 || c.RoomJoinsPerMinute < 1 || c.RoomChangesPerMinute < 1 || c.RoomStreamsPerKey < 1 || c.MaxConnsPerClient < 1 || c.MaxConns < 0 {
-		return config{}, fmt.Errorf("max-runs, cache-mb, burst, rate-clients, room-creates-per-hour, share-creates-per-hour, room-joins-per-minute, room-changes-per-minute, room-streams-per-key and max-conns-per-client must be positive, and rate a number from 0.001 to 1,000,000")
+		return Config{}, fmt.Errorf("max-runs, cache-mb, burst, rate-clients, room-creates-per-hour, share-creates-per-hour, room-joins-per-minute, room-changes-per-minute, room-streams-per-key and max-conns-per-client must be positive, and rate a number from 0.001 to 1,000,000")
 	}
 	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
 		// Said without the URL itself, which carries a password.
-		return config{}, fmt.Errorf("database-url: want a postgres:// or postgresql:// URL")
+		return Config{}, fmt.Errorf("database-url: want a postgres:// or postgresql:// URL")
 	}
 	if c.Rooms.MaxMembers < 1 || c.Rooms.MaxOpenRooms < 1 || c.Rooms.MaxPins < 1 || c.Rooms.IdleClose < time.Minute || c.Rooms.DeleteAfter < c.Rooms.IdleClose ||
 		c.Rooms.UnjoinedClose < time.Minute || c.Rooms.UnjoinedClose > c.Rooms.IdleClose {
-		return config{}, fmt.Errorf("room-members, open-rooms and room-pins must be positive, room-idle-close at least 1m, room-unjoined-close from 1m to room-idle-close, and room-delete-after at least room-idle-close")
+		return Config{}, fmt.Errorf("room-members, open-rooms and room-pins must be positive, room-idle-close at least 1m, room-unjoined-close from 1m to room-idle-close, and room-delete-after at least room-idle-close")
 	}
 	if c.Rooms.MaxBoard < 1 || c.Rooms.MaxRounds < 1 {
-		return config{}, fmt.Errorf("room-board and room-rounds must be positive")
+		return Config{}, fmt.Errorf("room-board and room-rounds must be positive")
 	}
 	if c.PublicOrigin != "" {
 		u, err := url.Parse(c.PublicOrigin)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
-			return config{}, fmt.Errorf("public-origin %q: want a scheme and host only, like https://eo.example.org", c.PublicOrigin)
+			return Config{}, fmt.Errorf("public-origin %q: want a scheme and host only, like https://eo.example.org", c.PublicOrigin)
 		}
 		c.PublicOrigin = u.Scheme + "://" + u.Host
 	}
@@ -197,7 +197,7 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 			continue
 		}
 		if !web.ValidHost(h) {
-			return config{}, fmt.Errorf("hosts %q: want host names or host:port pairs, comma-separated, like eo.example.org,10.0.0.5:8080", h)
+			return Config{}, fmt.Errorf("hosts %q: want host names or host:port pairs, comma-separated, like eo.example.org,10.0.0.5:8080", h)
 		}
 		c.Hosts = append(c.Hosts, web.HostPort(h))
 	}
@@ -206,27 +206,27 @@ func loadConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	case "off":
 		c.LabOff = true
 	default:
-		return config{}, fmt.Errorf("lab %q: want on or off", *labOn)
+		return Config{}, fmt.Errorf("lab %q: want on or off", *labOn)
 	}
 	if c.LabMaxJobs < 1 || c.LabMaxJobs > lab.MaxJobs {
-		return config{}, fmt.Errorf("lab-max-jobs %d: want 1 to %d", c.LabMaxJobs, lab.MaxJobs)
+		return Config{}, fmt.Errorf("lab-max-jobs %d: want 1 to %d", c.LabMaxJobs, lab.MaxJobs)
 	}
 	if c.LabRunsPerHour < 1 {
-		return config{}, fmt.Errorf("lab-runs-per-hour %d: want at least 1", c.LabRunsPerHour)
+		return Config{}, fmt.Errorf("lab-runs-per-hour %d: want at least 1", c.LabRunsPerHour)
 	}
 	if c.LabNATSURL != "" {
 		u, err := url.Parse(c.LabNATSURL)
 		if err != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "" {
 			// Said without the URL itself, which may carry a password.
-			return config{}, fmt.Errorf("lab-nats-url: want a nats:// or tls:// URL with a host")
+			return Config{}, fmt.Errorf("lab-nats-url: want a nats:// or tls:// URL with a host")
 		}
 	}
 	if c.DatabaseURL == "" && c.DataDir == "" {
-		return config{}, fmt.Errorf("data-dir: must not be empty")
+		return Config{}, fmt.Errorf("data-dir: must not be empty")
 	}
 	var err error
 	if c.MemLimit, c.MemLimitSource, err = memoryLimit(getenv); err != nil {
-		return config{}, err
+		return Config{}, err
 	}
 	return c, nil
 }

@@ -24,12 +24,12 @@ func TestConfigRefusesUnparsableEnvironment(t *testing.T) {
 			}
 			return ""
 		}
-		_, err := loadConfig(nil, getenv, io.Discard)
+		_, err := LoadConfig(nil, getenv, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), bad[0]) || !strings.Contains(err.Error(), `"`+bad[1]+`"`) {
 			t.Errorf("%s=%s: err %v, want one naming the variable and the value", bad[0], bad[1], err)
 		}
 	}
-	c, err := loadConfig(nil, func(k string) string {
+	c, err := LoadConfig(nil, func(k string) string {
 		return map[string]string{"MAX_RUNS": " 3 ", "QUEUE_WAIT": "10s"}[k]
 	}, io.Discard)
 	if err != nil || c.MaxRuns != 3 || c.QueueWait.String() != "10s" {

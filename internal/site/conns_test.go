@@ -143,7 +143,7 @@ func TestGoErrorsCarrySecurityHeaders(t *testing.T) {
 
 // test ends.
 
-func startServer(t *testing.T, s *server) (string, *web.ConnLimiter) {
+func startServer(t *testing.T, s *Server) (string, *web.ConnLimiter) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -162,15 +162,6 @@ func startServer(t *testing.T, s *server) (string, *web.ConnLimiter) {
 		wg.Wait()
 	})
 	return ln.Addr().String(), conns
-}
-
-// dialFrom connects to addr from the loopback source address src, so that the server sees a
-
-// client of its own.
-
-func dialFrom(addr, src string) (net.Conn, error) {
-	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 30 * time.Second}
-	return d.Dial("tcp", addr)
 }
 
 // getFrom makes one GET from the source address src and returns the status (0 on failure).
@@ -192,12 +183,4 @@ func getFrom(t *testing.T, addr, src, path string) int {
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	return resp.StatusCode
-}
-
-// metricValue reads one series' value from /metrics text; 0 when it is absent.
-
-func metricValue(text, series string) int {
-	var v float64
-	fmt.Sscan(strings.TrimPrefix(grepLine(text, series+" "), series+" "), &v)
-	return int(v)
 }

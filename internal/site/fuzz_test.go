@@ -10,7 +10,7 @@ import (
 
 var (
 	fuzzOnce   sync.Once
-	fuzzServer *server
+	fuzzServer *Server
 )
 
 // FuzzPageQuery sends arbitrary query strings to a page with two experiments: the answer is always

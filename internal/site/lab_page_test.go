@@ -32,7 +32,7 @@ type labWorkers struct {
 func testLabWorkers(t testing.TB) *labWorkers { return &labWorkers{} }
 
 func (w *labWorkers) command(ctx context.Context) *exec.Cmd {
-	cmd := siteLabWorker(ctx) // this test binary as "lab-worker": TestMain runs it as the worker
+	cmd := exec.CommandContext(ctx, os.Args[0], "lab-worker") // this test binary as "lab-worker": TestMain runs it as the worker
 	w.mu.Lock()
 	w.cmds = append(w.cmds, cmd)
 	w.mu.Unlock()
@@ -61,7 +61,7 @@ func (w *labWorkers) alive() []int {
 
 // newLabServer is a test server whose lab runs on workers the test can see, in a scratch
 // directory the test can look into.
-func newLabServer(t *testing.T, cfg config) (*server, *labWorkers, string) {
+func newLabServer(t *testing.T, cfg Config) (*Server, *labWorkers, string) {
 	t.Helper()
 	s := newTestServer(t, cfg)
 	w := testLabWorkers(t)
@@ -389,7 +389,7 @@ func TestLabBadValuesNameTheirField(t *testing.T) {
 func TestLabConfig(t *testing.T) {
 	env := map[string]string{}
 	getenv := func(k string) string { return env[k] }
-	c, err := loadConfig(nil, getenv, nil)
+	c, err := LoadConfig(nil, getenv, nil)
 	if err != nil || c.LabOff || c.LabMaxJobs != lab.MaxJobs || c.LabNATSURL != "" {
 		t.Fatalf("defaults: %v %+v", err, c)
 	}
@@ -397,14 +397,14 @@ func TestLabConfig(t *testing.T) {
 		t.Errorf("default lab runs per hour %d, want 30", c.LabRunsPerHour)
 	}
 	env["LAB"], env["LAB_MAX_JOBS"], env["LAB_NATS_URL"], env["LAB_RUNS_PER_HOUR"] = "off", "300", "nats://127.0.0.1:4222", "12"
-	if c, err = loadConfig(nil, getenv, nil); err != nil || !c.LabOff || c.LabMaxJobs != 300 || c.LabNATSURL != "nats://127.0.0.1:4222" || c.LabRunsPerHour != 12 {
+	if c, err = LoadConfig(nil, getenv, nil); err != nil || !c.LabOff || c.LabMaxJobs != 300 || c.LabNATSURL != "nats://127.0.0.1:4222" || c.LabRunsPerHour != 12 {
 		t.Errorf("from the environment: %v %+v", err, c)
 	}
-	if c, err = loadConfig([]string{"-lab-runs-per-hour", "5"}, getenv, nil); err != nil || c.LabRunsPerHour != 5 {
+	if c, err = LoadConfig([]string{"-lab-runs-per-hour", "5"}, getenv, nil); err != nil || c.LabRunsPerHour != 5 {
 		t.Errorf("the flag over the environment: %v, %d", err, c.LabRunsPerHour)
 	}
 	for _, bad := range [][]string{{"-lab", "maybe"}, {"-lab-max-jobs", "0"}, {"-lab-max-jobs", "5001"}, {"-lab-nats-url", "http://x"}, {"-lab-runs-per-hour", "0"}} {
-		if _, err := loadConfig(bad, func(string) string { return "" }, nil); err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(bad[0], "-")) {
+		if _, err := LoadConfig(bad, func(string) string { return "" }, nil); err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(bad[0], "-")) {
 			t.Errorf("%v: %v, want an error naming %s", bad, err, bad[0])
 		}
 	}

@@ -139,7 +139,7 @@ func TestRateLimitLimitsRunsNotReading(t *testing.T) {
 // TestRateDefaultsFitAClass: the default allowance lets a study group of 30 behind one address
 // press Run twice each at once, and the busy message is a sentence.
 func TestRateDefaultsFitAClass(t *testing.T) {
-	cfg, err := loadConfig(nil, func(string) string { return "" }, io.Discard)
+	cfg, err := LoadConfig(nil, func(string) string { return "" }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestRateMustBeANumberThatLimits(t *testing.T) {
 			}
 			return ""
 		}
-		if _, err := loadConfig(nil, env, io.Discard); err == nil {
+		if _, err := LoadConfig(nil, env, io.Discard); err == nil {
 			t.Errorf("RATE=%s accepted", bad)
 		}
 	}

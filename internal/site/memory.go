@@ -34,7 +34,7 @@ func memoryLimit(getenv func(string) string) (int64, string, error) {
 }
 
 // applyMemoryLimit sets the runtime's limit, unless the runtime already has a lower one.
-func applyMemoryLimit(limit int64) {
+func ApplyMemoryLimit(limit int64) {
 	if cur := debug.SetMemoryLimit(-1); cur > limit {
 		debug.SetMemoryLimit(limit)
 	}

@@ -72,7 +72,7 @@ func TestMemoryLimit(t *testing.T) {
 	if total := memTotal(); err != nil || (total > 0 && (got <= 0 || got > total)) {
 		t.Errorf("default limit %d (%s), machine %d: %v", got, src, total, err)
 	}
-	if _, err := loadConfig([]string{}, env("lots"), nil); err == nil {
+	if _, err := LoadConfig([]string{}, env("lots"), nil); err == nil {
 		t.Error("a bad GOMEMLIMIT did not stop the start")
 	}
 	cfg := testConfig()

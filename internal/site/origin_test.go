@@ -27,7 +27,7 @@ func TestLinksOnlyFromHostsTheServerAnswersFor(t *testing.T) {
 	listen := ln.Addr().String()
 	_, port, _ := net.SplitHostPort(listen)
 
-	links := func(s *server, host string) (join, hostURL string) {
+	links := func(s *Server, host string) (join, hostURL string) {
 		t.Helper()
 		req := httptest.NewRequest("POST", "/api/rooms", strings.NewReader(`{"title":"Links"}`))
 		req.Host = host
@@ -96,12 +96,12 @@ func TestHostsConfig(t *testing.T) {
 		}
 		return ""
 	}
-	c, err := loadConfig(nil, env, io.Discard)
+	c, err := LoadConfig(nil, env, io.Discard)
 	if err != nil || strings.Join(c.Hosts, " ") != "class.example:8080 notebook.example" {
 		t.Errorf("HOSTS: %q %v", c.Hosts, err)
 	}
 	for _, bad := range []string{"https://eo.example.org", "eo.example.org/notebook", "a b", "user@eo.example.org", ":8080"} {
-		if _, err := loadConfig([]string{"-hosts", bad}, func(string) string { return "" }, io.Discard); err == nil || !strings.Contains(err.Error(), "hosts") {
+		if _, err := LoadConfig([]string{"-hosts", bad}, func(string) string { return "" }, io.Discard); err == nil || !strings.Contains(err.Error(), "hosts") {
 			t.Errorf("-hosts %q: err %v, want one naming hosts", bad, err)
 		}
 	}

@@ -28,7 +28,8 @@ func TestPanicIsLoggedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs bytes.Buffer
-	s, err := newServer(testConfig(), slog.New(slog.NewTextHandler(&logs, nil)), book, a, rooms.NewService(rooms.NewMemStore(), rooms.Config{}), live.NewLocal())
+	s, err := New(testConfig(), Deps{Log: slog.New(slog.NewTextHandler(&logs, nil)), Book: book, Assets: a,
+		Rooms: rooms.NewService(rooms.NewMemStore(), rooms.Config{}), Hub: live.NewLocal()})
 	if err != nil {
 		t.Fatal(err)
 	}

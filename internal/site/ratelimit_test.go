@@ -34,12 +34,3 @@ func TestRateLimiterClientsMetric(t *testing.T) {
 		t.Errorf("200 addresses through a proxy, bound 50: %q", got)
 	}
 }
-
-func grepLine(text, prefix string) string {
-	for line := range strings.SplitSeq(text, "\n") {
-		if strings.HasPrefix(line, prefix) {
-			return line
-		}
-	}
-	return ""
-}

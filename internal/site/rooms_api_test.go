@@ -13,7 +13,7 @@ import (
 
 // call sends a JSON request with a bearer key (none when key is "") through the whole middleware
 // stack. header adds or overrides headers.
-func call(t *testing.T, s *server, method, target, key, body string, header ...string) response {
+func call(t *testing.T, s *Server, method, target, key, body string, header ...string) response {
 	t.Helper()
 	req := httptest.NewRequest(method, target, strings.NewReader(body))
 	if body != "" {
@@ -43,22 +43,14 @@ func must(t *testing.T, r response, status int, v any) {
 	}
 }
 
-// created is the answer to POST /api/rooms.
-type created struct {
-	Code    string `json:"code"`
-	JoinURL string `json:"join_url"`
-	HostURL string `json:"host_url"`
-	HostKey string `json:"host_key"`
-}
-
-func createRoom(t *testing.T, s *server, title string) created {
+func createRoom(t *testing.T, s *Server, title string) created {
 	t.Helper()
 	var c created
 	must(t, call(t, s, "POST", "/api/rooms", "", `{"title":`+quote(title)+`}`), http.StatusCreated, &c)
 	return c
 }
 
-func join(t *testing.T, s *server, code, name string) string {
+func join(t *testing.T, s *Server, code, name string) string {
 	t.Helper()
 	var j struct {
 		Key string `json:"member_key"`

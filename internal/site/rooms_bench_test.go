@@ -12,11 +12,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -116,7 +114,7 @@ func latencyMs(ds []time.Duration, p float64) float64 {
 // its base URL. Unlike startServer it takes a testing.TB, so benchmarks can use it; the SSE
 // benchmarks that hold many streams open need cfg.MaxConnsPerClient raised, as every client
 // here comes from 127.0.0.1.
-func serveLoopback(tb testing.TB, s *server) string {
+func serveLoopback(tb testing.TB, s *Server) string {
 	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -185,27 +183,4 @@ func newLoopbackRoom(tb testing.TB, base string, members int) loopbackRoom {
 // its own connection to the server.
 func memberClient() *http.Client {
 	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
-}
-
-// apiCall sends a JSON request with a bearer key (none when key is "") and answers the status and
-// the body. It reports failures as values rather than through testing.TB, so that the goroutines
-// of a benchmark may call it.
-func apiCall(client *http.Client, method, url, key, body string) (int, string, error) {
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		return 0, "", err
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return 0, "", err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b), err
 }

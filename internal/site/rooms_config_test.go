@@ -22,7 +22,7 @@ func TestRoomsConfig(t *testing.T) {
 			return ""
 		}
 	}
-	c, err := loadConfig(nil, env(), io.Discard)
+	c, err := LoadConfig(nil, env(), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func TestRoomsConfig(t *testing.T) {
 		c.Rooms.IdleClose != 24*time.Hour || c.Rooms.DeleteAfter != 30*24*time.Hour || c.PublicOrigin != "" {
 		t.Errorf("defaults: %+v, origin %q", c.Rooms, c.PublicOrigin)
 	}
-	c, err = loadConfig([]string{"-public-origin", "https://eo.example.org/"}, env("ROOM_MEMBERS", "30", "ROOM_IDLE_CLOSE", "2h"), io.Discard)
+	c, err = LoadConfig([]string{"-public-origin", "https://eo.example.org/"}, env("ROOM_MEMBERS", "30", "ROOM_IDLE_CLOSE", "2h"), io.Discard)
 	if err != nil || c.PublicOrigin != "https://eo.example.org" || c.Rooms.MaxMembers != 30 || c.Rooms.IdleClose != 2*time.Hour {
 		t.Errorf("set: %v %q %+v", err, c.PublicOrigin, c.Rooms)
 	}
@@ -45,7 +45,7 @@ func TestRoomsConfig(t *testing.T) {
 		{[]string{"-room-board", "-1"}, "room-board"},
 		{[]string{"-room-idle-close", "2h", "-room-delete-after", "1h"}, "room-delete-after"},
 	} {
-		if _, err := loadConfig(bad.args, env(), io.Discard); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := LoadConfig(bad.args, env(), io.Discard); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%v: err %v, want one naming %s", bad.args, err, bad.want)
 		}
 	}

@@ -124,16 +124,16 @@ func TestStreamsResynchroniseAfterAnOutage(t *testing.T) {
 	if err != nil || status != http.StatusOK {
 		t.Fatalf("Ada's stream on B: %d %v", status, err)
 	}
-	defer st.close()
-	if _, err := st.snapshot(streamWait, pages.RoomParts); err != nil {
+	defer st.Close()
+	if _, err := st.Snapshot(streamWait, pages.RoomParts); err != nil {
 		t.Fatal(err)
 	}
 
 	pg.Stop()
 	for metricValue(do(t, b, "GET", "/metrics", nil).body, "site_room_stream_rereads_failed_total") < 3 {
 		select {
-		case <-st.done:
-			t.Fatalf("Ada's stream on B ended during the outage: %v", st.err)
+		case <-st.Done:
+			t.Fatalf("Ada's stream on B ended during the outage: %v", st.Err)
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
@@ -146,7 +146,7 @@ func TestStreamsResynchroniseAfterAnOutage(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if _, _, err := st.until(streamWait, func(ev sseEvent) bool {
+	if _, _, err := st.Until(streamWait, func(ev sseEvent) bool {
 		return ev.Name == pages.PartCount && text(ev.Data) == "1 of 2 answered"
 	}); err != nil {
 		t.Fatalf("Bob's guess through A did not reach Ada's stream on B after the outage: %v", err)

@@ -18,11 +18,11 @@ import (
 // a host and two members at once.
 type browser struct {
 	t       testing.TB
-	s       *server
+	s       *Server
 	cookies map[string]string
 }
 
-func newBrowser(t *testing.T, s *server) *browser {
+func newBrowser(t *testing.T, s *Server) *browser {
 	return &browser{t: t, s: s, cookies: map[string]string{}}
 }
 
@@ -276,7 +276,7 @@ func TestReplacedHostKey(t *testing.T) {
 	}
 }
 
-func httptestCookies(t *testing.T, s *server, target string) []*http.Cookie {
+func httptestCookies(t *testing.T, s *Server, target string) []*http.Cookie {
 	t.Helper()
 	rec := httptest.NewRecorder()
 	s.echo.ServeHTTP(rec, httptest.NewRequest("GET", target, nil))
@@ -286,7 +286,7 @@ func httptestCookies(t *testing.T, s *server, target string) []*http.Cookie {
 	return rec.Result().Cookies()
 }
 
-func memberID(t *testing.T, s *server, code, hostKey string) string {
+func memberID(t *testing.T, s *Server, code, hostKey string) string {
 	t.Helper()
 	r := call(t, s, "GET", "/api/rooms/"+code, hostKey, "")
 	i := strings.Index(r.body, `"roster":[{"id":"`)

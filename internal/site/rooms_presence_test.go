@@ -34,8 +34,8 @@ func TestPresenceSurvivesANewCode(t *testing.T) {
 	if err != nil || status != http.StatusOK {
 		t.Fatalf("stream: %d %v", status, err)
 	}
-	defer stream.close()
-	if _, err := stream.snapshot(streamWait, pages.RoomParts); err != nil {
+	defer stream.Close()
+	if _, err := stream.Snapshot(streamWait, pages.RoomParts); err != nil {
 		t.Fatal(err)
 	}
 	id := room.HostURL[strings.Index(room.HostURL, "/rooms/")+len("/rooms/") : strings.Index(room.HostURL, "/host?")]
@@ -53,7 +53,7 @@ func TestPresenceSurvivesANewCode(t *testing.T) {
 	newCode := page[i+3 : i+9]
 	var st roomJSON
 	// The stream hears of the new code (a status redraw for the host; any redraw re-reads the room).
-	if _, _, err := stream.until(streamWait, func(ev sseEvent) bool { return true }); err != nil {
+	if _, _, err := stream.Until(streamWait, func(ev sseEvent) bool { return true }); err != nil {
 		t.Fatalf("no redraw after the new code: %v", err)
 	}
 	mu.Lock()
@@ -94,15 +94,15 @@ func TestRosterFadesWithoutAnyChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer hostStream.close()
+	defer hostStream.Close()
 	_, adaStream, err := openStream(t.Context(), streamClient(), events, ada.Key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := hostStream.until(streamWait, named(pages.PartRoster, "1 here now")); err != nil {
+	if _, _, err := hostStream.Until(streamWait, named(pages.PartRoster, "1 here now")); err != nil {
 		t.Fatalf("Ada never showed as here: %v", err)
 	}
-	adaStream.close()
+	adaStream.Close()
 	// The clock moves on only once the server has seen Ada's stream end (its leave is recorded
 	// before the stream count drops): a leave noticed after the jump would be stamped a minute
 	// late, and the frozen clock would then never let it fade.
@@ -116,7 +116,7 @@ func TestRosterFadesWithoutAnyChange(t *testing.T) {
 	mu.Lock()
 	now = now.Add(time.Minute)
 	mu.Unlock()
-	if _, _, err := hostStream.until(streamWait, named(pages.PartRoster, "0 here now")); err != nil {
+	if _, _, err := hostStream.Until(streamWait, named(pages.PartRoster, "0 here now")); err != nil {
 		t.Fatalf("Ada, whose stream closed, still shows as here a minute later: %v", err)
 	}
 }

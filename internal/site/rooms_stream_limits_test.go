@@ -39,18 +39,18 @@ func TestStreamsPerKeyEndTheOldest(t *testing.T) {
 		if err != nil || status != http.StatusOK {
 			t.Fatalf("stream %d (%s): %d %v", i+1, name, status, err)
 		}
-		defer st.close()
-		if _, err := st.snapshot(streamWait, pages.RoomParts); err != nil {
+		defer st.Close()
+		if _, err := st.Snapshot(streamWait, pages.RoomParts); err != nil {
 			t.Fatalf("stream %d (%s): %v", i+1, name, err)
 		}
 		streams = append(streams, st)
 	}
-	if _, _, err := streams[0].until(streamWait, named("gone")); err != nil {
+	if _, _, err := streams[0].Until(streamWait, named("gone")); err != nil {
 		t.Fatalf("Ada's first stream after her third: %v; want it ended with gone", err)
 	}
 	mustAPI(t, api, "POST", rb+"/rounds", room.HostKey, `{"question":"q1"}`, http.StatusCreated, nil)
 	for i, st := range streams[1:] {
-		if _, _, err := st.until(streamWait, named(pages.PartRound)); err != nil {
+		if _, _, err := st.Until(streamWait, named(pages.PartRound)); err != nil {
 			t.Errorf("stream %d did not hear of the new round: %v", i+2, err)
 		}
 	}
@@ -89,8 +89,8 @@ func TestStreamsLeaveConnectionsForOthers(t *testing.T) {
 				t.Fatalf("stream: %v", err)
 			}
 			if st != nil {
-				defer st.close()
-				if _, err := st.snapshot(streamWait, pages.RoomParts); err != nil {
+				defer st.Close()
+				if _, err := st.Snapshot(streamWait, pages.RoomParts); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -115,7 +115,7 @@ func TestStreamsLeaveConnectionsForOthers(t *testing.T) {
 	if err != nil || status != http.StatusOK {
 		t.Fatalf("another stream of the first member's: %d %v, want 200 (ending their oldest)", status, err)
 	}
-	st.close()
+	st.Close()
 }
 
 // TestMaxStreamsFitsMemory: streams never take the reserved quarter of the connections, and under

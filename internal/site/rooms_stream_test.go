@@ -7,7 +7,6 @@ package site
 // test and the 1,500-stream benchmark.
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,207 +22,6 @@ import (
 
 	"effectivelyonce/pages"
 )
-
-// streamWait is how long a test waits for an event that should come: generous, since a loaded
-// CI box under -race can stall a goroutine for a long time, and a passing test never waits it out.
-// The issue's own limits (a reveal within 1 s in the browser, 2 s in the suite) are for figures
-// and browsers, not for these checks.
-const streamWait = 5 * time.Second
-
-// sseEvent is one Server-Sent Event: its name and its data, the "data:" lines joined by "\n".
-type sseEvent struct {
-	Name, Data string
-}
-
-// sseStream is one open event stream: a goroutine parses the body into events until it ends.
-type sseStream struct {
-	Header http.Header
-	events chan sseEvent
-	done   chan struct{} // closed when the body has ended
-	err    error         // why the body ended (io.EOF when the server closed it); read after done
-	cancel context.CancelFunc
-}
-
-// streamClient is a client for long GETs: no overall timeout (http.Client.Timeout would cut a
-// stream off mid-body) and a connection of its own for each stream, as each browser tab has.
-func streamClient() *http.Client {
-	return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1, DisableCompression: true}}
-}
-
-// openStream opens url with a bearer key (none when key is ""), header adding headers in pairs.
-// It answers the status with the stream, which is nil unless the status is 200. The stream is
-// closed by close, and in any case by ctx.
-func openStream(ctx context.Context, client *http.Client, url, key string, header ...string) (int, *sseStream, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
-	if err != nil {
-		cancel()
-		return 0, nil, err
-	}
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		cancel()
-		return 0, nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		cancel()
-		return resp.StatusCode, nil, nil
-	}
-	s := &sseStream{Header: resp.Header, events: make(chan sseEvent, 64), done: make(chan struct{}), cancel: cancel}
-	go func() {
-		defer close(s.done)
-		defer resp.Body.Close()
-		s.err = readEvents(resp.Body, func(ev sseEvent) bool {
-			select {
-			case s.events <- ev:
-				return true
-			case <-ctx.Done():
-				return false
-			}
-		})
-	}()
-	return resp.StatusCode, s, nil
-}
-
-// readEvents parses an event stream, handing each complete event to emit, and skips comments
-// (": ping"). It answers why the body ended.
-func readEvents(body io.Reader, emit func(sseEvent) bool) error {
-	// The buffer starts small and grows to fit the longest line: the benchmark holds 1,500 of
-	// these in the same process as the server whose memory it reports.
-	sc := bufio.NewScanner(body)
-	sc.Buffer(nil, 4<<20)
-	var ev sseEvent
-	var data []string
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case line == "":
-			if ev.Name != "" || data != nil {
-				ev.Data = strings.Join(data, "\n")
-				if !emit(ev) {
-					return context.Canceled
-				}
-			}
-			ev, data = sseEvent{}, nil
-		case strings.HasPrefix(line, ":"):
-		case strings.HasPrefix(line, "event: "):
-			ev.Name = strings.TrimPrefix(line, "event: ")
-		case strings.HasPrefix(line, "data: "):
-			data = append(data, strings.TrimPrefix(line, "data: "))
-		case line == "data:":
-			data = append(data, "")
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return err
-	}
-	return io.EOF
-}
-
-// close ends the stream from the client's side.
-func (s *sseStream) close() {
-	s.cancel()
-	<-s.done
-}
-
-// next answers the next event within wait, or an error if the stream ended or stayed silent.
-func (s *sseStream) next(wait time.Duration) (sseEvent, error) {
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case ev := <-s.events:
-		return ev, nil
-	case <-t.C:
-		return sseEvent{}, fmt.Errorf("no event within %s", wait)
-	case <-s.done:
-		// Events parsed before the end are still to be read.
-		select {
-		case ev := <-s.events:
-			return ev, nil
-		default:
-		}
-		return sseEvent{}, fmt.Errorf("the stream ended: %w", s.err)
-	}
-}
-
-// until reads events until one satisfies ok, within wait in all, and answers it with every event
-// read before it.
-func (s *sseStream) until(wait time.Duration, ok func(sseEvent) bool) (sseEvent, []sseEvent, error) {
-	deadline := time.Now().Add(wait)
-	var before []sseEvent
-	for {
-		ev, err := s.next(time.Until(deadline))
-		if err != nil {
-			return sseEvent{}, before, fmt.Errorf("%w (read before: %s)", err, eventNames(before))
-		}
-		if ok(ev) {
-			return ev, before, nil
-		}
-		before = append(before, ev)
-	}
-}
-
-// snapshot reads the events a stream sends on connect, one for each part of parts, in order.
-func (s *sseStream) snapshot(wait time.Duration, parts []string) (map[string]string, error) {
-	got := map[string]string{}
-	for _, want := range parts {
-		ev, err := s.next(wait)
-		if err != nil {
-			return got, fmt.Errorf("snapshot after %s: %w", eventNames(mapEvents(got)), err)
-		}
-		if ev.Name != want {
-			return got, fmt.Errorf("snapshot event %q, want %q (parts come in the order %v)", ev.Name, want, parts)
-		}
-		got[ev.Name] = ev.Data
-	}
-	return got, nil
-}
-
-func mapEvents(m map[string]string) []sseEvent {
-	var out []sseEvent
-	for k, v := range m {
-		out = append(out, sseEvent{k, v})
-	}
-	return out
-}
-
-func eventNames(evs []sseEvent) string {
-	var names []string
-	for _, ev := range evs {
-		names = append(names, ev.Name)
-	}
-	return "[" + strings.Join(names, " ") + "]"
-}
-
-// named matches an event by name whose data contains every one of want.
-func named(name string, want ...string) func(sseEvent) bool {
-	return func(ev sseEvent) bool {
-		if ev.Name != name {
-			return false
-		}
-		for _, w := range want {
-			if !strings.Contains(ev.Data, w) {
-				return false
-			}
-		}
-		return true
-	}
-}
-
-var tags = regexp.MustCompile(`<[^>]+>`)
-
-// text is an HTML fragment's text, tags dropped and spaces collapsed.
-func text(html string) string {
-	return strings.Join(strings.Fields(tags.ReplaceAllString(html, " ")), " ")
-}
 
 // TestRoomStreamSnapshotAndChanges: over a real connection, a member's stream sends every part of
 // the room on connect and afterwards only what changed for them; a kicked member's stream says so
@@ -257,7 +55,7 @@ func TestRoomStreamSnapshotAndChanges(t *testing.T) {
 	if err != nil || status != http.StatusOK {
 		t.Fatalf("Ada's stream: %d %v", status, err)
 	}
-	defer adaStream.close()
+	defer adaStream.Close()
 
 	t.Run("headers", func(t *testing.T) {
 		h := adaStream.Header
@@ -272,7 +70,7 @@ func TestRoomStreamSnapshotAndChanges(t *testing.T) {
 		}
 	})
 
-	snap, err := adaStream.snapshot(streamWait, pages.RoomParts)
+	snap, err := adaStream.Snapshot(streamWait, pages.RoomParts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +92,7 @@ func TestRoomStreamSnapshotAndChanges(t *testing.T) {
 
 	t.Run("another's guess sends count, not round", func(t *testing.T) {
 		mustAPI(t, api, "PUT", fmt.Sprintf("%s/rounds/%d/guess", rb, rd.Seq), bob.Key, `{"value":37}`, http.StatusNoContent, nil)
-		ev, before, err := adaStream.until(streamWait, func(ev sseEvent) bool {
+		ev, before, err := adaStream.Until(streamWait, func(ev sseEvent) bool {
 			return ev.Name == pages.PartCount && text(ev.Data) == "1 of 3 answered"
 		})
 		if err != nil {
@@ -303,7 +101,7 @@ func TestRoomStreamSnapshotAndChanges(t *testing.T) {
 		// A pin is the last part a stream sends (board), so by the time it arrives every change
 		// made before it has been rendered for Ada: a redrawn round would be among the events.
 		mustAPI(t, api, "POST", rb+"/pins", cy.Key, `{"path":"/blocks/4","note":"sentinel note"}`, http.StatusCreated, nil)
-		_, after, err := adaStream.until(streamWait, named(pages.PartBoard, "sentinel note"))
+		_, after, err := adaStream.Until(streamWait, named(pages.PartBoard, "sentinel note"))
 		if err != nil {
 			t.Fatalf("Ada never saw Cy's pin: %v", err)
 		}
@@ -325,7 +123,7 @@ func TestRoomStreamSnapshotAndChanges(t *testing.T) {
 				t.Fatalf("%s: %v", name, err)
 			}
 			if status != http.StatusForbidden {
-				st.close()
+				st.Close()
 				t.Errorf("%s: status %d, want 403", name, status)
 			}
 		}
@@ -333,7 +131,7 @@ func TestRoomStreamSnapshotAndChanges(t *testing.T) {
 		id := roomIDOf(t, snap)
 		if status, st, err := openStream(ctx, streamClient(), base+"/rooms/"+id+"/events", ""); err != nil || status != http.StatusForbidden {
 			if st != nil {
-				st.close()
+				st.Close()
 			}
 			t.Errorf("page stream without a cookie: %d %v, want 403", status, err)
 		}
@@ -344,41 +142,41 @@ func TestRoomStreamSnapshotAndChanges(t *testing.T) {
 		if err != nil || status != http.StatusOK {
 			t.Fatalf("Bob's stream: %d %v", status, err)
 		}
-		defer bobStream.close()
-		if _, err := bobStream.snapshot(streamWait, pages.RoomParts); err != nil {
+		defer bobStream.Close()
+		if _, err := bobStream.Snapshot(streamWait, pages.RoomParts); err != nil {
 			t.Fatal(err)
 		}
 		mustAPI(t, api, "DELETE", rb+"/members/"+bob.ID, room.HostKey, "", http.StatusNoContent, nil)
 		// A render already under way when the kick landed may come first, half before and half
 		// after it (rooms.State reads outside one transaction); the stream's last word must be
 		// the removal all the same.
-		_, _, err = bobStream.until(streamWait, named(pages.PartStatus, "the host removed your seat"))
+		_, _, err = bobStream.Until(streamWait, named(pages.PartStatus, "the host removed your seat"))
 		if err != nil {
 			t.Fatalf("Bob's stream never said he was removed: %v", err)
 		}
 		// Then "gone", the event the page's sse-close names, so the browser stops reconnecting.
-		if ev, err := bobStream.next(streamWait); err != nil || ev.Name != "gone" {
+		if ev, err := bobStream.Next(streamWait); err != nil || ev.Name != "gone" {
 			t.Errorf("after the removal Bob's stream sent %q (%v), want the gone event", ev.Name, err)
 		}
-		if ev, err := bobStream.next(streamWait); err == nil {
+		if ev, err := bobStream.Next(streamWait); err == nil {
 			t.Errorf("Bob's stream went on after saying he was removed, with %s: %s", ev.Name, ev.Data)
 		}
 		select {
-		case <-bobStream.done:
-			if !errors.Is(bobStream.err, io.EOF) {
-				t.Errorf("Bob's stream ended with %v, want the server to close it (EOF)", bobStream.err)
+		case <-bobStream.Done:
+			if !errors.Is(bobStream.Err, io.EOF) {
+				t.Errorf("Bob's stream ended with %v, want the server to close it (EOF)", bobStream.Err)
 			}
 		default:
 			t.Errorf("Bob's stream is still open %s after saying he was removed", streamWait)
 		}
 		if status, st, err := openStream(ctx, streamClient(), rb+"/events", bob.Key); err != nil || status != http.StatusForbidden {
 			if st != nil {
-				st.close()
+				st.Close()
 			}
 			t.Errorf("Bob reconnecting after the kick: %d %v, want 403", status, err)
 		}
 		// Ada, still seated, hears of it: the roster and the count lose Bob.
-		if _, _, err := adaStream.until(streamWait, func(ev sseEvent) bool {
+		if _, _, err := adaStream.Until(streamWait, func(ev sseEvent) bool {
 			return ev.Name == pages.PartCount && text(ev.Data) == "0 of 2 answered"
 		}); err != nil {
 			t.Errorf("Ada's count after Bob's kick: %v", err)
@@ -407,8 +205,8 @@ func TestRoomStreamSnapshotAndChanges(t *testing.T) {
 			if err != nil || status != http.StatusOK {
 				t.Fatalf("stream before shutdown: %d %v", status, err)
 			}
-			defer st.close()
-			if _, err := st.snapshot(streamWait, pages.RoomParts); err != nil {
+			defer st.Close()
+			if _, err := st.Snapshot(streamWait, pages.RoomParts); err != nil {
 				t.Fatal(err)
 			}
 			streams = append(streams, st)
@@ -421,9 +219,9 @@ func TestRoomStreamSnapshotAndChanges(t *testing.T) {
 		}
 		for i, st := range streams {
 			select {
-			case <-st.done:
-				if !errors.Is(st.err, io.EOF) {
-					t.Errorf("stream %d ended with %v, want a clean end (EOF)", i, st.err)
+			case <-st.Done:
+				if !errors.Is(st.Err, io.EOF) {
+					t.Errorf("stream %d ended with %v, want a clean end (EOF)", i, st.Err)
 				}
 			case <-time.After(streamWait):
 				t.Errorf("stream %d still open %s after shutdown", i, streamWait)

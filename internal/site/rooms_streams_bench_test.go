@@ -68,7 +68,7 @@ func BenchmarkRoomReveal1500Streams(b *testing.B) {
 					err = fmt.Errorf("status %d, want 200", status)
 				}
 				if err == nil {
-					_, err = st.snapshot(time.Minute, pages.RoomParts)
+					_, err = st.Snapshot(time.Minute, pages.RoomParts)
 				}
 				if err != nil {
 					errs <- fmt.Errorf("room %d, member %d's stream: %w", r, m, err)
@@ -116,10 +116,10 @@ func BenchmarkRoomReveal1500Streams(b *testing.B) {
 		for m, st := range open[i%nRooms] {
 			shown.Add(1)
 			done.Go(func() {
-				_, _, err := st.until(time.Minute, openRound)
+				_, _, err := st.Until(time.Minute, openRound)
 				shown.Done()
 				if err == nil {
-					_, _, err = st.until(time.Minute, revealed)
+					_, _, err = st.Until(time.Minute, revealed)
 				}
 				arrived[m], waitErrs[m] = time.Now(), err
 			})
@@ -155,7 +155,7 @@ func settle(rooms [][]*sseStream, quiet time.Duration) {
 			for _, st := range streams {
 				for drained := false; !drained; {
 					select {
-					case <-st.events:
+					case <-st.Events:
 						got = true
 					default:
 						drained = true
@@ -217,8 +217,8 @@ func BenchmarkRoomGuessFullBoard(b *testing.B) {
 		if err != nil || status != http.StatusOK {
 			b.Fatalf("stream: %d %v", status, err)
 		}
-		b.Cleanup(st.close)
-		if _, err := st.snapshot(30*time.Second, pages.RoomParts); err != nil {
+		b.Cleanup(st.Close)
+		if _, err := st.Snapshot(30*time.Second, pages.RoomParts); err != nil {
 			b.Fatal(err)
 		}
 		open = append(open, st)
@@ -229,7 +229,7 @@ func BenchmarkRoomGuessFullBoard(b *testing.B) {
 	}
 	for _, st := range open {
 		for {
-			if _, err := st.next(500 * time.Millisecond); err != nil {
+			if _, err := st.Next(500 * time.Millisecond); err != nil {
 				break
 			}
 		}
@@ -250,7 +250,7 @@ func BenchmarkRoomGuessFullBoard(b *testing.B) {
 			b.Fatalf("guess: %d %v %s", status, err, text)
 		}
 		for _, st := range open {
-			if _, _, err := st.until(30*time.Second, func(ev sseEvent) bool { return ev.Name == pages.PartCount && text(ev.Data) == want }); err != nil {
+			if _, _, err := st.Until(30*time.Second, func(ev sseEvent) bool { return ev.Name == pages.PartCount && text(ev.Data) == want }); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -260,7 +260,7 @@ func BenchmarkRoomGuessFullBoard(b *testing.B) {
 
 // benchConfig is the configuration of the fan-out benchmarks: every client is 127.0.0.1, so the
 // per-address and per-key bounds are raised out of the way, and a room seats members.
-func benchConfig(streams, members int) config {
+func benchConfig(streams, members int) Config {
 	cfg := testConfig()
 	cfg.RatePerSec, cfg.RateBurst = 1e6, 1<<20
 	cfg.RoomCreatesPerHour, cfg.RoomJoinsPerMinute, cfg.RoomChangesPerMinute = 10_000, 100_000, 100_000
@@ -283,7 +283,7 @@ func openMemberStreams(tb testing.TB, ctx context.Context, base string, rs []loo
 					err = fmt.Errorf("status %d, want 200", status)
 				}
 				if err == nil {
-					_, err = st.snapshot(time.Minute, pages.RoomParts)
+					_, err = st.Snapshot(time.Minute, pages.RoomParts)
 				}
 				if err != nil {
 					errs <- fmt.Errorf("room %d, member %d's stream: %w", r, m, err)
@@ -351,10 +351,10 @@ func BenchmarkRoom300Guesses(b *testing.B) {
 		for m, st := range open {
 			shown.Add(1)
 			done.Go(func() {
-				_, _, err := st.until(time.Minute, openRound)
+				_, _, err := st.Until(time.Minute, openRound)
 				shown.Done()
 				if err == nil {
-					_, _, err = st.until(time.Minute, all)
+					_, _, err = st.Until(time.Minute, all)
 				}
 				arrived[m], waitErrs[m] = time.Now(), err
 			})

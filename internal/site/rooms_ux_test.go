@@ -240,8 +240,8 @@ func TestPinHeadlineInTheBackground(t *testing.T) {
 	if err != nil || status != http.StatusOK {
 		t.Fatalf("host stream: %d %v", status, err)
 	}
-	defer stream.close()
-	if _, err := stream.snapshot(streamWait, pages.RoomParts); err != nil {
+	defer stream.Close()
+	if _, err := stream.Snapshot(streamWait, pages.RoomParts); err != nil {
 		t.Fatal(err)
 	}
 
@@ -249,7 +249,7 @@ func TestPinHeadlineInTheBackground(t *testing.T) {
 	defer release()
 
 	mustAPI(t, api, "POST", base+"/api/rooms/"+room.Code+"/pins", ada.Key, `{"path":"/blocks/2?seed=99","note":"while busy"}`, http.StatusCreated, nil)
-	board, _, err := stream.until(streamWait, named(pages.PartBoard, "while busy"))
+	board, _, err := stream.Until(streamWait, named(pages.PartBoard, "while busy"))
 	if err != nil {
 		t.Fatalf("the pin did not reach the board while every run slot was held: %v", err)
 	}
@@ -263,7 +263,7 @@ func TestPinHeadlineInTheBackground(t *testing.T) {
 	}
 
 	release()
-	if _, _, err := stream.until(streamWait, named(pages.PartBoard, "while busy", `class="pin-headline"`)); err != nil {
+	if _, _, err := stream.Until(streamWait, named(pages.PartBoard, "while busy", `class="pin-headline"`)); err != nil {
 		t.Errorf("the headline never arrived on the stream once a slot was free: %v", err)
 	}
 }
@@ -310,8 +310,8 @@ func TestRemovingAMember(t *testing.T) {
 	if err != nil || status != http.StatusOK {
 		t.Fatalf("Bea's bar stream: %d %v", status, err)
 	}
-	defer bar.close()
-	snap, err := bar.snapshot(streamWait, pages.BarParts)
+	defer bar.Close()
+	snap, err := bar.Snapshot(streamWait, pages.BarParts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +322,7 @@ func TestRemovingAMember(t *testing.T) {
 	if r := host.post(roomPath+"/members/"+bea+"/kick", url.Values{"confirmed": {"yes"}}); r.status != http.StatusSeeOther {
 		t.Fatalf("confirmed removal: %d", r.status)
 	}
-	_, before, err := bar.until(streamWait, named(pages.PartStatus, "the host removed your seat"))
+	_, before, err := bar.Until(streamWait, named(pages.PartStatus, "the host removed your seat"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +338,7 @@ func TestRemovingAMember(t *testing.T) {
 }
 
 // memberIDNamed is the id of the seated member called name, from the host's view.
-func memberIDNamed(t *testing.T, s *server, code, hostKey, name string) string {
+func memberIDNamed(t *testing.T, s *Server, code, hostKey, name string) string {
 	t.Helper()
 	var st roomJSON
 	must(t, call(t, s, "GET", "/api/rooms/"+code, hostKey, ""), http.StatusOK, &st)
@@ -352,7 +352,7 @@ func memberIDNamed(t *testing.T, s *server, code, hostKey, name string) string {
 }
 
 // partRenders reads how many times the streams drew each room part, from /metrics.
-func partRenders(t *testing.T, s *server) map[string]int {
+func partRenders(t *testing.T, s *Server) map[string]int {
 	t.Helper()
 	out := map[string]int{}
 	r := call(t, s, "GET", "/metrics", "", "")
@@ -403,14 +403,14 @@ func TestRoomBoundsAndRedraws(t *testing.T) {
 	if err != nil || status != http.StatusOK {
 		t.Fatalf("Ada's stream: %d %v", status, err)
 	}
-	defer stream.close()
-	snap, err := stream.snapshot(streamWait, pages.RoomParts)
+	defer stream.Close()
+	snap, err := stream.Snapshot(streamWait, pages.RoomParts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The board's headlines arrive in the background: wait until the board shows all four.
 	if strings.Count(snap[pages.PartBoard], `class="pin-headline"`) < 4 {
-		if _, _, err := stream.until(streamWait, func(ev sseEvent) bool {
+		if _, _, err := stream.Until(streamWait, func(ev sseEvent) bool {
 			return ev.Name == pages.PartBoard && strings.Count(ev.Data, `class="pin-headline"`) == 4
 		}); err != nil {
 			t.Fatalf("the board's headlines: %v", err)
@@ -418,7 +418,7 @@ func TestRoomBoundsAndRedraws(t *testing.T) {
 	}
 	before := partRenders(t, s)
 	mustAPI(t, api, "PUT", rb+"/rounds/3/guess", keys["Bea"], `{"value":12}`, http.StatusNoContent, nil)
-	if _, _, err := stream.until(streamWait, func(ev sseEvent) bool {
+	if _, _, err := stream.Until(streamWait, func(ev sseEvent) bool {
 		return ev.Name == pages.PartCount && text(ev.Data) == "1 of 3 answered"
 	}); err != nil {
 		t.Fatal(err)
@@ -434,7 +434,7 @@ func TestRoomBoundsAndRedraws(t *testing.T) {
 	}
 	// A change of the board's own draws it again.
 	mustAPI(t, api, "POST", rb+"/rounds/3/lock", room.HostKey, "", http.StatusOK, nil)
-	if _, _, err := stream.until(streamWait, named(pages.PartRound, "answers locked")); err != nil {
+	if _, _, err := stream.Until(streamWait, named(pages.PartRound, "answers locked")); err != nil {
 		t.Fatal(err)
 	}
 	if got := partRenders(t, s); got[pages.PartBoard] != after[pages.PartBoard] {

@@ -13,7 +13,7 @@ import (
 
 // routes lists every URL the site answers. GET routes answer HEAD too. Every page of the notebook
 // is one entry of content.Contents(), served at its own path.
-func (s *server) routes() {
+func (s *Server) routes() {
 	g := s.echo.Group(s.cfg.BasePath)
 	get := func(path string, h echo.HandlerFunc, mw ...echo.MiddlewareFunc) {
 		g.GET(path, h, mw...)

@@ -3,7 +3,6 @@ package site
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/cli"
 	"effectivelyonce/internal/runs"
 	"effectivelyonce/internal/web"
 	"effectivelyonce/internal/web/labweb"
@@ -28,14 +28,12 @@ import (
 	"effectivelyonce/present"
 	"effectivelyonce/rooms"
 	"effectivelyonce/rooms/live"
-	"effectivelyonce/rooms/sqlstore"
-	"effectivelyonce/static"
 	"effectivelyonce/workbench"
 )
 
 // server holds every dependency of the handlers.
-type server struct {
-	cfg     config
+type Server struct {
+	cfg     Config
 	log     *slog.Logger
 	book    *content.Book
 	assets  *web.Assets
@@ -61,12 +59,31 @@ type server struct {
 	// origins are the hosts absolute links may name (see origin.go).
 	origins *web.Origins
 	echo    *echo.Echo
+	shares  workbenchweb.ShareStore
+	roomsDB string
 }
 
-// newServer wires the handlers, middleware and error handling; it does no I/O beyond checking that
-// every page's markers name things that exist. The study rooms come in ready made, since opening
-// their store is I/O that serve (or a test) owns and closes.
-func newServer(cfg config, log *slog.Logger, book *content.Book, a *web.Assets, rs *rooms.Service, hub roomsweb.Hub) (*server, error) {
+// Deps is what the server is given ready made: opening a store, a hub or the content is I/O that
+// the binary (or a test) owns and closes.
+type Deps struct {
+	Log    *slog.Logger
+	Book   *content.Book
+	Assets *web.Assets
+	Rooms  *rooms.Service
+	Hub    roomsweb.Hub
+	// Shares keeps the workbench's shares (the rooms' database); nil where a test has none.
+	Shares workbenchweb.ShareStore
+	// Children are the processes the site starts: its own binary as a lab worker and as a
+	// workbench check's sandbox.
+	Children cli.Children
+	// RoomsDB names the rooms' database for the start-up log line.
+	RoomsDB string
+}
+
+// New wires the handlers, middleware and error handling; it does no I/O beyond checking that
+// every page's markers name things that exist.
+func New(cfg Config, d Deps) (*Server, error) {
+	log, book, a, rs, hub := d.Log, d.Book, d.Assets, d.Rooms, d.Hub
 	srcs, err := pages.LoadSources(experiments.Sources())
 	if err != nil {
 		return nil, err
@@ -74,17 +91,17 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *web.Assets, 
 	m := newMetrics()
 	run := runs.NewRunner(runs.Config{MaxRuns: cfg.MaxRuns, QueueWait: cfg.QueueWait, RunTimeout: cfg.RunTimeout,
 		CacheBytes: cfg.CacheBytes, MemLimit: cfg.MemLimit, Memory: (*experiments.Experiment).Memory}, runs.Metrics{Runs: m.runs, Cache: m.cache, Rejected: m.Rejected})
-	s := &server{cfg: cfg, log: log, book: book, assets: a, sources: srcs, metrics: m, runner: run,
+	s := &Server{cfg: cfg, log: log, shares: d.Shares, roomsDB: d.RoomsDB, book: book, assets: a, sources: srcs, metrics: m, runner: run,
 		origins: web.NewOrigins(cfg.PublicOrigin, cfg.Addr, cfg.Hosts),
 		limiter: web.NewRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
 	}
 	s.admit = &runs.Admission{Runner: run, Rate: s.limiter, Rejected: m.Rejected}
 	cookies := web.Cookies{Base: cfg.BasePath, HTTPS: strings.HasPrefix(cfg.PublicOrigin, "https://")}
 	s.lab = labweb.New(labweb.Deps{Site: s.site, Book: book, Sources: srcs, Cookies: cookies, Off: cfg.LabOff,
-		MaxJobs: int64(cfg.labMaxJobs()), Runner: newLabRunner(cfg, log), Rejected: m.Rejected})
+		MaxJobs: int64(cfg.labMaxJobs()), Runner: newLabRunner(cfg, log, d.Children.LabWorker), Rejected: m.Rejected})
 	s.workbench = workbenchweb.New(workbenchweb.Deps{Site: s.site, Base: cfg.BasePath, EditorScript: a.URL(cfg.BasePath, "lib/editor.min.js"),
 		Book: book, Sources: srcs, Log: log, Runner: run, Admit: s.admit,
-		Checks:       workbench.Sandbox{Command: siteWorkbenchChild, Deadline: workbenchweb.CheckDeadline(cfg.RunTimeout)},
+		Checks:       workbench.Sandbox{Command: d.Children.Check, Deadline: workbenchweb.CheckDeadline(cfg.RunTimeout)},
 		ShareCreates: web.NewRateLimiter(float64(cfg.ShareCreatesPerHour)/3600, cfg.ShareCreatesPerHour, cfg.RateClients),
 		Rejected:     m.Rejected, Lookups: m.cache})
 	s.rooms = roomsweb.New(roomsweb.Deps{Rooms: rs, Hub: hub, Admit: s.admit, Book: book, Site: s.site, Origins: s.origins, Log: log, Metrics: m.Metrics,
@@ -154,7 +171,7 @@ func newServer(cfg config, log *slog.Logger, book *content.Book, a *web.Assets, 
 }
 
 // checkBook fails start-up when a page names an experiment or a source that does not exist.
-func (s *server) checkBook() error {
+func (s *Server) checkBook() error {
 	for _, p := range content.Contents() {
 		page, ok := s.book.Page(p.Slug)
 		if !ok {
@@ -182,7 +199,7 @@ func (s *server) checkBook() error {
 }
 
 // site is the part of every view that does not depend on the request.
-func (s *server) site(current string) pages.Site {
+func (s *Server) site(current string) pages.Site {
 	v := pages.Site{
 		Base:    s.cfg.BasePath,
 		CSS:     s.assets.URL(s.cfg.BasePath, "app.css"),
@@ -200,7 +217,7 @@ func (s *server) site(current string) pages.Site {
 // write timeout leaves room for the longest run the server allows, queue wait included. Every
 // answer carries the security headers, net/http's own ones too (see withSecurityHeaders and
 // limitedConn.Write).
-func newHTTPServer(cfg config, h http.Handler) *http.Server {
+func newHTTPServer(cfg Config, h http.Handler) *http.Server {
 	return &http.Server{
 		Addr:                         cfg.Addr,
 		Handler:                      web.WithSecurityHeaders(h),
@@ -215,7 +232,7 @@ func newHTTPServer(cfg config, h http.Handler) *http.Server {
 
 // httpServer wires the HTTP server to s, over ln within the connection bounds of s.cfg; the
 // caller runs hs.Serve(conns).
-func (s *server) httpServer(ln net.Listener) (*http.Server, *web.ConnLimiter) {
+func (s *Server) httpServer(ln net.Listener) (*http.Server, *web.ConnLimiter) {
 	total := s.cfg.MaxConns
 	if total == 0 {
 		files, _ := web.RaiseFileLimit()
@@ -234,7 +251,7 @@ func (s *server) httpServer(ln net.Listener) (*http.Server, *web.ConnLimiter) {
 
 // newHub is the rooms' hub: in-process with SQLite (one instance), LISTEN/NOTIFY with Postgres,
 // so that every replica's streams hear of a change made through any of them.
-func newHub(ctx context.Context, cfg config, log *slog.Logger) (roomsweb.Hub, error) {
+func NewHub(ctx context.Context, cfg Config, log *slog.Logger) (roomsweb.Hub, error) {
 	if cfg.DatabaseURL == "" {
 		return live.NewLocal(), nil
 	}
@@ -248,7 +265,7 @@ func newHub(ctx context.Context, cfg config, log *slog.Logger) (roomsweb.Hub, er
 // newRooms is the rooms' service over store with the configured limits, telling hub of every
 // change. A change is stored before it is announced, so a failed announcement loses nothing: the
 // streams catch up at their next change or reconnect.
-func newRooms(store rooms.Store, cfg config, hub roomsweb.Hub, log *slog.Logger) *rooms.Service {
+func NewRooms(store rooms.Store, cfg Config, hub roomsweb.Hub, log *slog.Logger) *rooms.Service {
 	rc := cfg.Rooms
 	rc.Notify = func(ctx context.Context, roomID string) {
 		if err := hub.Publish(context.WithoutCancel(ctx), roomID); err != nil {
@@ -261,66 +278,32 @@ func newRooms(store rooms.Store, cfg config, hub roomsweb.Hub, log *slog.Logger)
 // gracePeriod is how long shutdown waits for the requests in flight: a run that started just
 // before the signal, with the time to write its answer. Runs still waiting for a slot do not
 // count: they are refused at once.
-func gracePeriod(cfg config) time.Duration { return cfg.RunTimeout + 5*time.Second }
+func gracePeriod(cfg Config) time.Duration { return cfg.RunTimeout + 5*time.Second }
 
 // serve starts the HTTP server and stops it gracefully when ctx ends: it stops accepting, answers
 // every queued run with a 503 at once, lets the running ones finish within the run timeout, and
 // returns nil. (A second signal does not wait for any of that: see main.)
-func serve(ctx context.Context, cfg config, stdout io.Writer) error {
-	var handler slog.Handler = slog.NewTextHandler(stdout, nil)
-	if cfg.LogFormat == "json" {
-		handler = slog.NewJSONHandler(stdout, nil)
+// Serve serves on ln until ctx ends, then stops gracefully: it stops accepting, answers every
+// queued run with a 503 at once, lets the running ones finish within the run timeout, and returns
+// nil. (A second signal does not wait for any of that: see the binary's main.)
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	cfg, log := s.cfg, s.log
+	if s.shares != nil {
+		s.workbench.SetShares(s.shares)
 	}
-	log := slog.New(handler)
-	if cfg.MemLimit > 0 {
-		applyMemoryLimit(cfg.MemLimit)
-	}
-	files, err := web.RaiseFileLimit()
-	if err != nil {
-		log.Warn("open file limit", "err", err)
-	}
-	if cfg.MaxConns == 0 {
-		cfg.MaxConns = web.MaxConnsDefault(files, cfg.MemLimit)
-	}
-	book, err := content.Load(content.Files, content.WithBase(cfg.BasePath))
-	if err != nil {
-		return err
-	}
-	a, err := web.LoadAssets(static.Files)
-	if err != nil {
-		return err
-	}
-	store, err := sqlstore.Open(ctx, cfg.roomsDSN())
-	if err != nil {
-		return fmt.Errorf("study rooms store: %w", err)
-	}
-	// Closed last, after the HTTP server has drained, so no request in flight loses its store.
-	defer store.Close()
-	hub, err := newHub(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer hub.Close()
-	s, err := newServer(cfg, log, book, a, newRooms(store, cfg, hub, log), hub)
-	if err != nil {
-		return err
-	}
-	s.workbench.SetShares(store)
 	go s.rooms.Sweep(ctx)
 	s.lab.Sweep(ctx) // the files of lab runs a killed site left behind
 	if err := s.runner.Warm(ctx); err != nil {
+		ln.Close()
 		return err
 	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return err
-	}
+	files, _ := web.RaiseFileLimit() // raised already; read for the log line
 	hs, conns := s.httpServer(ln)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(conns) }()
 	log.Info("serving", "addr", "http://"+ln.Addr().String()+cfg.BasePath+"/", "max_runs", cfg.MaxRuns,
 		"max_conns", cfg.MaxConns, "max_streams", web.MaxStreams(cfg.MaxConns, cfg.MemLimit), "max_conns_per_client", cfg.MaxConnsPerClient, "open_files", files,
-		"mem_limit_mb", cfg.MemLimit>>20, "mem_limit_from", cfg.MemLimitSource, "run_budget_mb", s.runner.BudgetBytes()>>20, "rooms_db", store.Dialect())
+		"mem_limit_mb", cfg.MemLimit>>20, "mem_limit_from", cfg.MemLimitSource, "run_budget_mb", s.runner.BudgetBytes()>>20, "rooms_db", s.roomsDB)
 	select {
 	case err := <-errc:
 		return err

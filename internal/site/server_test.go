@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"effectivelyonce/content"
+	"effectivelyonce/internal/cli"
 	"effectivelyonce/internal/web"
 	"effectivelyonce/rooms/sqlstore"
 	"effectivelyonce/static"
@@ -27,8 +28,8 @@ import (
 
 // testConfig is a server configuration for tests: a loopback address, no proxy to trust, and
 // limits loose enough that only the tests about limits ever meet them.
-func testConfig() config {
-	return config{Addr: "127.0.0.1:0", ClientIP: "direct", LogFormat: "text", CacheBytes: 16 << 20,
+func testConfig() Config {
+	return Config{Addr: "127.0.0.1:0", ClientIP: "direct", LogFormat: "text", CacheBytes: 16 << 20,
 		MaxRuns: 2, QueueWait: 2 * time.Second, RunTimeout: 10 * time.Second, RatePerSec: 1000, RateBurst: 1000,
 		RateClients: 1000, MaxConns: 1000, MaxConnsPerClient: 256, RoomCreatesPerHour: 1000, RoomJoinsPerMinute: 1000, ShareCreatesPerHour: 1000,
 		RoomChangesPerMinute: 100_000, RoomStreamsPerKey: 4}
@@ -38,18 +39,18 @@ func testConfig() config {
 // study rooms live in cfg.DatabaseURL's Postgres when one is set, else in a SQLite file under
 // cfg.DataDir, a fresh temporary directory unless the test
 // names one (to reopen the same rooms in a second server); the store closes when the test ends.
-func newTestServer(t testing.TB, cfg config) *server {
+func newTestServer(t testing.TB, cfg Config) *Server {
 	t.Helper()
 	return newLoggingServer(t, cfg, io.Discard)
 }
 
 // newLoggingServer is newTestServer with its log written to w, for a test of what is logged.
-func newLoggingServer(t testing.TB, cfg config, w io.Writer) *server {
+func newLoggingServer(t testing.TB, cfg Config, w io.Writer) *Server {
 	t.Helper()
 	if cfg.DataDir == "" {
 		cfg.DataDir = t.TempDir()
 	}
-	store, err := sqlstore.Open(context.Background(), cfg.roomsDSN())
+	store, err := sqlstore.Open(context.Background(), cfg.RoomsDSN())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,24 +65,23 @@ func newLoggingServer(t testing.TB, cfg config, w io.Writer) *server {
 	}
 	log := slog.New(slog.NewTextHandler(w, nil))
 	// The hub serve would use: in-process with SQLite, LISTEN/NOTIFY with a DATABASE_URL.
-	hub, err := newHub(context.Background(), cfg, log)
+	hub, err := NewHub(context.Background(), cfg, log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { hub.Close() })
-	s, err := newServer(cfg, log, book, a, newRooms(store, cfg, hub, log), hub)
+	// A lab run started by a test has the test binary for its workers, and ends with the test; a
+	// check's child process is the test binary too (TestCheckChildProcess); shares are kept in
+	// the test's own store.
+	s, err := New(cfg, Deps{Log: log, Book: book, Assets: a, Rooms: NewRooms(store, cfg, hub, log), Hub: hub, Shares: store,
+		Children: cli.Children{LabWorker: testLabWorkers(t).command, Check: testChild}, RoomsDB: store.Dialect()})
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.workbench.SetShares(store)
 	if err := s.runner.Warm(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	// A lab run started by a test has the test binary for its workers, and ends with the test.
-	s.lab.Runner().Command = testLabWorkers(t).command
-	// A check's child process is the test binary too (TestCheckChildProcess), and shares are
-	// kept in the test's own store.
-	s.workbench.SetCheckCommand(testChild)
-	s.workbench.SetShares(store)
 	t.Cleanup(s.lab.Stop)
 	return s
 }
@@ -95,7 +95,7 @@ type response struct {
 }
 
 // do sends a request through the whole middleware stack.
-func do(t testing.TB, s *server, method, target string, header map[string]string) response {
+func do(t testing.TB, s *Server, method, target string, header map[string]string) response {
 	t.Helper()
 	req := httptest.NewRequest(method, target, nil)
 	for k, v := range header {

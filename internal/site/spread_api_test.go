@@ -131,7 +131,7 @@ func TestAPISpreadCharged(t *testing.T) {
 
 // frozenClock stops the rate limiter's clock, so that no token comes back unless the test moves
 // the clock on; it returns the function that does.
-func frozenClock(s *server) func(time.Duration) {
+func frozenClock(s *Server) func(time.Duration) {
 	var at atomic.Int64
 	at.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
 	s.limiter.SetClock(func() time.Time { return time.Unix(0, at.Load()) })
@@ -140,7 +140,7 @@ func frozenClock(s *server) func(time.Duration) {
 
 // defaultRates is the rate limit the site serves with when nobody sets one.
 func defaultRates(t *testing.T) (float64, int) {
-	def, err := loadConfig(nil, func(string) string { return "" }, io.Discard)
+	def, err := LoadConfig(nil, func(string) string { return "" }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestSpreadRetryAfterIsTrue(t *testing.T) {
 
 // doFrom is a GET from a client address of the test's choosing, which the rate limiter counts
 // against.
-func doFrom(s *server, target, addr string) response {
+func doFrom(s *Server, target, addr string) response {
 	req := httptest.NewRequest("GET", target, nil)
 	req.RemoteAddr = addr
 	rec := httptest.NewRecorder()

@@ -14,7 +14,7 @@ import (
 )
 
 // post sends a form through the whole middleware stack.
-func post(t *testing.T, s *server, target string, form url.Values, header ...string) response {
+func post(t *testing.T, s *Server, target string, form url.Values, header ...string) response {
 	t.Helper()
 	req := httptest.NewRequest(http.MethodPost, target, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -27,7 +27,7 @@ func post(t *testing.T, s *server, target string, form url.Values, header ...str
 }
 
 // postJSON sends a JSON body through the whole middleware stack.
-func postJSON(t *testing.T, s *server, target string, body any) response {
+func postJSON(t *testing.T, s *Server, target string, body any) response {
 	t.Helper()
 	b, err := json.Marshal(body)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"os/exec"
 	"strconv"
 	"strings"
 
@@ -70,10 +69,6 @@ func New(d Deps) *Handlers { return &Handlers{d: d} }
 
 // SetShares gives the handlers the store shares are kept in, before the server serves.
 func (h *Handlers) SetShares(st ShareStore) { h.d.Shares = st }
-
-// SetCheckCommand is a test hook: it makes cmd the checks' child process (a test's own binary),
-// before the server serves.
-func (h *Handlers) SetCheckCommand(cmd func(context.Context) *exec.Cmd) { h.d.Checks.Command = cmd }
 
 // WithEditor adds the editor's script to a page's scripts, before app.js, which mounts it again
 // after every htmx swap.

@@ -1,8 +1,9 @@
-package site
+package main
 
 import (
 	"bytes"
 	"context"
+	"effectivelyonce/internal/sitetest"
 	"errors"
 	"fmt"
 	"io"
@@ -33,7 +34,7 @@ func TestShutdownAnswersQueuedRuns(t *testing.T) {
 	out := &syncBuffer{}
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, []string{"site", "serve", "-addr", "127.0.0.1:0", "-max-runs", "1", "-queue-wait", "60s", "-run-timeout", "60s", "-data-dir", t.TempDir()},
+		done <- run(ctx, []string{"site", "serve", "-addr", "127.0.0.1:0", "-max-runs", "1", "-queue-wait", "60s", "-run-timeout", "60s", "-data-dir", t.TempDir()},
 			func(string) string { return "" }, out, io.Discard)
 	}()
 	base := waitServing(t, out, done)
@@ -171,7 +172,7 @@ func TestHelperMain(t *testing.T) {
 		t.Skip("the child process of TestSignals")
 	}
 	os.Args = append([]string{"site"}, strings.Fields(args)...)
-	Main()
+	main()
 	os.Exit(0)
 }
 
@@ -215,7 +216,7 @@ func waitMisses(t *testing.T, base string, n int) {
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if metricValue(string(b), `site_result_cache_total{outcome="miss"}`) >= n {
+		if sitetest.MetricValue(string(b), `site_result_cache_total{outcome="miss"}`) >= n {
 			return
 		}
 	}

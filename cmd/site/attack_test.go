@@ -1,4 +1,4 @@
-package site
+package main
 
 import (
 	"context"
@@ -20,10 +20,11 @@ import (
 	"testing"
 	"time"
 
+	"effectivelyonce/internal/sitetest"
 	"effectivelyonce/internal/web"
 )
 
-var attackRun = flag.Bool("attack", false, "run the loopback attack figures of issues 9 and 18, each asserting its bound (go test ./internal/site -run '^TestAttack' -v -args -attack)")
+var attackRun = flag.Bool("attack", false, "run the loopback attack figures of issues 9 and 18, each asserting its bound (go test ./cmd/site -run '^TestAttack' -v -args -attack)")
 
 // child is the real server in a process of its own (the real main, through TestHelperMain), so
 // that its memory and file descriptors are its own and can be read from /proc.
@@ -72,7 +73,7 @@ func (c *child) metric(series string) int {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return metricValue(string(b), series)
+	return sitetest.MetricValue(string(b), series)
 }
 
 // timedGet makes one GET from src on a fresh connection and returns the status and the time.
@@ -120,7 +121,7 @@ func TestAttackConnections(t *testing.T) {
 					return
 				default:
 				}
-				cn, err := dialFrom(addr, "127.0.0.2")
+				cn, err := sitetest.DialFrom(addr, "127.0.0.2")
 				if err != nil {
 					dialErrs.Add(1)
 					time.Sleep(time.Millisecond)
@@ -140,7 +141,7 @@ func TestAttackConnections(t *testing.T) {
 	// Idle keep-alives from a second address: a full request each, then silence.
 	var idle []net.Conn
 	for range 2000 {
-		cn, err := dialFrom(addr, "127.0.0.4")
+		cn, err := sitetest.DialFrom(addr, "127.0.0.4")
 		if err != nil {
 			break
 		}
@@ -266,7 +267,7 @@ func TestAttackMemory(t *testing.T) {
 		wg.Wait()
 		peak := c.status("VmHWM")
 		report := fmt.Sprintf("memory: MAX_RUNS=4, 8 largest window runs, %s: codes %v in %s, peak RSS %d MB; log: %s",
-			cmpOr(env, "default limit"), codes, time.Since(start).Round(time.Millisecond), peak, grepLine(c.out.String(), "time="))
+			cmpOr(env, "default limit"), codes, time.Since(start).Round(time.Millisecond), peak, sitetest.GrepLine(c.out.String(), "time="))
 		t.Log(report)
 		fmt.Fprintln(os.Stderr, report)
 		// Every run is answered (200, or 503 when it cannot fit), and under a limit of 1 GiB the

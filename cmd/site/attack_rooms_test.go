@@ -1,8 +1,8 @@
-package site
+package main
 
 // The loopback attack figures of issue 18, on the study rooms: the join-code oracle, a stream
 // flood from one key, the memory a stream costs, guesses at server speed, and replicas catching up
-// after a Postgres outage. Each reports its figures (go test ./internal/site -run '^TestAttack' -v
+// after a Postgres outage. Each reports its figures (go test ./cmd/site -run '^TestAttack' -v
 // -args -attack) and asserts the bound the fix promises.
 
 import (
@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"effectivelyonce/internal/pgtest"
+	"effectivelyonce/internal/sitetest"
 	"effectivelyonce/pages"
 )
 
@@ -34,7 +35,7 @@ func clientFrom(src string) *http.Client {
 // apiJSON calls the API and decodes a 2xx answer into v.
 func apiJSON(t *testing.T, client *http.Client, method, url, key, body string, v any) {
 	t.Helper()
-	status, text, err := apiCall(client, method, url, key, body)
+	status, text, err := sitetest.APICall(client, method, url, key, body)
 	if err != nil || status/100 != 2 {
 		t.Fatalf("%s %s: %d %v %s", method, url, status, err, text)
 	}
@@ -65,7 +66,7 @@ func TestAttackJoinCodes(t *testing.T) {
 	api := clientFrom("127.0.0.20")
 	real := map[string]bool{}
 	for i := range 200 {
-		var cr created
+		var cr sitetest.Created
 		apiJSON(t, api, "POST", c.base+"/api/rooms", "", fmt.Sprintf(`{"title":"Room %d"}`, i), &cr)
 		real[cr.Code] = true
 	}
@@ -86,7 +87,7 @@ func TestAttackJoinCodes(t *testing.T) {
 						break
 					}
 				}
-				status, _, err := apiCall(client, "GET", c.base+"/api/rooms/"+code, "", "")
+				status, _, err := sitetest.APICall(client, "GET", c.base+"/api/rooms/"+code, "", "")
 				if err != nil {
 					continue
 				}
@@ -139,7 +140,7 @@ func TestAttackStreamFlood(t *testing.T) {
 	}
 	c := startChild(t, "serve -addr 127.0.0.1:0 -max-conns 3000", "ROOM_JOINS_PER_MINUTE=100000", "ROOM_CHANGES_PER_MINUTE=100000", "ROOM_CREATES_PER_HOUR=100")
 	api := clientFrom("127.0.0.30")
-	var room created
+	var room sitetest.Created
 	apiJSON(t, api, "POST", c.base+"/api/rooms", "", `{"title":"Flood"}`, &room)
 	var j struct {
 		Key string `json:"member_key"`
@@ -148,7 +149,7 @@ func TestAttackStreamFlood(t *testing.T) {
 	url := c.base + "/api/rooms/" + room.Code + "/events"
 	var opened, refused, failed atomic.Int64
 	var mu sync.Mutex
-	var streams []*sseStream
+	var streams []*sitetest.SSEStream
 	var wg sync.WaitGroup
 	for a := range 13 {
 		wg.Go(func() {
@@ -158,7 +159,7 @@ func TestAttackStreamFlood(t *testing.T) {
 					return d.DialContext(ctx, network, addr)
 				}}}
 			for range 3000 / 13 {
-				status, st, err := openStream(t.Context(), client, url, j.Key)
+				status, st, err := sitetest.OpenStream(t.Context(), client, url, j.Key)
 				switch {
 				case err != nil:
 					failed.Add(1)
@@ -188,7 +189,7 @@ func TestAttackStreamFlood(t *testing.T) {
 	report(t, "stream flood: one member key, 13 addresses, %d streams asked for at MAX_CONNS=3000: %d opened (%d ended for newer ones), %d refused, %d failed; held at the end %d (per key at most 4, per room %d); /healthz during and after: %v",
 		opened.Load()+refused.Load()+failed.Load(), opened.Load(), ended, refused.Load(), failed.Load(), held, 101*4, healthz)
 	for _, st := range streams {
-		st.close()
+		st.Close()
 	}
 	if held > 4 || healthz[http.StatusOK] != 30 {
 		t.Errorf("one key holds %d streams (want at most 4), /healthz %v (want 200 every time)", held, healthz)
@@ -197,7 +198,7 @@ func TestAttackStreamFlood(t *testing.T) {
 	// What a stream costs: 10 rooms of 100 members, one stream each.
 	var keys []struct{ code, key string }
 	for r := range 10 {
-		var rc created
+		var rc sitetest.Created
 		apiJSON(t, api, "POST", c.base+"/api/rooms", "", fmt.Sprintf(`{"title":"Class %d"}`, r), &rc)
 		apiJSON(t, api, "POST", c.base+"/api/rooms/"+rc.Code+"/rounds", rc.HostKey, `{"question":"q1"}`, nil)
 		for m := range 100 {
@@ -206,18 +207,18 @@ func TestAttackStreamFlood(t *testing.T) {
 		}
 	}
 	before, heapBefore := c.statusKB("VmRSS"), c.metric("go_memstats_heap_inuse_bytes")
-	var many []*sseStream
+	var many []*sitetest.SSEStream
 	for i, k := range keys {
 		client := &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 1,
 			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 				d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(fmt.Sprintf("127.0.2.%d", 1+i%200))}}
 				return d.DialContext(ctx, network, addr)
 			}}}
-		status, st, err := openStream(t.Context(), client, c.base+"/api/rooms/"+k.code+"/events", k.key)
+		status, st, err := sitetest.OpenStream(t.Context(), client, c.base+"/api/rooms/"+k.code+"/events", k.key)
 		if err != nil || st == nil {
 			t.Fatalf("stream %d: %d %v", i, status, err)
 		}
-		if _, err := st.snapshot(streamWait, pages.RoomParts); err != nil {
+		if _, err := st.Snapshot(sitetest.StreamWait, pages.RoomParts); err != nil {
 			t.Fatalf("stream %d: %v", i, err)
 		}
 		many = append(many, st)
@@ -227,7 +228,7 @@ func TestAttackStreamFlood(t *testing.T) {
 	report(t, "stream memory: %d streams (10 rooms of 100 members): RSS %d MB -> %d MB, %d KB a stream; heap in use %d MB -> %d MB, %d KB a stream",
 		len(many), before>>10, after>>10, perStream, heapBefore>>20, heapAfter>>20, int64(heapAfter-heapBefore)/int64(len(many))>>10)
 	for _, st := range many {
-		st.close()
+		st.Close()
 	}
 	if perStream > 256 {
 		t.Errorf("a stream costs %d KB of RSS, more than the 256 KB the README's sizing allows", perStream)
@@ -255,7 +256,7 @@ func TestAttackGuesses(t *testing.T) {
 	}
 	c := startChild(t, "serve -addr 127.0.0.1:0")
 	api := clientFrom("127.0.0.40")
-	var room created
+	var room sitetest.Created
 	apiJSON(t, api, "POST", c.base+"/api/rooms", "", `{"title":"Guesses"}`, &room)
 	var j struct {
 		Key string `json:"member_key"`
@@ -269,7 +270,7 @@ func TestAttackGuesses(t *testing.T) {
 		wg.Go(func() {
 			client := clientFrom("127.0.0.41")
 			for i := 0; time.Now().Before(deadline); i++ {
-				status, _, err := apiCall(client, "PUT", c.base+"/api/rooms/"+room.Code+"/rounds/1/guess", j.Key, fmt.Sprintf(`{"value":%d}`, w*1000+i%100))
+				status, _, err := sitetest.APICall(client, "PUT", c.base+"/api/rooms/"+room.Code+"/rounds/1/guess", j.Key, fmt.Sprintf(`{"value":%d}`, w*1000+i%100))
 				if err == nil {
 					sent.Add(1)
 					if status == http.StatusNoContent {
@@ -300,7 +301,7 @@ func TestAttackOutage(t *testing.T) {
 	a := startChild(t, "serve -addr 127.0.0.1:0", env...)
 	b := startChild(t, "serve -addr 127.0.0.1:0", env...)
 	api := clientFrom("127.0.0.50")
-	var room created
+	var room sitetest.Created
 	apiJSON(t, api, "POST", a.base+"/api/rooms", "", `{"title":"Outage"}`, &room)
 	keys := map[string]string{}
 	for _, name := range []string{"Ada", "Bob"} {
@@ -311,27 +312,27 @@ func TestAttackOutage(t *testing.T) {
 		keys[name] = j.Key
 	}
 	apiJSON(t, api, "POST", a.base+"/api/rooms/"+room.Code+"/rounds", room.HostKey, `{"question":"q1"}`, nil)
-	_, st, err := openStream(t.Context(), streamClient(), b.base+"/api/rooms/"+room.Code+"/events", keys["Ada"])
+	_, st, err := sitetest.OpenStream(t.Context(), sitetest.StreamClient(), b.base+"/api/rooms/"+room.Code+"/events", keys["Ada"])
 	if err != nil || st == nil {
 		t.Fatalf("Ada's stream on B: %v", err)
 	}
-	defer st.close()
-	if _, err := st.snapshot(streamWait, pages.RoomParts); err != nil {
+	defer st.Close()
+	if _, err := st.Snapshot(sitetest.StreamWait, pages.RoomParts); err != nil {
 		t.Fatal(err)
 	}
 	pg.Stop()
 	time.Sleep(30 * time.Second) // the outage itself
 	down := 0
 	select {
-	case <-st.done:
-		t.Fatalf("Ada's stream on B ended during the outage: %v", st.err)
+	case <-st.Done:
+		t.Fatalf("Ada's stream on B ended during the outage: %v", st.Err)
 	default:
 	}
 	pg.Start()
 	back := time.Now()
 	var accepted time.Time
 	for i := 0; accepted.IsZero() && time.Since(back) < 30*time.Second; i++ {
-		status, _, _ := apiCall(api, "PUT", a.base+"/api/rooms/"+room.Code+"/rounds/1/guess", keys["Bob"], `{"value":40}`)
+		status, _, _ := sitetest.APICall(api, "PUT", a.base+"/api/rooms/"+room.Code+"/rounds/1/guess", keys["Bob"], `{"value":40}`)
 		if status == http.StatusNoContent {
 			accepted = time.Now()
 		} else {
@@ -342,8 +343,8 @@ func TestAttackOutage(t *testing.T) {
 	if accepted.IsZero() {
 		t.Fatal("replica A accepted no guess in 30 s after the database came back")
 	}
-	_, _, err = st.until(30*time.Second, func(ev sseEvent) bool {
-		return ev.Name == pages.PartCount && text(ev.Data) == "1 of 2 answered"
+	_, _, err = st.Until(30*time.Second, func(ev sitetest.SSEEvent) bool {
+		return ev.Name == pages.PartCount && sitetest.Text(ev.Data) == "1 of 2 answered"
 	})
 	seen := time.Now()
 	if err != nil {

@@ -1,4 +1,4 @@
-package site
+package main
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 func runCLI(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	err := Run(context.Background(), append([]string{"site"}, args...), func(string) string { return "" }, &out, &errb)
+	err := run(context.Background(), append([]string{"site"}, args...), func(string) string { return "" }, &out, &errb)
 	return out.String() + errb.String(), err
 }
 

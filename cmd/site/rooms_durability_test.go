@@ -1,4 +1,4 @@
-package site
+package main
 
 // The study rooms promise that a guess the API acknowledged (204) is kept: a member who saw their
 // guess accepted must find it after the server dies, however it dies. The in-process restart test
@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"effectivelyonce/internal/pgtest"
+	"effectivelyonce/internal/sitetest"
+	"effectivelyonce/internal/web/roomsweb"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to make the test's own schema
 )
@@ -56,7 +58,7 @@ func guessesSurviveKill(t *testing.T, dialect string, env ...string) {
 		t.Fatalf("the server stores rooms in %s, want %s", d, dialect)
 	}
 
-	var room created
+	var room sitetest.Created
 	first.must(t, "POST", "/api/rooms", "", `{"title":"Killed mid-round"}`, http.StatusCreated, &room)
 	base := "/api/rooms/" + room.Code
 	keys := map[string]string{}
@@ -88,7 +90,7 @@ func guessesSurviveKill(t *testing.T, dialect string, env ...string) {
 	}
 	want := map[string]float64{"Ada": 777.5, "Bob": 340}
 	for name, key := range keys {
-		var st roomJSON
+		var st roomsweb.RoomJSON
 		second.must(t, "GET", base, key, "", http.StatusOK, &st)
 		if st.Role != "member" || st.You == nil || st.You.Name != name || len(st.Rounds) != 1 {
 			t.Fatalf("%s after the kill: %+v", name, st)
@@ -101,7 +103,7 @@ func guessesSurviveKill(t *testing.T, dialect string, env ...string) {
 			t.Errorf("%s sees %d of %d answered after the kill, want 2 of 2", name, rd.Answered, rd.Of)
 		}
 	}
-	var host roomJSON
+	var host roomsweb.RoomJSON
 	second.must(t, "GET", base, room.HostKey, "", http.StatusOK, &host)
 	if host.Role != "host" || host.Title != "Killed mid-round" || len(host.Roster) != 2 || len(host.Rounds) != 1 ||
 		host.Rounds[0].State != "open" || host.Rounds[0].Answered != 2 {

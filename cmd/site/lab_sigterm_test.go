@@ -1,4 +1,4 @@
-package site
+package main
 
 import (
 	"io"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"effectivelyonce/lab"
 	"effectivelyonce/lab/labtest"
 )
 
@@ -40,7 +41,7 @@ func TestSIGTERMMidLabRunLeavesNothing(t *testing.T) {
 			t.Fatalf("lab workers %v outlived the site (the run had %v)", alive, pids)
 		}
 	}
-	for _, dir := range []string{tmp, labScratchDir(data)} {
+	for _, dir := range []string{tmp, lab.ScratchDir(data)} {
 		if left := labtest.DirNames(dir); len(left) != 0 {
 			t.Errorf("the run left files behind in %s: %v", dir, left)
 		}
@@ -91,7 +92,7 @@ func TestSIGKILLMidLabRunLeavesNothingForever(t *testing.T) {
 			t.Fatalf("lab workers %v outlived the killed site (the run had %v)", alive, pids)
 		}
 	}
-	left := labtest.DirNames(labScratchDir(data))
+	left := labtest.DirNames(lab.ScratchDir(data))
 	if len(left) == 0 {
 		t.Fatal("the killed run left nothing in the lab directory: the test proves nothing")
 	}
@@ -101,7 +102,7 @@ func TestSIGKILLMidLabRunLeavesNothingForever(t *testing.T) {
 	}
 
 	startKillable(t, "TMPDIR="+tmp, "DATA_DIR="+data) // healthy: the start-up sweep is done
-	if names := labtest.DirNames(labScratchDir(data)); len(names) != 0 {
+	if names := labtest.DirNames(lab.ScratchDir(data)); len(names) != 0 {
 		t.Errorf("after a new site started on the same data directory, %v is still there", names)
 	}
 }

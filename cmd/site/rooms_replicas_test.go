@@ -1,4 +1,4 @@
-package site
+package main
 
 // The issue's "more than one replica": with Postgres, several server processes behind a load
 // balancer serve one room, and a change made through any of them reaches the streams held by
@@ -12,12 +12,13 @@ import (
 	"testing"
 
 	"effectivelyonce/internal/pgtest"
+	"effectivelyonce/internal/sitetest"
 	"effectivelyonce/pages"
 )
 
 // TestTwoReplicasShareARoom: a member whose stream is on replica B sees, on that stream, the round
 // the host opened through replica A, the count move when another member guesses through A, and
-// the reveal made through A with its measured value, each within streamWait.
+// the reveal made through A with its measured value, each within sitetest.StreamWait.
 func TestTwoReplicasShareARoom(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real server processes")
@@ -37,7 +38,7 @@ func TestTwoReplicasShareARoom(t *testing.T) {
 		t.Fatalf("both replicas serve %s", a.base)
 	}
 
-	var room created
+	var room sitetest.Created
 	a.must(t, "POST", "/api/rooms", "", `{"title":"Two replicas"}`, http.StatusCreated, &room)
 	path := "/api/rooms/" + room.Code
 	keys := map[string]string{}
@@ -49,16 +50,16 @@ func TestTwoReplicasShareARoom(t *testing.T) {
 		keys[name] = j.Key
 	}
 
-	status, ada, err := openStream(t.Context(), streamClient(), b.base+path+"/events", keys["Ada"])
+	status, ada, err := sitetest.OpenStream(t.Context(), sitetest.StreamClient(), b.base+path+"/events", keys["Ada"])
 	if err != nil || status != http.StatusOK {
 		t.Fatalf("Ada's stream on replica B: %d %v", status, err)
 	}
-	defer ada.close()
-	snap, err := ada.snapshot(streamWait, pages.RoomParts)
+	defer ada.Close()
+	snap, err := ada.Snapshot(sitetest.StreamWait, pages.RoomParts)
 	if err != nil {
 		t.Fatalf("Ada's snapshot on replica B: %v", err)
 	}
-	if r := text(snap[pages.PartRoster]); !strings.Contains(r, "Ada") || !strings.Contains(r, "Bob") {
+	if r := sitetest.Text(snap[pages.PartRoster]); !strings.Contains(r, "Ada") || !strings.Contains(r, "Bob") {
 		t.Fatalf("replica B's roster %q, want the two members seated through A", r)
 	}
 	if r := snap[pages.PartRound]; strings.Contains(r, "data-round=") {
@@ -69,7 +70,7 @@ func TestTwoReplicasShareARoom(t *testing.T) {
 		Seq int `json:"seq"`
 	}
 	a.must(t, "POST", path+"/rounds", room.HostKey, `{"text":"How many replicas?","min":0,"max":100}`, http.StatusCreated, &rd)
-	open, _, err := ada.until(streamWait, named(pages.PartRound, fmt.Sprintf(`data-round="%d"`, rd.Seq), `data-state="open"`))
+	open, _, err := ada.Until(sitetest.StreamWait, sitetest.Named(pages.PartRound, fmt.Sprintf(`data-round="%d"`, rd.Seq), `data-state="open"`))
 	if err != nil {
 		t.Fatalf("the round opened through A never reached Ada's stream on B: %v", err)
 	}
@@ -79,13 +80,13 @@ func TestTwoReplicasShareARoom(t *testing.T) {
 
 	guess := fmt.Sprintf("%s/rounds/%d/guess", path, rd.Seq)
 	a.must(t, "PUT", guess, keys["Bob"], `{"value":37}`, http.StatusNoContent, nil)
-	count, _, err := ada.until(streamWait, func(ev sseEvent) bool {
-		return ev.Name == pages.PartCount && strings.Contains(text(ev.Data), "1 of 2")
+	count, _, err := ada.Until(sitetest.StreamWait, func(ev sitetest.SSEEvent) bool {
+		return ev.Name == pages.PartCount && strings.Contains(sitetest.Text(ev.Data), "1 of 2")
 	})
 	if err != nil {
 		t.Fatalf("Bob's guess through A never moved the count on Ada's stream on B: %v", err)
 	}
-	if got := text(count.Data); got != "1 of 2 answered" {
+	if got := sitetest.Text(count.Data); got != "1 of 2 answered" {
 		t.Errorf("count on B %q, want 1 of 2 answered", got)
 	}
 	if strings.Contains(count.Data, "37") {
@@ -93,11 +94,11 @@ func TestTwoReplicasShareARoom(t *testing.T) {
 	}
 
 	a.must(t, "POST", fmt.Sprintf("%s/rounds/%d/reveal", path, rd.Seq), room.HostKey, `{"measured":42}`, http.StatusOK, nil)
-	revealed, _, err := ada.until(streamWait, named(pages.PartRound, "data-measured"))
+	revealed, _, err := ada.Until(sitetest.StreamWait, sitetest.Named(pages.PartRound, "data-measured"))
 	if err != nil {
-		t.Fatalf("the reveal through A never reached Ada's stream on B within %s: %v", streamWait, err)
+		t.Fatalf("the reveal through A never reached Ada's stream on B within %s: %v", sitetest.StreamWait, err)
 	}
-	facts := text(revealed.Data)
+	facts := sitetest.Text(revealed.Data)
 	for _, want := range []string{"measured", "Measured 42", "Median guess 37", `data-state="revealed"`} {
 		hay := facts
 		if strings.HasPrefix(want, "data-") {
