@@ -5,12 +5,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"os/signal"
-	"syscall"
 	"testing"
 
-	"effectivelyonce/lab"
+	"effectivelyonce/internal/sitetest"
 	"effectivelyonce/workbench"
 )
 
@@ -21,20 +18,9 @@ const labProcessEnv = "LAB_TEST_SITE_LAB"
 // lab-worker" (a lab run's workers), "site workbench-check" (a check's child) and, when a test
 // needs a real process to kill, "site lab" itself.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 {
-		switch os.Args[1] {
-		case "lab-worker":
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			err := lab.WorkerMain(ctx, os.Getenv)
-			stop()
-			exit(err)
-		case workbench.ChildCommand:
-			exit(workbench.ChildMain(context.Background(), os.Stdin, os.Stdout))
-		case "lab":
-			if os.Getenv(labProcessEnv) != "" {
-				exit(Lab(context.Background(), os.Args[2:], os.Getenv, os.Stdout, os.Stderr, testChildren))
-			}
-		}
+	sitetest.RunChild()
+	if len(os.Args) > 1 && os.Args[1] == "lab" && os.Getenv(labProcessEnv) != "" {
+		exit(Lab(context.Background(), os.Args[2:], os.Getenv, os.Stdout, os.Stderr, testChildren))
 	}
 	os.Exit(m.Run())
 }
@@ -47,21 +33,10 @@ func exit(err error) {
 	os.Exit(0)
 }
 
-// self is this test binary run as the subcommand cmd, which TestMain then runs.
-func self(cmd string) func(context.Context) *exec.Cmd {
-	return func(ctx context.Context) *exec.Cmd {
-		exe, err := os.Executable()
-		if err != nil {
-			exe = os.Args[0]
-		}
-		return exec.CommandContext(ctx, exe, cmd)
-	}
-}
-
 // testChild is a check's child process; testChildren every process the command line starts.
 var (
-	testChild    = self(workbench.ChildCommand)
-	testChildren = Children{LabWorker: self("lab-worker"), Check: testChild}
+	testChild    = sitetest.Child(workbench.ChildCommand)
+	testChildren = Children{LabWorker: sitetest.Child("lab-worker"), Check: testChild}
 )
 
 // runLab runs "site lab args..." in this process, with the environment env.

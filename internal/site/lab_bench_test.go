@@ -1,6 +1,7 @@
 package site
 
 import (
+	"effectivelyonce/internal/sitetest"
 	"net/url"
 	"regexp"
 	"testing"
@@ -14,8 +15,8 @@ var doneCount = regexp.MustCompile(`data-count="done"[^>]*>([0-9,]+)`)
 // 300 ms; the page polls every 300 ms on top of this). Each iteration cancels its run.
 func BenchmarkLabFirstProgress(b *testing.B) {
 	s := newTestServer(b, testConfig())
-	w := testLabWorkers(b)
-	s.lab.Runner().Command = w.command
+	w := &sitetest.Workers{}
+	s.lab.Runner().Command = w.Command
 	br := &browser{t: b, s: s, cookies: map[string]string{}}
 	var total time.Duration
 	for b.Loop() {

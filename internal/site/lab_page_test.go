@@ -1,71 +1,30 @@
 package site
 
 import (
-	"context"
-	"errors"
 	"html"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"effectivelyonce/internal/sitetest"
 	"effectivelyonce/internal/web/labweb"
 	"effectivelyonce/lab"
 )
 
-// labWorkers starts the test binary as the lab's worker and remembers every process it started,
-// so that a test can check that none is left.
-type labWorkers struct {
-	mu   sync.Mutex
-	cmds []*exec.Cmd
-}
-
-func testLabWorkers(t testing.TB) *labWorkers { return &labWorkers{} }
-
-func (w *labWorkers) command(ctx context.Context) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, os.Args[0], "lab-worker") // this test binary as "lab-worker": TestMain runs it as the worker
-	w.mu.Lock()
-	w.cmds = append(w.cmds, cmd)
-	w.mu.Unlock()
-	return cmd
-}
-
-// alive lists the worker processes still running: a pid that answers signal 0 and still leads
-// its own process group (a reused pid would belong to another group).
-func (w *labWorkers) alive() []int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	var out []int
-	for _, c := range w.cmds {
-		if c.Process == nil {
-			continue
-		}
-		pid := c.Process.Pid
-		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-			if pgid, _ := syscall.Getpgid(pid); pgid == pid {
-				out = append(out, pid)
-			}
-		}
-	}
-	return out
-}
-
 // newLabServer is a test server whose lab runs on workers the test can see, in a scratch
 // directory the test can look into.
-func newLabServer(t *testing.T, cfg Config) (*Server, *labWorkers, string) {
+func newLabServer(t *testing.T, cfg Config) (*Server, *sitetest.Workers, string) {
 	t.Helper()
 	s := newTestServer(t, cfg)
-	w := testLabWorkers(t)
-	s.lab.Runner().Command = w.command
+	w := &sitetest.Workers{}
+	s.lab.Runner().Command = w.Command
 	s.lab.Runner().ScratchDir = t.TempDir()
 	return s, w, s.lab.Runner().ScratchDir
 }
@@ -186,7 +145,7 @@ func TestLabRunMatchesTheModel(t *testing.T) {
 			}
 		}
 	}
-	if left := w.alive(); len(left) > 0 {
+	if left := w.Alive(); len(left) > 0 {
 		t.Errorf("worker processes %v outlived the run", left)
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
@@ -267,7 +226,7 @@ func TestLabOneRunAtATimeAndCancel(t *testing.T) {
 	if !strings.Contains(box, "Cancelled") || strings.Contains(box, "every 300ms") {
 		t.Errorf("after Cancel: %s", box)
 	}
-	if left := w.alive(); len(left) > 0 {
+	if left := w.Alive(); len(left) > 0 {
 		t.Errorf("worker processes %v outlived the cancel", left)
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {

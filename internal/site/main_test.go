@@ -3,42 +3,21 @@ package site
 import (
 	"context"
 	"flag"
-	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strings"
-	"syscall"
 	"testing"
 
+	"effectivelyonce/internal/sitetest"
 	"effectivelyonce/lab"
 	"effectivelyonce/pages"
 	"effectivelyonce/workbench"
 )
 
-// TestMain lets this test binary stand in for the site's hidden subcommands: "site lab-worker",
-// which the lab page's runs start as os.Executable() lab-worker (this binary, in a test), and
-// "site workbench-check", the child of the server's workbench checks. The command line's own
-// children are internal/cli's TestMain's.
+// TestMain lets this test binary stand in for the site's own processes (see sitetest.RunChild):
+// the lab page's runs start it as "lab-worker", the server's checks as their sandbox.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "lab-worker" {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		err := lab.WorkerMain(ctx, os.Getenv)
-		stop()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	// And for "site workbench-check", the child of every check the server runs.
-	if len(os.Args) > 1 && os.Args[1] == workbench.ChildCommand {
-		if err := workbench.ChildMain(context.Background(), os.Stdin, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
+	sitetest.RunChild()
 	os.Exit(m.Run())
 }
 

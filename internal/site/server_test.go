@@ -21,6 +21,7 @@ import (
 
 	"effectivelyonce/content"
 	"effectivelyonce/internal/cli"
+	"effectivelyonce/internal/sitetest"
 	"effectivelyonce/internal/web"
 	"effectivelyonce/rooms/sqlstore"
 	"effectivelyonce/static"
@@ -74,7 +75,7 @@ func newLoggingServer(t testing.TB, cfg Config, w io.Writer) *Server {
 	// check's child process is the test binary too (TestCheckChildProcess); shares are kept in
 	// the test's own store.
 	s, err := New(cfg, Deps{Log: log, Book: book, Assets: a, Rooms: NewRooms(store, cfg, hub, log), Hub: hub, Shares: store,
-		Children: cli.Children{LabWorker: testLabWorkers(t).command, Check: testChild}, RoomsDB: store.Dialect()})
+		Children: cli.Children{LabWorker: (&sitetest.Workers{}).Command, Check: testChild}, RoomsDB: store.Dialect()})
 	if err != nil {
 		t.Fatal(err)
 	}

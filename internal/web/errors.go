@@ -82,7 +82,7 @@ type Errors struct {
 	// APIPrefix is where JSON answers start (the base path and "/api/"): errors under it are
 	// JSON, elsewhere a page.
 	APIPrefix string
-	// FieldOf names the field an error is about, or "".
+	// FieldOf names the field an error is about, or ""; nil names none.
 	FieldOf func(error) string
 	// APIBody is the JSON body of a refused API request.
 	APIBody func(field, msg string) any
@@ -110,7 +110,10 @@ func (h Errors) Handler(err error, c echo.Context) {
 	case errors.Is(err, context.Canceled):
 		status, msg = 499, "the request was cancelled"
 	}
-	field := h.FieldOf(err)
+	field := ""
+	if h.FieldOf != nil {
+		field = h.FieldOf(err)
+	}
 	if status == http.StatusRequestEntityTooLarge {
 		field, msg = "body", "the body is larger than this route takes: 8 KB for the study rooms, 64 KB elsewhere"
 	}

@@ -14,9 +14,9 @@ import (
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
 	"effectivelyonce/internal/runs"
+	"effectivelyonce/internal/sitetest"
 	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
-	"effectivelyonce/present"
 )
 
 // newTestNotebook is the notebook's handlers alone behind the web layer's error handler, with
@@ -40,9 +40,7 @@ func newTestNotebook(t *testing.T) (*Handlers, *echo.Echo) {
 		Admit: &runs.Admission{Runner: runner, Rate: limiter, Rejected: rejected}, Rejected: rejected, MaxRuns: 2,
 		Site: func(string) pages.Site { return pages.Site{} }})
 	t.Cleanup(h.Stop)
-	e := echo.New()
-	e.HTTPErrorHandler = web.Errors{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), APIPrefix: "/api/",
-		APIBody: func(field, msg string) any { return present.APIError(field, msg) }}.Handler
+	e := sitetest.Echo(nil)
 	e.GET("/spread/progress", h.SpreadProgress())
 	e.POST("/spread/cancel", h.SpreadCancel())
 	return h, e

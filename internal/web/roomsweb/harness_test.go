@@ -11,13 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
 	"effectivelyonce/internal/runs"
+	"effectivelyonce/internal/sitetest"
 	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
 	"effectivelyonce/rooms"
@@ -59,10 +59,7 @@ func newHarness(t *testing.T, l limits) *harness {
 		Creates: web.NewRateLimiter(1000, 1000, 1000), Joins: web.NewRateLimiter(float64(l.joinsPerMinute)/60, l.joinsPerMinute, 1000),
 		Changes: web.NewKeyedLimiter[rooms.Hash](1000, 1000, 1000), ChangesPerMinute: 60_000, StreamsPerKey: 4})
 	t.Cleanup(func() { h.Stop(); run.Stop() })
-	e := echo.New()
-	e.HTTPErrorHandler = web.Errors{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), APIPrefix: "/api/", FieldOf: ErrorField,
-		APIBody: func(field, msg string) any { return apiErrors{Errors: []fieldError{{Field: field, Message: msg}}} },
-		Page:    func(status int, title, msg string) templ.Component { return templ.Raw(msg) }}.Handler
+	e := sitetest.Echo(ErrorField)
 	miss, change := h.CodeGate, h.ChargeChange
 	e.POST("/api/rooms", h.APICreate())
 	e.POST("/api/rooms/:code/members", h.APIJoin())

@@ -13,44 +13,32 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
 	"effectivelyonce/internal/runs"
+	"effectivelyonce/internal/sitetest"
 	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
-	"effectivelyonce/present"
 	"effectivelyonce/rooms/sqlstore"
 	"effectivelyonce/workbench"
 )
 
 // TestMain lets this test binary stand in for "site workbench-check", the child process every
-// check runs in.
+// check runs in (see sitetest.RunChild); testChild starts it so.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == workbench.ChildCommand {
-		if err := workbench.ChildMain(context.Background(), os.Stdin, os.Stdout); err != nil {
-			os.Stderr.WriteString(err.Error() + "\n")
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
+	sitetest.RunChild()
 	os.Exit(m.Run())
 }
 
-// testChild is a check's child process: this test binary, which TestMain makes the child.
-func testChild(ctx context.Context) *exec.Cmd {
-	exe, _ := os.Executable()
-	return exec.CommandContext(ctx, exe, workbench.ChildCommand)
-}
+var testChild = sitetest.Child(workbench.ChildCommand)
 
 // newTestEcho serves the workbench's routes as the site does, with sharesPerHour shares allowed
 // per client address.
@@ -86,13 +74,7 @@ func newTestEcho(t *testing.T, sharesPerHour int) *echo.Echo {
 		Checks: workbench.Sandbox{Command: testChild, Deadline: CheckDeadline(10 * time.Second)}, Shares: store,
 		ShareCreates: web.NewRateLimiter(float64(sharesPerHour)/3600, sharesPerHour, 1000), Rejected: rejected, Lookups: lookups})
 	t.Cleanup(h.Stop)
-	e := echo.New()
-	e.HTTPErrorHandler = web.Errors{Log: log, APIPrefix: "/api/", FieldOf: func(error) string { return "" },
-		APIBody: func(field, msg string) any { return present.APIError(field, msg) },
-		Page: func(status int, title, msg string) templ.Component {
-			return pages.Layout(site(""), title, pages.ErrorPage(title, msg, "/"))
-		}}.Handler
-	e.Use(web.Identify)
+	e := sitetest.Echo(nil)
 	e.POST("/workbench", h.Check())
 	e.POST("/workbench/trace", h.Trace())
 	e.POST("/workbench/share", h.Share())
