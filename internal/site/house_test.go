@@ -1,43 +1,88 @@
 package site
 
 import (
-	"bufio"
-	"io/fs"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-// TestNoGoFileOver600Lines keeps every hand-written Go file of the project, tests included, short
-// enough to read in one sitting; templ's generated files are exempt.
-func TestNoGoFileOver600Lines(t *testing.T) {
-	root := filepath.Join("..", "..")
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+const module = "effectivelyonce/"
+
+// imports lists what the non-test files of each package under the module's root import, by
+// package path.
+func imports(t *testing.T) map[string][]string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == ".git" || d.Name() == "testdata-artifacts") {
+		if d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
 			return filepath.SkipDir
 		}
-		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_templ.go") {
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
-		f, err := os.Open(p)
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		n := 0
-		for sc := bufio.NewScanner(f); sc.Scan(); {
-			n++
-		}
-		if n > 600 {
-			t.Errorf("%s has %d lines; split it by what it holds", p, n)
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		pkg := module + filepath.ToSlash(rel)
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			if !slices.Contains(out[pkg], p) {
+				out[pkg] = append(out[pkg], p)
+			}
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	return out
+}
+
+// TestTheHouse holds the layout README's "What is where" describes: echo stays in the web layer
+// and the domains' handler packages; no domain's handlers import another's or the assembly;
+// presentation imports no other package of ours than the experiments.
+func TestTheHouse(t *testing.T) {
+	all := imports(t)
+	if len(all) < 20 {
+		t.Fatalf("read only %d packages", len(all))
+	}
+	domains := []string{"internal/web/notebook", "internal/web/roomsweb", "internal/web/labweb", "internal/web/workbenchweb"}
+	for pkg, ims := range all {
+		rel := strings.TrimPrefix(pkg, module)
+		web := rel == "internal/web" || strings.HasPrefix(rel, "internal/web/") || rel == "internal/site" || rel == "internal/sitetest"
+		for _, im := range ims {
+			if strings.HasPrefix(im, "github.com/labstack/echo") && !web {
+				t.Errorf("%s imports echo; only the web layer and the domains' handlers may", rel)
+			}
+			target := strings.TrimPrefix(im, module)
+			if slices.Contains(domains, rel) && target != rel && (slices.Contains(domains, target) || target == "internal/site") {
+				t.Errorf("%s imports %s: a domain's handlers import no other's, nor the assembly", rel, target)
+			}
+			if rel == "present" && strings.HasPrefix(im, module) && target != "experiments" {
+				t.Errorf("present imports %s; it may import only experiments", target)
+			}
+			if (rel == "internal/runs" || rel == "internal/cli") && (strings.HasPrefix(target, "internal/web") || target == "internal/site" || strings.HasPrefix(im, "github.com/a-h/templ")) {
+				t.Errorf("%s imports %s", rel, im)
+			}
+		}
+	}
+	for _, d := range domains {
+		if _, ok := all[module+d]; !ok {
+			t.Errorf("no package %s", d)
+		}
 	}
 }
