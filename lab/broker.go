@@ -123,10 +123,25 @@ func startBroker(ctx context.Context, cfg Config, sc *scratch) (*broker, error) 
 // publish puts jobs 0..jobs-1 on the stream, the job id as the payload, and waits until the
 // server has stored every one: a job still in flight when the workers start would be a job the
 // count could miss.
+//
+// A publisher with as many publishes in flight as it allows stalls, and gives up on the next one
+// after a moment (ErrTooManyStalledMsgs, before sending it): on a busy machine the broker, in the
+// same process, can take longer than that to store the backlog. The job is then published again
+// once the backlog has been stored, so a slow machine makes a slower run, never a failed one.
 func (b *broker) publish(ctx context.Context, jobs int64) error {
-	for j := range jobs {
-		if _, err := b.js.PublishAsync(b.subject, strconv.AppendInt(nil, j, 10)); err != nil {
+	for j := int64(0); j < jobs; {
+		_, err := b.js.PublishAsync(b.subject, strconv.AppendInt(nil, j, 10))
+		switch {
+		case err == nil:
+			j++
+			continue
+		case !errors.Is(err, jetstream.ErrTooManyStalledMsgs):
 			return fmt.Errorf("lab: publish job %d: %w", j, err)
+		}
+		select {
+		case <-b.js.PublishAsyncComplete():
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
 	select {
