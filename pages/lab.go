@@ -228,7 +228,7 @@ func NewLabResult(r lab.Result, site Site) LabResult {
 	}
 	if h := r.Handler; h != nil {
 		v.Handler, v.Lease = true, h.LeaseTime
-		v.Settings += fmt.Sprintf(", dying at crash point %d (%s)", h.CrashPoint, h.Label)
+		v.Settings += fmt.Sprintf(", crash point %d (%s)", h.CrashPoint, h.Label)
 	}
 	if v.FireAndForget && r.MatchesModel() {
 		v.Extra = r.ExtraDuplicates()
