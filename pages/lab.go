@@ -110,6 +110,9 @@ type LabResult struct {
 	Retried       int64
 	AckDuplicates int64
 	NearEdge      int64
+	// Handler marks a reader's handler run, whose model is the workbench's check of the same
+	// handler, stream and crash point (so Lease has no block 6 to link to).
+	Handler bool
 }
 
 // LabRow is one outcome: the real count, the model's, and whether they differ.
@@ -140,6 +143,8 @@ func LabDesignLabel(d lab.Design) string {
 		return "Lease with a heartbeat"
 	case lab.PublishRetry:
 		return "Publisher retries into the broker's dedup window"
+	case lab.DesignHandler:
+		return "Your handler"
 	}
 	return string(d)
 }
@@ -150,6 +155,9 @@ func LabSettings(p lab.Params) string {
 	names := make([]string, len(p.Designs))
 	for i, d := range p.Designs {
 		names[i] = LabDesignLabel(d)
+		if d == lab.DesignHandler {
+			names[i] = "your handler" // mid-sentence: "Your run, with your handler, on …"
+		}
 	}
 	s := fmt.Sprintf("%s, on %s jobs with %s", present.SayList(names), experiments.Thousands(p.Jobs), present.Plural(int64(p.Workers), "worker process", "worker processes"))
 	if p.HasCrash() {
@@ -161,10 +169,25 @@ func LabSettings(p lab.Params) string {
 	if p.HasPublishRetry() {
 		s += fmt.Sprintf("; dedup window %s s", experiments.FormatFloat(p.DupWindow))
 	}
+	if h := p.Handler; h != nil {
+		s += "; " + labHandlerPoint(h.CrashPoint, h.CrashAgain)
+		if h.KeyWindow > 0 {
+			s += fmt.Sprintf(", a key window of %s", experiments.Thousands(h.KeyWindow))
+		}
+	}
 	if p.FireAndForget {
 		return s + "; fire-and-forget acks"
 	}
 	return s + "; confirmed acks"
+}
+
+// labHandlerPoint says where a handler run's crashed jobs die.
+func labHandlerPoint(point int, again bool) string {
+	s := fmt.Sprintf("crash point %d", point)
+	if again {
+		s += ", the redelivery dying there again"
+	}
+	return s
 }
 
 // labLease states a lease run's seed and timeout, the timeout also in the lab's real time.
@@ -203,14 +226,31 @@ func NewLabResult(r lab.Result, site Site) LabResult {
 	} else {
 		v.Settings += fmt.Sprintf(", crash rate %s, stream seed %d", experiments.FormatFloat(r.CrashRate), r.Seed)
 	}
+	if h := r.Handler; h != nil {
+		v.Handler, v.Lease = true, h.LeaseTime
+		v.Settings += fmt.Sprintf(", crash point %d (%s)", h.CrashPoint, h.Label)
+	}
 	if v.FireAndForget && r.MatchesModel() {
 		v.Extra = r.ExtraDuplicates()
 	}
-	for _, row := range []LabRow{
+	rows := []LabRow{
 		{Name: "Lost", Real: r.Lost, Model: r.ModelLost},
 		{Name: "Duplicated", Real: r.Duplicated, Model: r.ModelDuplicated},
 		{Name: "Exactly once", Real: r.ExactlyOnce, Model: modelOnce},
-	} {
+	}
+	if h := r.Handler; h != nil {
+		// The workbench's own counts, not derived ones: its exactly once and the deliveries its
+		// workers died in, which the real run's killed workers must equal.
+		rows[2].Model = h.ModelExactlyOnce
+		rows = append(rows, LabRow{Name: "Workers killed", Real: r.WorkersKilled, Model: h.ModelCrashed})
+		if h.Events != nil && h.ModelEvents != nil {
+			e, m := *h.Events, *h.ModelEvents
+			rows = append(rows, LabRow{Name: "Events lost", Real: e.Lost, Model: m.Lost},
+				LabRow{Name: "Phantom events", Real: e.Phantom, Model: m.Phantom},
+				LabRow{Name: "Duplicated events", Real: e.Duplicated, Model: m.Duplicated})
+		}
+	}
+	for _, row := range rows {
 		if row.Real != row.Model {
 			d := row.Real - row.Model
 			row.Within = v.Lease && d >= -r.Tolerance && d <= r.Tolerance
@@ -219,6 +259,9 @@ func NewLabResult(r lab.Result, site Site) LabResult {
 			row.Differs = !row.Within && !row.Extra
 		}
 		v.Rows = append(v.Rows, row)
+		// A handler's table has rows MatchesModel does not weigh (workers killed): any row that
+		// differs makes the whole table differ.
+		v.Matches = v.Matches && !(v.Handler && row.Differs)
 	}
 	for _, e := range r.Events {
 		v.Events = append(v.Events, LabEventSentence(e))

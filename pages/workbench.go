@@ -16,6 +16,7 @@ const (
 	WorkbenchParamsID = "wb-params"
 	WorkbenchResultID = "wb-result"
 	WorkbenchTraceID  = "wb-trace"
+	WorkbenchLabID    = "wb-lab"
 )
 
 // WorkbenchView is the workbench's part of its page: the templates menu, the editor and the
@@ -43,6 +44,31 @@ type WorkbenchView struct {
 	// ShareURL is the permanent URL of this source when it is a share; JSONURL the same check as
 	// the API's JSON.
 	ShareURL, JSONURL string
+	// Lab is "Run on the real lab" under a result (nil without one).
+	Lab *WorkbenchLab
+}
+
+// WorkbenchLab is the control that runs the checked handler on the live lab: its worker
+// processes, a real broker and database, at one crash point of the result's table. Its inputs
+// belong to the workbench's form (their form attribute), so the run takes the editor's source and
+// the form's stream. Off says the instance has the lab turned off, and then nothing else shows.
+type WorkbenchLab struct {
+	Off    bool
+	Action string
+	Points []WorkbenchLabPoint
+	// Jobs is the run's number of jobs, which the lab bounds far below the check's.
+	Jobs  Field
+	Again bool
+	// Notice says why the last press was refused as a whole (another run under way, the hourly
+	// allowance, the lab's own limits).
+	Notice string
+	Status *LabStatus
+}
+
+// WorkbenchLabPoint is one crash point the lab can kill its workers at.
+type WorkbenchLabPoint struct {
+	Value, Label string
+	Selected     bool
 }
 
 // WorkbenchTemplate is one entry of the templates menu.

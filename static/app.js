@@ -522,6 +522,15 @@
     keepStale(sec, xhr, "The server answered " + xhr.status + ".");
     finishRefused(sec, xhr);
   });
+  // The workbench's Run on the real lab: a busy lab (409) or one turned off (403) answers the
+  // control with its notice, which belongs in the page like any other answer.
+  document.addEventListener("htmx:beforeSwap", function (ev) {
+    var t = ev.detail.target, xhr = ev.detail.xhr;
+    if (t && t.id === "wb-lab" && xhr && (xhr.status === 409 || xhr.status === 403)) {
+      ev.detail.shouldSwap = true;
+      ev.detail.isError = false;
+    }
+  });
   document.addEventListener("htmx:sendError", function (ev) {
     var sec = blockOf(ev.detail.elt);
     if (!sec) return;

@@ -48,6 +48,7 @@ func (s *Server) routes() {
 	g.POST("/workbench", s.workbench.Check())
 	g.POST("/workbench/trace", s.workbench.Trace())
 	g.POST("/workbench/share", s.workbench.Share())
+	g.POST("/workbench/lab", s.workbench.RunOnLab()) // starts a run on the lab, which /lab/progress and /lab/cancel follow
 	get("/workbench/s/:hash", s.workbench.Shared())
 	g.POST("/api/workbench/check", s.workbench.CheckAPI())
 	g.POST("/api/workbench/shares", s.workbench.ShareAPI())

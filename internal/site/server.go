@@ -103,7 +103,9 @@ func New(cfg Config, d Deps) (*Server, error) {
 		Book: book, Sources: srcs, Log: log, Runner: run, Admit: s.admit,
 		Checks:       workbench.Sandbox{Command: d.Children.Check, Deadline: workbenchweb.CheckDeadline(cfg.RunTimeout)},
 		ShareCreates: web.NewRateLimiter(float64(cfg.ShareCreatesPerHour)/3600, cfg.ShareCreatesPerHour, cfg.RateClients),
-		Rejected:     m.Rejected, Lookups: m.cache})
+		Rejected:     m.Rejected, Lookups: m.cache,
+		// Run on the real lab: the workbench checks the handler, the lab runs it.
+		LabRun: s.lab.StartHandler, LabOff: cfg.LabOff, LabMaxJobs: int64(cfg.labMaxJobs())})
 	s.rooms = roomsweb.New(roomsweb.Deps{Rooms: rs, Hub: hub, Admit: s.admit, Book: book, Site: s.site, Origins: s.origins, Log: log, Metrics: m.Metrics,
 		Creates:          web.NewRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
 		Joins:            web.NewRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients),

@@ -85,3 +85,10 @@ func (w *Workers) Alive() []int {
 	}
 	return out
 }
+
+// Started is how many worker processes it has started.
+func (w *Workers) Started() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.cmds)
+}

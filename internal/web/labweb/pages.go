@@ -196,27 +196,69 @@ func (h *Handlers) Run() echo.HandlerFunc {
 			h.d.Cookies.Set(c, OwnerCookie, string(viewer), ownerMaxAge)
 		}
 		_, err = h.d.Runner.Start(p, viewer, web.ClientOf(c.Request().Context()))
-		var limited *labLimited
-		switch {
-		case errors.Is(err, errLabBusy):
-			wait := h.d.Runner.retryAfter()
-			c.Response().Header().Set("Retry-After", strconv.Itoa(web.RetrySeconds(wait)))
-			whose := "someone else's run is under way on this server"
-			if st := h.d.Runner.Status(site, viewer); st != nil && st.Yours {
-				whose = "your run below is still under way"
+		if refused := h.refused(err, site, viewer); refused != nil {
+			if refused.RetryAfter > 0 {
+				c.Response().Header().Set("Retry-After", strconv.Itoa(web.RetrySeconds(refused.RetryAfter)))
+				return h.renderLab(c, refused.Status, h.labView(site, f, refused.Msg, viewer))
 			}
-			msg := fmt.Sprintf("Not run: %s, and the lab runs one at a time, since each run starts its own broker and worker processes. You can start yours when it ends, in about %s.", whose, pages.LabWait(wait))
-			return h.renderLab(c, http.StatusConflict, h.labView(site, f, msg, viewer))
-		case errors.As(err, &limited):
-			c.Response().Header().Set("Retry-After", strconv.Itoa(web.RetrySeconds(limited.wait)))
-			msg := fmt.Sprintf("Not run: your address has started %d lab runs in the last hour, as many as this server allows one address (LAB_RUNS_PER_HOUR). You can start the next in about %s.",
-				h.d.Runner.PerHour, pages.LabWait(limited.wait))
-			return h.renderLab(c, http.StatusTooManyRequests, h.labView(site, f, msg, viewer))
-		case err != nil:
-			return &web.Error{Status: http.StatusServiceUnavailable, Msg: "the lab cannot start a run now", Err: err}
+			return refused
 		}
 		return c.Redirect(http.StatusSeeOther, labPermalink(site, p)+"#lab-status")
 	}
+}
+
+// refused is a Start's refusal as the reader is told it, or nil for none: a run already under
+// way is a 409, an address over its hourly allowance a 429, each with when to try again.
+func (h *Handlers) refused(err error, site pages.Site, viewer Owner) *web.Error {
+	var limited *labLimited
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, errLabBusy):
+		wait := h.d.Runner.retryAfter()
+		whose := "someone else's run is under way on this server"
+		if st := h.d.Runner.Status(site, viewer); st != nil && st.Yours {
+			whose = "your run is still under way"
+		}
+		msg := fmt.Sprintf("Not run: %s, and the lab runs one at a time, since each run starts its own broker and worker processes. You can start yours when it ends, in about %s.", whose, pages.LabWait(wait))
+		return &web.Error{Status: http.StatusConflict, Msg: msg, RetryAfter: wait, Err: err}
+	case errors.As(err, &limited):
+		msg := fmt.Sprintf("Not run: your address has started %d lab runs in the last hour, as many as this server allows one address (LAB_RUNS_PER_HOUR). You can start the next in about %s.",
+			h.d.Runner.PerHour, pages.LabWait(limited.wait))
+		return &web.Error{Status: http.StatusTooManyRequests, Msg: msg, RetryAfter: limited.wait, Err: err}
+	}
+	return &web.Error{Status: http.StatusServiceUnavailable, Msg: "the lab cannot start a run now", Err: err}
+}
+
+// StartHandler starts p, a run of a reader's handler that the workbench has checked (its model
+// in p.Handler), for the browser c comes from, and answers its progress box, whose links lead to
+// the lab's page (where a reader without script follows any run). It is the workbench's way onto
+// the lab (the site hands it over as a func): the lab's limits hold as for a press of Run, and a
+// refusal is a *web.Error saying when to try again (Retry-After is set).
+func (h *Handlers) StartHandler(c echo.Context, p lab.Params) (*pages.LabStatus, error) {
+	if h.d.Off {
+		return nil, &web.Error{Status: http.StatusForbidden, Msg: "the live lab is turned off on this instance"}
+	}
+	if len(p.Designs) != 1 || p.Designs[0] != lab.DesignHandler || p.Handler == nil || p.Handler.Model == nil {
+		return nil, errors.New("labweb: StartHandler runs one checked handler")
+	}
+	if p.Jobs < 1 || p.Jobs > h.d.MaxJobs {
+		return nil, &web.Error{Status: http.StatusUnprocessableEntity, Msg: fmt.Sprintf("a lab run takes from 1 to %s jobs on this server", experiments.Thousands(h.d.MaxJobs))}
+	}
+	site := h.d.Site(labEntry().Path)
+	viewer := labViewer(c)
+	if viewer == "" {
+		viewer = NewOwner()
+		h.d.Cookies.Set(c, OwnerCookie, string(viewer), ownerMaxAge)
+	}
+	_, err := h.d.Runner.Start(p, viewer, web.ClientOf(c.Request().Context()))
+	if refused := h.refused(err, site, viewer); refused != nil {
+		if refused.RetryAfter > 0 {
+			c.Response().Header().Set("Retry-After", strconv.Itoa(web.RetrySeconds(refused.RetryAfter)))
+		}
+		return nil, refused
+	}
+	return h.d.Runner.Status(site, viewer), nil
 }
 
 // Cancel handles "POST /lab/cancel": the run's owner cancels it, waits until its workers
@@ -234,7 +276,14 @@ func (h *Handlers) Cancel() echo.HandlerFunc {
 			return h.renderLab(c, http.StatusForbidden, h.labView(site, labFormOf(lab.DefaultParams()), msg, viewer))
 		}
 		to := site.URL("/lab") + "#lab-status"
-		if st := h.d.Runner.Status(site, viewer); st != nil {
+		st := h.d.Runner.Status(site, viewer)
+		if st != nil && web.HTMXOf(c.Request()).Active {
+			// From the box itself, wherever it is shown (the lab's page, the workbench's): the box,
+			// now saying the run was cancelled.
+			c.Response().Header().Set("Cache-Control", "no-store")
+			return web.Render(c, http.StatusOK, pages.LabProgress(*st))
+		}
+		if st != nil {
 			to = st.PageURL
 		}
 		return c.Redirect(http.StatusSeeOther, to)

@@ -151,6 +151,9 @@ func (r *Runner) work(ctx context.Context, run *Run) error {
 	started := time.Now()
 	var failed error
 	ended := fmt.Sprintf("Finished: %d designs on %s jobs.", len(run.params.Designs), experiments.Thousands(run.params.Jobs))
+	if run.params.Handler != nil {
+		ended = fmt.Sprintf("Finished: your handler on %s jobs.", experiments.Thousands(run.params.Jobs))
+	}
 	for i, d := range run.params.Designs {
 		r.mu.Lock()
 		run.index, run.progress = i, lab.Progress{Design: d, Jobs: run.params.Jobs}
@@ -165,6 +168,7 @@ func (r *Runner) work(ctx context.Context, run *Run) error {
 			run.progress = p
 			r.mu.Unlock()
 		})
+		var he *lab.HandlerError
 		if err != nil {
 			failed = fmt.Errorf("%s: %w", d, err)
 			r.mu.Lock()
@@ -177,6 +181,9 @@ func (r *Runner) work(ctx context.Context, run *Run) error {
 				ended = "Cancelled: every worker process was killed and the run's files removed."
 			case errors.Is(err, context.DeadlineExceeded), errors.Is(err, lab.ErrDeadline):
 				ended = fmt.Sprintf("Stopped: the run passed its deadline of %v.", r.Deadline)
+			case errors.As(err, &he):
+				// The reader's mistake, not the server's: said in the workbench's words, not logged.
+				ended = fmt.Sprintf("Stopped: your handler failed in worker %d: %s. Every worker process was killed and the run's files removed.", he.Worker, he.Code.Error())
 			default:
 				ended = "Failed: " + err.Error()
 				r.Log.Error("lab run", "design", d, "err", err)
@@ -267,6 +274,11 @@ func (r *Runner) Status(site pages.Site, viewer Owner) *pages.LabStatus {
 		Elapsed: pages.LabDuration(time.Since(t.Started())), Settings: pages.LabSettings(run.params),
 		ProgressURL: site.URL("/lab/progress"), CancelURL: site.URL("/lab/cancel"), PageURL: labPermalink(site, run.params) + "#lab-status",
 		FormURL: labPermalink(site, run.params) + "#lab"}
+	if run.params.Handler != nil {
+		// A reader's handler has no permalink on the lab's form: its page shows whatever run is
+		// the instance's, and the handler's source stays in the workbench.
+		st.PageURL, st.FormURL = site.URL("/lab")+"#lab-status", ""
+	}
 	if run.running {
 		st.Left = pages.LabWait(r.left(t))
 	} else {

@@ -20,6 +20,7 @@ import (
 	"effectivelyonce/experiments"
 	"effectivelyonce/internal/runs"
 	"effectivelyonce/internal/web"
+	"effectivelyonce/lab"
 	"effectivelyonce/pages"
 	"effectivelyonce/workbench"
 )
@@ -57,6 +58,14 @@ type Deps struct {
 	ShareCreates *web.RateLimiter[netip.Addr]
 	// Rejected counts refused requests by reason, Lookups the result cache's hits and misses.
 	Rejected, Lookups *prometheus.CounterVec
+	// LabRun starts a run of a handler the workbench has checked (its model in p.Handler) on the
+	// instance's live lab, owned by the browser c comes from, and answers its progress box; a
+	// refusal is a *web.Error saying when to try again. The site hands over the lab's own
+	// (labweb's StartHandler): the lab's limits are the lab's. Nil, or LabOff (LAB=off): the
+	// result says the lab is off. LabMaxJobs bounds a run's jobs.
+	LabRun     func(c echo.Context, p lab.Params) (*pages.LabStatus, error)
+	LabOff     bool
+	LabMaxJobs int64
 }
 
 // Handlers serve the workbench.
@@ -185,6 +194,7 @@ func (h *Handlers) fillCheck(ctx context.Context, site pages.Site, v *pages.Work
 	}
 	r := pages.NewWorkbenchResult(res, smallestURL, workbench.SourceHash(src))
 	v.Result = &r
+	v.Lab = h.labControl(site, res, labChoice{})
 	if trace == "" {
 		return http.StatusOK
 	}
