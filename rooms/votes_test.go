@@ -1,11 +1,15 @@
 package rooms
 
 import (
+	"bytes"
 	"context"
+	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -332,5 +336,93 @@ func TestMemberCap(t *testing.T) {
 	var le *LimitError
 	if !errors.As(err, &le) || le.Max != MaxMembersLimit {
 		t.Fatalf("refusal %v does not name the cap", err)
+	}
+}
+
+// TestExportCarriesVotesAndTimer: the record of a session names each round's question in full,
+// its experiment, parameters and row, both votes with their confidences, the countdown, and the
+// room's title and code, in JSON and in the CSV.
+func TestExportCarriesVotesAndTimer(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Config{})
+	ada, bo := f.join(t, "Ada"), f.join(t, "Bo")
+	q := Question{Kind: KindMeasure, Experiment: "window", Params: "max_delay=5000", Measure: "escaped", Point: "1000",
+		Text: "How many duplicates escape a window of 1,000 ids when redeliveries come up to 5,000 jobs late?", Unit: "duplicates"}
+	rd, err := f.svc.OpenRoundWith(ctx, f.code, f.host, q, RoundOptions{Votes: 2, Seconds: 45})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.guess(t, ada, rd.Seq, 100, ConfidenceLow)
+	f.guess(t, bo, rd.Seq, 300, "")
+	if _, err := f.svc.SecondVote(ctx, f.code, f.host, rd.Seq); err != nil {
+		t.Fatal(err)
+	}
+	f.guess(t, ada, rd.Seq, 190, ConfidenceHigh)
+	if _, err := f.svc.Reveal(ctx, f.code, f.host, rd.Seq, measured(195)); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := f.svc.Export(ctx, f.code, f.host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ex.Rounds[0]
+	if ex.Title != "Delivery semantics" || ex.Code != f.code || r.Text != q.Text || r.Votes != 2 || r.Vote != 2 ||
+		r.MovedCloser == nil || *r.MovedCloser != 1 || r.Timer == nil || r.Timer.Seconds != 45 || r.Revealed == nil {
+		t.Fatalf("export round %+v", r)
+	}
+	type g struct {
+		name string
+		vote int
+		val  float64
+		conf Confidence
+	}
+	var got []g
+	for _, x := range r.Guesses {
+		got = append(got, g{x.Name, x.Vote, x.Value, x.Confidence})
+	}
+	if want := []g{{"Ada", 1, 100, ConfidenceLow}, {"Bo", 1, 300, ""}, {"Ada", 2, 190, ConfidenceHigh}}; !slices.Equal(got, want) {
+		t.Fatalf("export guesses %+v, want %+v", got, want)
+	}
+	b, err := json.Marshal(ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"experiment":"window"`, `"params":"max_delay=5000"`, `"point":"1000"`, `"votes":2`,
+		`"moved_closer":1`, `"timer":{"seconds":45`, `"confidence":"high"`, `"vote":1`, `"text":"How many duplicates escape`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("JSON lacks %s:\n%s", want, b)
+		}
+	}
+	var buf bytes.Buffer
+	if err := ex.WriteCSV(&buf); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := func(row []string, name string) string { return row[slices.Index(csvHeader, name)] }
+	var room, round []string
+	var guesses [][]string
+	for _, row := range rows[1:] {
+		switch row[0] {
+		case "room":
+			room = row
+		case "round":
+			round = row
+		case "guess":
+			guesses = append(guesses, row)
+		}
+	}
+	if room == nil || col(room, "name") != "Delivery semantics" || col(room, "code") != f.code {
+		t.Fatalf("CSV room row %v", room)
+	}
+	if col(round, "experiment") != "window" || col(round, "params") != "max_delay=5000" || col(round, "point") != "1000" ||
+		col(round, "text") != q.Text || col(round, "votes") != "2" || col(round, "seconds") != "45" || col(round, "moved_closer") != "1" ||
+		col(round, "measured") != "195" {
+		t.Fatalf("CSV round row %v", round)
+	}
+	if len(guesses) != 3 || col(guesses[2], "vote") != "2" || col(guesses[2], "confidence") != "high" || col(guesses[1], "confidence") != "" {
+		t.Fatalf("CSV guess rows %v", guesses)
 	}
 }
