@@ -12,7 +12,7 @@ import (
 // Config holds the limits and clocks a Service runs with. A zero field takes its default, so
 // Config{} is the instance the issue describes.
 type Config struct {
-	MaxMembers   int           // members a room seats (100)
+	MaxMembers   int           // members a room seats (100; at most MaxMembersLimit)
 	MaxOpenRooms int           // rooms open at once on the instance (200)
 	MaxPins      int           // pins a member may make (20)
 	MaxBoard     int           // pins a room's board holds, from every member (200)
@@ -29,10 +29,25 @@ type Config struct {
 	Notify func(ctx context.Context, roomID string)
 }
 
+// MaxMembersLimit is the most members an instance may let a room seat: a lecture hall of 300
+// with room to spare. Past it, one room's change would redraw more screens than a reader of the
+// room is built to keep under a second.
+const MaxMembersLimit = 500
+
+// Validate reports a setting no Service runs with, for a server to refuse at start rather than
+// have NewService quietly bound it: today, MaxMembers above MaxMembersLimit.
+func (c Config) Validate() error {
+	if c.MaxMembers > MaxMembersLimit {
+		return &LimitError{Field: "members", Max: MaxMembersLimit}
+	}
+	return nil
+}
+
 func (c Config) withDefaults() Config {
 	if c.MaxMembers <= 0 {
 		c.MaxMembers = 100
 	}
+	c.MaxMembers = min(c.MaxMembers, MaxMembersLimit)
 	if c.MaxOpenRooms <= 0 {
 		c.MaxOpenRooms = 200
 	}
@@ -412,10 +427,19 @@ func (s *Service) hostChange(ctx context.Context, code, hostKey string, change f
 	return nil
 }
 
-// OpenRound puts a question to the room; members may answer at once.
+// OpenRound puts a question to the room, one vote and no countdown; members may answer at once.
 func (s *Service) OpenRound(ctx context.Context, code, hostKey string, q Question) (Round, error) {
+	return s.OpenRoundWith(ctx, code, hostKey, q, RoundOptions{})
+}
+
+// OpenRoundWith puts a question to the room with o's votes and countdown; members may answer at
+// once, and a countdown starts now.
+func (s *Service) OpenRoundWith(ctx context.Context, code, hostKey string, q Question, o RoundOptions) (Round, error) {
 	q, err := q.Normalize()
 	if err != nil {
+		return Round{}, err
+	}
+	if o, err = o.normalize(); err != nil {
 		return Round{}, err
 	}
 	var rd Round
@@ -423,7 +447,12 @@ func (s *Service) OpenRound(ctx context.Context, code, hostKey string, q Questio
 		// One round takes answers at a time: the store locks an earlier one still open in the
 		// same step, so it never keeps taking guesses out of sight (the host can still reveal it
 		// from the earlier rounds), even when two opens race; a round past MaxRounds changes nothing.
-		rd, err = s.store.AddRound(ctx, Round{RoomID: r.ID, Question: q, State: RoundOpen, OpenedAt: s.cfg.Now()}, s.cfg.MaxRounds)
+		now := s.cfg.Now()
+		nr := Round{RoomID: r.ID, Question: q, State: RoundOpen, OpenedAt: now, Votes: o.Votes, Vote: 1, Seconds: o.Seconds}
+		if nr.Timed() {
+			nr.Deadline = now.Add(time.Duration(o.Seconds) * time.Second)
+		}
+		rd, err = s.store.AddRound(ctx, nr, s.cfg.MaxRounds)
 		return err
 	})
 	return rd, err
@@ -432,6 +461,18 @@ func (s *Service) OpenRound(ctx context.Context, code, hostKey string, q Questio
 // Guess records a member's number for an open round, replacing any earlier one; after the lock
 // the store refuses it, however close the two requests were.
 func (s *Service) Guess(ctx context.Context, code, memberKey string, seq int, value float64) error {
+	return s.GuessWith(ctx, code, memberKey, seq, value, "")
+}
+
+// GuessWith records a member's number, with how confident they are ("" for unsaid), for the vote
+// of the round now taking answers, replacing their earlier answer to that vote. After the lock,
+// the second vote's start or the countdown's end (by the Service's clock) the store refuses it,
+// however close the two requests were: the last with the TimeUp error, an ErrTimeUp.
+func (s *Service) GuessWith(ctx context.Context, code, memberKey string, seq int, value float64, confidence Confidence) error {
+	confidence, err := ParseConfidence(string(confidence))
+	if err != nil {
+		return err
+	}
 	r, m, err := s.member(ctx, code, memberKey)
 	if err != nil {
 		return err
@@ -446,10 +487,12 @@ func (s *Service) Guess(ctx context.Context, code, memberKey string, seq int, va
 	if seq < 1 || seq > len(rounds) {
 		return notFoundAs(ErrNotFound, "seq", noRound)
 	}
-	if err := rounds[seq-1].Question.Accepts(value); err != nil {
+	rd := rounds[seq-1]
+	if err := rd.Question.Accepts(value); err != nil {
 		return err
 	}
-	if err := s.store.PutGuess(ctx, Guess{RoomID: r.ID, Seq: seq, MemberID: m.ID, Value: value, At: s.cfg.Now()}); err != nil {
+	g := Guess{RoomID: r.ID, Seq: seq, MemberID: m.ID, Value: value, At: s.cfg.Now(), Vote: rd.Vote, Confidence: confidence}
+	if err := s.store.PutGuess(ctx, g); err != nil {
 		return notFoundAs(err, "seq", noRound)
 	}
 	s.changed(ctx, r.ID)
