@@ -68,6 +68,8 @@ func (s *server) routes() {
 	g.POST("/api/rooms/:code/rounds", rm.APIRoundOpen(), small, miss, change)
 	g.PUT("/api/rooms/:code/rounds/:seq/guess", rm.APIGuess(), small, miss, change)
 	g.POST("/api/rooms/:code/rounds/:seq/lock", rm.APIRoundLock(), small, miss, change)
+	g.POST("/api/rooms/:code/rounds/:seq/second-vote", rm.APISecondVote(), small, miss, change)
+	g.POST("/api/rooms/:code/rounds/:seq/timer", rm.APITimer(), small, miss, change)
 	g.POST("/api/rooms/:code/rounds/:seq/reveal", rm.APIRoundReveal(), small, miss, change)
 	g.POST("/api/rooms/:code/pins", rm.APIPin(), small, miss, change)
 	g.POST("/api/rooms/:code/present", rm.APIPresent(), small, miss, change)
