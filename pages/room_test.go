@@ -65,6 +65,10 @@ func TestHistogram(t *testing.T) {
 	if far.TruthX <= 0 || far.TruthX > float64(far.Width) {
 		t.Errorf("a truth far from every guess is drawn at x=%v, off a drawing %d wide", far.TruthX, far.Width)
 	}
+	second := &rooms.Result{Measured: 195, Median: 200, Min: 190, Max: 210, Guesses: []rooms.GuessView{{Value: 190}, {Value: 210}}}
+	if a, b := NewHistogramOver(res, second), NewHistogramOver(second, res); a.Lo != b.Lo || a.Hi != b.Hi || a.TruthX != b.TruthX {
+		t.Errorf("two votes on one axis: %s to %s and %s to %s, truth at %v and %v", a.Lo, a.Hi, b.Lo, b.Hi, a.TruthX, b.TruthX)
+	}
 	if none := NewHistogram(&rooms.Result{Measured: 7}); !strings.Contains(none.Alt, "Nobody guessed") {
 		t.Errorf("no guesses: alt %q", none.Alt)
 	}

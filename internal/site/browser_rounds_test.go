@@ -1,0 +1,154 @@
+package site
+
+// Peer instruction in a browser: a host and two members, each in a browser context of their own,
+// run a timed two-vote round with confidence through the pages: the first vote's spread is the
+// host's alone, the second vote shows each member their first answer, and the reveal draws both
+// histograms. A second round's countdown then runs out on the server, and every screen shows the
+// round locked without a reload.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+func TestBrowserRoomTwoVotes(t *testing.T) {
+	b := startBrowserSuite(t)
+	host := openRoomTab(t, b)
+	host.open("/rooms/new")
+	host.do(chromedp.SendKeys(chromedp.CSS("#room-title"), "Peer instruction"),
+		chromedp.Click(chromedp.CSS(`main form button[type="submit"]`)))
+	within(host, "the host link page", `!!document.querySelector("#host-link")`)
+	host.do(chromedp.Click(chromedp.CSS(`main a.button`)))
+	within(host, "the host's room page", `!!document.querySelector("article.room [data-join-code]")`)
+	code := browserEval[string](host, `document.querySelector("[data-join-code]").textContent.trim()`)
+	streamOpen(host)
+	alice, bob := openRoomTab(t, b), openRoomTab(t, b)
+	members := []*browserTab{alice, bob}
+	for i, m := range members {
+		m.open("/j/" + code)
+		m.retype("#join-name", []string{"Alice", "Bob"}[i])
+		m.do(chromedp.Click(chromedp.CSS(`main form button[type="submit"]`)))
+		within(m, "the member's room page", `!!document.querySelector(".you strong")`)
+		streamOpen(m)
+	}
+	within(host, "both members on the roster", `document.querySelectorAll("#room-roster .roster li").length === 2`)
+
+	// A custom question, two votes, two minutes each.
+	host.do(chromedp.Click(chromedp.CSS(".room-new-round summary")),
+		chromedp.Click(chromedp.CSS(`input[name="question"][value="custom"]`)),
+		chromedp.SendKeys(chromedp.CSS("#custom-text"), "How many duplicates escape?"),
+		chromedp.Click(chromedp.CSS(`.room-new-round form input[name="votes"][value="2"]`)),
+		chromedp.SendKeys(chromedp.CSS("#round-seconds-q"), "120"),
+		chromedp.Click(chromedp.CSS(`.room-new-round form button[type="submit"]`)))
+	within(host, "the round open", `document.querySelector("#room-round [data-state]")?.dataset.state === "open"`)
+	within(host, "who has not answered", `/Not answered yet \(2\)/.test(document.querySelector("#room-tally").textContent) && /Alice, Bob/.test(document.querySelector("#room-tally").textContent)`)
+	for _, m := range members {
+		mark(m, "before the round")
+		within(m, "the first vote with its countdown", `/first vote/.test(document.querySelector("#room-round .badge")?.textContent) && /^[12]:\d\d$/.test(document.querySelector("#room-timer [data-left]")?.textContent)`)
+	}
+	// The countdown ticks in the page, from the server's deadline.
+	before := browserEval[string](alice, `document.querySelector("#room-timer [data-left]").textContent`)
+	within(alice, "the countdown ticking", `document.querySelector("#room-timer [data-left]").textContent !== `+jsString(before))
+
+	answer := func(m *browserTab, value, confidence string) {
+		t.Helper()
+		m.retype("#room-round form.guess input[name=value]", value)
+		m.do(chromedp.Click(chromedp.CSS(`#room-round form.guess input[name=confidence][value=` + confidence + `]`)),
+			chromedp.Click(chromedp.CSS("#room-round form.guess button")))
+	}
+	answer(alice, "100", "low")
+	answer(bob, "300", "high")
+	within(alice, "Alice's guess with its confidence", `/100 \(not sure\)/.test(document.querySelector("#room-round .your-guess")?.textContent)`)
+	within(host, "everyone answered", `/Everyone seated has answered/.test(document.querySelector("#room-tally").textContent)`)
+	within(host, "the first vote's spread, the host's alone", `!!document.querySelector('#room-tally [data-histogram="first"] rect.hist-bar')`)
+	for _, m := range members {
+		if leak := browserEval[bool](m, `!!document.querySelector("#room-tally [data-first-vote], #room-tally .unanswered")`); leak {
+			t.Error("a member sees the first vote's spread or who has not answered")
+		}
+	}
+
+	host.do(chromedp.Click(chromedp.CSS(`#room-round form[action$="/second-vote"] button`)))
+	for _, m := range members {
+		within(m, "the second vote with the first answer", `/second vote/.test(document.querySelector("#room-round .badge")?.textContent) && /Your first answer/.test(document.querySelector("#room-round .your-first")?.textContent)`)
+	}
+	if v := browserEval[string](alice, `document.querySelector("#room-round form.guess input[name=value]").value`); v != "100" {
+		t.Errorf("Alice's second-vote field starts with %q, want her first answer 100", v)
+	}
+	answer(alice, "190", "medium")
+	answer(bob, "210", "high")
+	within(host, "everyone answered again", `/Everyone seated has answered/.test(document.querySelector("#room-tally").textContent)`)
+	within(bob, "Bob's second answer", `/210 \(sure\)/.test(document.querySelector("#room-round .your-guess")?.textContent)`)
+	roundShots(t, map[string]*browserTab{"host": host, "member": alice}, "second-vote")
+
+	host.do(chromedp.SendKeys(chromedp.CSS(`#room-round form[action$="/reveal"] input[name=measured]`), "200"),
+		chromedp.Click(chromedp.CSS(`#room-round form[action$="/reveal"] button`)))
+	revealed := `!!document.querySelector('#room-round [data-histogram="first"] rect.hist-bar') && !!document.querySelector('#room-round [data-histogram="second"] line.hist-truth') && document.querySelector("#room-round [data-moved-closer]")?.textContent.trim() === "2 of 2" && !!document.querySelector("#room-round [data-calibration]")`
+	for _, m := range append(members, host) {
+		if err := m.poll(revealed, 30*time.Second); err != nil {
+			t.Errorf("the reveal with both votes: %v", err)
+		}
+	}
+	for _, m := range members {
+		assertMarked(m, "before the round")
+	}
+	within(alice, "Alice's own calibration", `/fairly sure.*\(you: 10 off\)/.test(document.querySelector("#room-round [data-calibration]").textContent)`)
+	roundShots(t, map[string]*browserTab{"host": host, "member": alice}, "revealed")
+
+	// The shortest countdown, left to run out: the server locks the round, and its reader redraws
+	// every screen at zero, though nobody did anything.
+	host.do(chromedp.Click(chromedp.CSS(".room-new-round summary")),
+		chromedp.Click(chromedp.CSS(`input[name="question"][value="q1"]`)),
+		chromedp.SendKeys(chromedp.CSS("#round-seconds-q"), "15"),
+		chromedp.Click(chromedp.CSS(`.room-new-round form button[type="submit"]`)))
+	for _, m := range members {
+		within(m, "the timed round", `document.querySelector("#room-round [data-state]")?.dataset.state === "open" && !!document.querySelector("#room-timer [data-deadline]")`)
+	}
+	for _, m := range append(members, host) {
+		if err := m.poll(`/Time is up/.test(document.querySelector("#room-timer").textContent) && document.querySelector("#room-round [data-state]")?.dataset.state === "locked"`, 30*time.Second); err != nil {
+			t.Errorf("the lock at zero: %v", err)
+		}
+	}
+	if browserEval[bool](alice, `!!document.querySelector("#room-round form.guess")`) {
+		t.Error("a member is still offered the guess form after the time ran out")
+	}
+	for _, m := range members {
+		assertMarked(m, "before the round")
+	}
+}
+
+// roundShots writes screenshots of each tab at a laptop's and a phone's width, for a person to
+// look at (ARTIFACTS_DIR, else testdata-artifacts/screenshots).
+func roundShots(t *testing.T, tabs map[string]*browserTab, stage string) {
+	t.Helper()
+	dir := os.Getenv("ARTIFACTS_DIR")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "testdata-artifacts", "screenshots")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for who, tb := range tabs {
+		for _, w := range []int64{1280, 390} {
+			tb.emulate(w, 900, w < 500, "light")
+			time.Sleep(300 * time.Millisecond) // the layout settles
+			if w < 500 {
+				for _, wide := range browserEval[[]string](tb, tb.script("sideways-overflow.js")) {
+					t.Errorf("%s's room at %dpx overflows sideways: %s", who, w, wide)
+				}
+			}
+			png, err := chromedp.Run(tb.ctx, chromedp.FullScreenshot(100))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("room-%s-%s-%d.png", stage, who, w)), png, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tb.emulate(1280, 900, false, "light")
+	}
+}
