@@ -200,7 +200,9 @@ func Clock(d time.Duration) string {
 
 // ServerClock is the view's clock as the countdown's script reads it, beside the deadline: the
 // time left is the difference of the two, whatever the reader's own clock says.
-func (v RoomView) ServerClock() string { return v.Room.Clock.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
+func (v RoomView) ServerClock() string {
+	return v.Room.Clock.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+}
 
 // VoteText says which vote a two-vote round is on, for its badge; "" for one vote.
 func VoteText(rd *rooms.RoundView) string {

@@ -107,9 +107,9 @@ func TestHostSeesTwoVotes(t *testing.T) {
 func TestRevealShowsBothVotes(t *testing.T) {
 	d, fd := 3.0, 5.0
 	res := &rooms.Result{Measured: 45, Median: 44, Min: 40, Max: 48, MovedCloser: 2,
-		Guesses:     []rooms.GuessView{{Value: 40, Confidence: rooms.ConfidenceMedium}, {Value: 48, Confidence: rooms.ConfidenceHigh}},
-		Calibration: []rooms.Calibration{{Confidence: rooms.ConfidenceMedium, Guesses: 1, MeanDistance: 5}, {Confidence: rooms.ConfidenceHigh, Guesses: 1, MeanDistance: 3}},
-		First:       &rooms.Tally{Guesses: []rooms.GuessView{{Value: 10}, {Value: 50}, {Value: 100}}, Median: 50, Min: 10, Max: 100},
+		Guesses:      []rooms.GuessView{{Value: 40, Confidence: rooms.ConfidenceMedium}, {Value: 48, Confidence: rooms.ConfidenceHigh}},
+		Calibration:  []rooms.Calibration{{Confidence: rooms.ConfidenceMedium, Guesses: 1, MeanDistance: 5}, {Confidence: rooms.ConfidenceHigh, Guesses: 1, MeanDistance: 3}},
+		First:        &rooms.Tally{Guesses: []rooms.GuessView{{Value: 10}, {Value: 50}, {Value: 100}}, Median: 50, Min: 10, Max: 100},
 		YourDistance: &d, YourFirstDistance: &fd, YourConfidence: rooms.ConfidenceHigh,
 		YourCalibration: &rooms.Calibration{Confidence: rooms.ConfidenceHigh, Guesses: 1, MeanDistance: 3}}
 	v := RoomView{Room: rooms.View{Role: rooms.AsMember, Rounds: []rooms.RoundView{{Seq: 1, State: rooms.RoundRevealed, Votes: 2, Vote: 2,

@@ -58,7 +58,7 @@ func TestBrowserRoomTwoVotes(t *testing.T) {
 	answer := func(m *browserTab, value, confidence string) {
 		t.Helper()
 		m.retype("#room-round form.guess input[name=value]", value)
-		m.do(chromedp.Click(chromedp.CSS(`#room-round form.guess input[name=confidence][value=` + confidence + `]`)),
+		m.do(chromedp.Click(chromedp.CSS(`#room-round form.guess input[name=confidence][value=`+confidence+`]`)),
 			chromedp.Click(chromedp.CSS("#room-round form.guess button")))
 	}
 	answer(alice, "100", "low")
