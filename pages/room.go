@@ -35,12 +35,17 @@ const (
 	// PartTally is the host's: who has not answered, and the first vote's spread in a two-vote
 	// round. Apart from the round for the same reason, the host typing a custom round's truth.
 	PartTally = "tally"
+	// PartScreen is the projector's whole screen: how to join, the round, its count and
+	// countdown, and after the reveal the histograms. It draws no name and no control.
+	PartScreen = "screen"
 )
 
 // RoomParts are the parts a room page shows; BarParts those the bar on notebook pages shows.
 var (
 	RoomParts = []string{PartStatus, PartPresenting, PartRound, PartCount, PartTimer, PartTally, PartRoster, PartHistory, PartBoard, PartTools}
 	BarParts  = []string{PartStatus, PartPresenting, PartRound, PartCount, PartTimer, PartTools}
+	// ProjectorParts are the projector view's: one part, since nobody types on a big screen.
+	ProjectorParts = []string{PartScreen}
 )
 
 // RoomView is everything a room's page, bar and stream render from: the room as its caller may

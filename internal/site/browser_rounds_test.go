@@ -7,12 +7,16 @@ package site
 // round locked without a reload.
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -37,6 +41,11 @@ func TestBrowserRoomTwoVotes(t *testing.T) {
 		streamOpen(m)
 	}
 	within(host, "both members on the roster", `document.querySelectorAll("#room-roster .roster li").length === 2`)
+	// The projector is a second tab of the host's browser (the host's cookie opens it).
+	screen := siblingTab(t, host)
+	screen.open(browserEval[string](host, `document.querySelector('a[href$="/projector"]').getAttribute("href")`))
+	within(screen, "the projector with the join code", `document.querySelector("[data-join-code]")?.textContent.trim() === `+jsString(code))
+	streamOpen(screen)
 
 	// A custom question, two votes, two minutes each.
 	host.do(chromedp.Click(chromedp.CSS(".room-new-round summary")),
@@ -66,6 +75,7 @@ func TestBrowserRoomTwoVotes(t *testing.T) {
 	within(alice, "Alice's guess with its confidence", `/100 \(not sure\)/.test(document.querySelector("#room-round .your-guess")?.textContent)`)
 	within(host, "everyone answered", `/Everyone seated has answered/.test(document.querySelector("#room-tally").textContent)`)
 	within(host, "the first vote's spread, the host's alone", `!!document.querySelector('#room-tally [data-histogram="first"] rect.hist-bar')`)
+	within(screen, "2 of 2 answered on the projector, with its countdown", `/2 of 2\s+answered/.test(document.querySelector("[data-count]")?.textContent) && !!document.querySelector("#room-screen [data-deadline]")`)
 	for _, m := range members {
 		if leak := browserEval[bool](m, `!!document.querySelector("#room-tally [data-first-vote], #room-tally .unanswered")`); leak {
 			t.Error("a member sees the first vote's spread or who has not answered")
@@ -83,7 +93,7 @@ func TestBrowserRoomTwoVotes(t *testing.T) {
 	answer(bob, "210", "high")
 	within(host, "everyone answered again", `/Everyone seated has answered/.test(document.querySelector("#room-tally").textContent)`)
 	within(bob, "Bob's second answer", `/210 \(sure\)/.test(document.querySelector("#room-round .your-guess")?.textContent)`)
-	roundShots(t, map[string]*browserTab{"host": host, "member": alice}, "second-vote")
+	roundShots(t, map[string]*browserTab{"host": host, "member": alice, "projector": screen}, "second-vote")
 
 	host.do(chromedp.SendKeys(chromedp.CSS(`#room-round form[action$="/reveal"] input[name=measured]`), "200"),
 		chromedp.Click(chromedp.CSS(`#room-round form[action$="/reveal"] button`)))
@@ -93,11 +103,21 @@ func TestBrowserRoomTwoVotes(t *testing.T) {
 			t.Errorf("the reveal with both votes: %v", err)
 		}
 	}
+	onScreen := `!!document.querySelector('#room-screen [data-histogram="first"] rect.hist-bar') && !!document.querySelector('#room-screen [data-histogram="second"] line.hist-truth') && document.querySelector("#room-screen [data-moved-closer]")?.textContent.trim() === "2 of 2"`
+	if err := screen.poll(onScreen, 30*time.Second); err != nil {
+		t.Errorf("the reveal on the projector: %v", err)
+	}
+	if text := browserEval[string](screen, `document.querySelector("main").textContent`); strings.Contains(text, "Alice") || strings.Contains(text, "Bob") {
+		t.Errorf("the projector shows a name: %.300s", text)
+	}
+	if n := browserEval[int](screen, `document.querySelectorAll("main form, main button").length`); n != 0 {
+		t.Errorf("the projector has %d controls", n)
+	}
 	for _, m := range members {
 		assertMarked(m, "before the round")
 	}
 	within(alice, "Alice's own calibration", `/fairly sure.*\(you: 10 off\)/.test(document.querySelector("#room-round [data-calibration]").textContent)`)
-	roundShots(t, map[string]*browserTab{"host": host, "member": alice}, "revealed")
+	roundShots(t, map[string]*browserTab{"host": host, "member": alice, "projector": screen}, "revealed")
 
 	// The shortest countdown, left to run out: the server locks the round, and its reader redraws
 	// every screen at zero, though nobody did anything.
@@ -119,6 +139,22 @@ func TestBrowserRoomTwoVotes(t *testing.T) {
 	for _, m := range members {
 		assertMarked(m, "before the round")
 	}
+}
+
+// siblingTab opens another tab in parent's browser context: the same person's cookies, as the
+// host's laptop showing the projector view in a second window.
+func siblingTab(t *testing.T, parent *browserTab) *browserTab {
+	t.Helper()
+	tb := &browserTab{t: t, base: parent.base}
+	ctx, cancel := chromedp.NewContext(parent.ctx, chromedp.WithListener(tb.listen))
+	t.Cleanup(cancel)
+	tb.ctx = ctx
+	src := browserScript(t, "room-recorder.js")
+	tb.do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src})
+		return err
+	}))
+	return tb
 }
 
 // roundShots writes screenshots of each tab at a laptop's and a phone's width, for a person to

@@ -89,6 +89,7 @@ func (s *server) routes() {
 	g.POST("/rooms/:id/host", rm.HostUse(), small)
 	get("/rooms/:id/host-link", rm.HostLinkPage())
 	get("/rooms/:id/events", rm.Events())
+	get("/rooms/:id/projector", rm.Projector())
 	get("/rooms/:id/export", rm.Export())
 	for path, act := range rm.Actions() {
 		g.POST("/rooms/:id"+path, act, small)
