@@ -305,6 +305,14 @@ func yourCalibration(cs []rooms.Calibration) string {
 	return "Over every round you answered with a confidence, you were off on average by " + strings.Join(parts, ", ") + " of the measured value."
 }
 
+// barMore says what the room's page shows of a revealed round beyond the bar's drawing.
+func barMore(res *rooms.Result) string {
+	if res.First != nil {
+		return "has every guess, the first vote and how sure people were."
+	}
+	return "has every guess and how sure people were."
+}
+
 // pct writes a relative distance as a percentage: 0.125 is "13%".
 func pct(f float64) string { return strconv.Itoa(int(math.Round(f*100))) + "%" }
 

@@ -126,3 +126,24 @@ func TestRevealShowsBothVotes(t *testing.T) {
 		t.Errorf("%d measured lines, want one on each histogram", n)
 	}
 }
+
+// TestBarShowsTheHistogram: after a reveal the bar on notebook pages draws the spread with the
+// measured value, of a two-vote round the second vote on the axis both share.
+func TestBarShowsTheHistogram(t *testing.T) {
+	res := &rooms.Result{Measured: 45, Median: 44, Min: 40, Max: 48, Guesses: []rooms.GuessView{{Value: 40}, {Value: 48}},
+		First: &rooms.Tally{Guesses: []rooms.GuessView{{Value: 10}, {Value: 100}}, Median: 55, Min: 10, Max: 100}}
+	v := RoomView{Bar: true, Room: rooms.View{Role: rooms.AsMember, Rounds: []rooms.RoundView{{Seq: 1, State: rooms.RoundRevealed, Votes: 2, Vote: 2,
+		Question: rooms.Question{Kind: rooms.KindCustom, Text: "How many?"}, Result: res}}}}
+	bar := part(t, v, PartRound)
+	for _, want := range []string{`data-histogram="bar"`, `class="hist-truth"`, "data-measured>45<", "has every guess, the first vote"} {
+		if !strings.Contains(bar, want) {
+			t.Errorf("the bar lacks %q", want)
+		}
+	}
+	if strings.Contains(bar, `data-histogram="first"`) || strings.Contains(bar, "data-calibration") {
+		t.Error("the bar draws what only the room's page has room for")
+	}
+	if !strings.Contains(bar, ">10<") || !strings.Contains(bar, ">100<") {
+		t.Error("the bar's axis is not the one both votes share (10 to 100)")
+	}
+}

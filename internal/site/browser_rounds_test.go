@@ -116,6 +116,27 @@ func TestBrowserRoomTwoVotes(t *testing.T) {
 	for _, m := range members {
 		assertMarked(m, "before the round")
 	}
+	// The bar on a notebook page shows the histogram with the measured value, where people are.
+	bob.open("/blocks/1")
+	within(bob, "the histogram in Bob's bar", `!!document.querySelector('.roombar [data-histogram="bar"] line.hist-truth') && document.querySelector(".roombar [data-measured]")?.textContent.trim() === "200"`)
+	// Folded after the reveal (the page comes first on a phone); one press unfolds it.
+	bob.do(chromedp.Click(chromedp.CSS("details.roombar-round summary")))
+	within(bob, "the bar's round unfolded", `document.querySelector("details.roombar-round").open`)
+	for _, w := range []int64{1280, 390} {
+		bob.emulate(w, 900, w < 500, "light")
+		browserEval[chromedp.Void](bob, `window.scrollTo(0, 0)`)
+		png, err := chromedp.Run(bob.ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(shotDir(t), fmt.Sprintf("room-revealed-bar-%d.png", w)), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bob.emulate(1280, 900, false, "light")
+	bob.open(browserEval[string](alice, `location.pathname`))
+	streamOpen(bob)
+	mark(bob, "before the round")
 	within(alice, "Alice's own calibration", `/fairly sure.*\(you: 10 off\)/.test(document.querySelector("#room-round [data-calibration]").textContent)`)
 	roundShots(t, map[string]*browserTab{"host": host, "member": alice, "projector": screen}, "revealed")
 
@@ -141,6 +162,19 @@ func TestBrowserRoomTwoVotes(t *testing.T) {
 	}
 }
 
+// shotDir is where screenshots go: ARTIFACTS_DIR, else testdata-artifacts/screenshots.
+func shotDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("ARTIFACTS_DIR")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "testdata-artifacts", "screenshots")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // siblingTab opens another tab in parent's browser context: the same person's cookies, as the
 // host's laptop showing the projector view in a second window.
 func siblingTab(t *testing.T, parent *browserTab) *browserTab {
@@ -161,13 +195,7 @@ func siblingTab(t *testing.T, parent *browserTab) *browserTab {
 // look at (ARTIFACTS_DIR, else testdata-artifacts/screenshots).
 func roundShots(t *testing.T, tabs map[string]*browserTab, stage string) {
 	t.Helper()
-	dir := os.Getenv("ARTIFACTS_DIR")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "testdata-artifacts", "screenshots")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := shotDir(t)
 	for who, tb := range tabs {
 		for _, w := range []int64{1280, 390} {
 			tb.emulate(w, 900, w < 500, "light")
