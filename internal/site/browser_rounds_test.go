@@ -94,6 +94,7 @@ func TestBrowserRoomTwoVotes(t *testing.T) {
 	within(host, "everyone answered again", `/Everyone seated has answered/.test(document.querySelector("#room-tally").textContent)`)
 	within(bob, "Bob's second answer", `/210 \(sure\)/.test(document.querySelector("#room-round .your-guess")?.textContent)`)
 	roundShots(t, map[string]*browserTab{"host": host, "member": alice, "projector": screen}, "second-vote")
+	roomAxe(t, map[string]*browserTab{"host in the second vote": host, "member in the second vote": alice, "projector in the second vote": screen})
 
 	host.do(chromedp.SendKeys(chromedp.CSS(`#room-round form[action$="/reveal"] input[name=measured]`), "200"),
 		chromedp.Click(chromedp.CSS(`#room-round form[action$="/reveal"] button`)))
@@ -139,6 +140,7 @@ func TestBrowserRoomTwoVotes(t *testing.T) {
 	mark(bob, "before the round")
 	within(alice, "Alice's own calibration", `/fairly sure.*\(you: 10 off\)/.test(document.querySelector("#room-round [data-calibration]").textContent)`)
 	roundShots(t, map[string]*browserTab{"host": host, "member": alice, "projector": screen}, "revealed")
+	roomAxe(t, map[string]*browserTab{"host after the reveal": host, "member after the reveal": alice, "projector after the reveal": screen})
 
 	// The shortest countdown, left to run out: the server locks the round, and its reader redraws
 	// every screen at zero, though nobody did anything.
