@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	"strconv"
 	"strings"
+	"time"
 
 	"effectivelyonce/present"
 	"effectivelyonce/rooms"
@@ -27,12 +29,23 @@ const (
 	PartHistory    = "history"    // earlier rounds
 	PartBoard      = "board"      // the pins
 	PartTools      = "tools"      // what the caller may do besides answering: pin a page, present one
+	// PartTimer is the newest round's countdown: apart from the round, since the seconds left
+	// it writes change at every redraw, and a member typing a guess must not be interrupted.
+	PartTimer = "timer"
+	// PartTally is the host's: who has not answered, and the first vote's spread in a two-vote
+	// round. Apart from the round for the same reason, the host typing a custom round's truth.
+	PartTally = "tally"
+	// PartScreen is the projector's whole screen: how to join, the round, its count and
+	// countdown, and after the reveal the histograms. It draws no name and no control.
+	PartScreen = "screen"
 )
 
 // RoomParts are the parts a room page shows; BarParts those the bar on notebook pages shows.
 var (
-	RoomParts = []string{PartStatus, PartPresenting, PartRound, PartCount, PartRoster, PartHistory, PartBoard, PartTools}
-	BarParts  = []string{PartStatus, PartPresenting, PartRound, PartCount, PartTools}
+	RoomParts = []string{PartStatus, PartPresenting, PartRound, PartCount, PartTimer, PartTally, PartRoster, PartHistory, PartBoard, PartTools}
+	BarParts  = []string{PartStatus, PartPresenting, PartRound, PartCount, PartTimer, PartTools}
+	// ProjectorParts are the projector view's: one part, since nobody types on a big screen.
+	ProjectorParts = []string{PartScreen}
 )
 
 // RoomView is everything a room's page, bar and stream render from: the room as its caller may
@@ -183,6 +196,125 @@ func Distance(d float64) string {
 	}
 	return Num(-d) + " too low"
 }
+
+// Clock writes a countdown's time left as a clock shows it: "1:05", "0:09".
+func Clock(d time.Duration) string {
+	s := int(math.Ceil(d.Seconds()))
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
+
+// ServerClock is the view's clock as the countdown's script reads it, beside the deadline: the
+// time left is the difference of the two, whatever the reader's own clock says.
+func (v RoomView) ServerClock() string {
+	return v.Room.Clock.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+}
+
+// VoteText says which vote a two-vote round is on, for its badge; "" for one vote.
+func VoteText(rd *rooms.RoundView) string {
+	switch {
+	case rd.Votes != 2:
+		return ""
+	case rd.Vote == 2:
+		return "second vote"
+	}
+	return "first vote"
+}
+
+// ConfidenceText is a confidence level in words.
+func ConfidenceText(c rooms.Confidence) string {
+	switch c {
+	case rooms.ConfidenceLow:
+		return "not sure"
+	case rooms.ConfidenceMedium:
+		return "fairly sure"
+	case rooms.ConfidenceHigh:
+		return "sure"
+	}
+	return ""
+}
+
+// FirstTally is the first vote so far, for the host before the reveal, as a Result a histogram
+// can draw (no measured value yet: the axis spans the guesses).
+func FirstTally(rd *rooms.RoundView) *rooms.Result {
+	if rd.FirstGuesses == nil && rd.FirstMedian == nil {
+		return nil
+	}
+	r := &rooms.Result{Guesses: rd.FirstGuesses}
+	if rd.FirstMedian != nil {
+		r.Median = *rd.FirstMedian
+	}
+	if n := len(rd.FirstGuesses); n > 0 {
+		r.Min, r.Max = rd.FirstGuesses[0].Value, rd.FirstGuesses[n-1].Value
+		r.Measured = r.Median
+	}
+	return r
+}
+
+// FirstResult is a revealed two-vote round's first vote as a Result, to draw beside the second.
+func FirstResult(res *rooms.Result) *rooms.Result {
+	f := res.First
+	return &rooms.Result{Measured: res.Measured, Guesses: f.Guesses, Median: f.Median, Min: f.Min, Max: f.Max, Q1: f.Q1, Q3: f.Q3,
+		Calibration: f.Calibration}
+}
+
+// answerShown is the number a member's guess field starts with: their answer to this vote, or in
+// a second vote their first, which they may send again as it is.
+func answerShown(rd *rooms.RoundView) *float64 {
+	if rd.YourGuess != nil || rd.Vote != 2 {
+		return rd.YourGuess
+	}
+	return rd.YourFirstGuess
+}
+
+// confidenceShown is the confidence the member's form starts with, as answerShown.
+func confidenceShown(rd *rooms.RoundView) rooms.Confidence {
+	if rd.YourGuess != nil || rd.Vote != 2 {
+		return rd.YourConfidence
+	}
+	return rd.YourFirstConfidence
+}
+
+// histAlt is a histogram's alternative text; a first vote read before the reveal has no
+// measured value to state.
+func histAlt(h Histogram, res *rooms.Result, truth bool) string {
+	if truth {
+		return h.Alt
+	}
+	return fmt.Sprintf("Histogram of %d answers from %s to %s; the median answer is %s.", len(res.Guesses), Num(res.Min), Num(res.Max), Num(res.Median))
+}
+
+// firstAnswerNote follows a member's first answer in the second vote: its confidence, and while
+// the vote is open that they may keep it.
+func firstAnswerNote(rd *rooms.RoundView) string {
+	s := ""
+	if c := ConfidenceText(rd.YourFirstConfidence); c != "" {
+		s = " (" + c + ")"
+	}
+	if rd.State == rooms.RoundOpen {
+		return s + ". Keep it or change it after the discussion."
+	}
+	return s + "."
+}
+
+// yourCalibration says a member's own calibration over the session in a sentence.
+func yourCalibration(cs []rooms.Calibration) string {
+	parts := make([]string, 0, len(cs))
+	for _, c := range cs {
+		parts = append(parts, pct(c.MeanDistance)+" when "+ConfidenceText(c.Confidence))
+	}
+	return "Over every round you answered with a confidence, you were off on average by " + strings.Join(parts, ", ") + " of the measured value."
+}
+
+// barMore says what the room's page shows of a revealed round beyond the bar's drawing.
+func barMore(res *rooms.Result) string {
+	if res.First != nil {
+		return "has every guess, the first vote and how sure people were."
+	}
+	return "has every guess and how sure people were."
+}
+
+// pct writes a relative distance as a percentage: 0.125 is "13%".
+func pct(f float64) string { return strconv.Itoa(int(math.Round(f*100))) + "%" }
 
 // The questions a host is asked before an action that cannot be undone: app.js asks them on the
 // room's page, and the server's own confirmation page (for a browser without script) asks the same.

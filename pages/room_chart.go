@@ -34,11 +34,20 @@ const (
 
 // NewHistogram bins the guesses of a revealed round. The axis spans the guesses and the measured
 // value, so the truth is always on the drawing however wild the guesses were.
-func NewHistogram(res *rooms.Result) Histogram {
+func NewHistogram(res *rooms.Result) Histogram { return NewHistogramOver(res, nil) }
+
+// NewHistogramOver is NewHistogram on an axis that spans also's guesses as well: the two votes of
+// a round drawn side by side on one scale, so that the eye compares like with like.
+func NewHistogramOver(res, also *rooms.Result) Histogram {
 	h := Histogram{Width: histW, Height: histH, Base: histH - histBottom}
 	lo, hi := res.Measured, res.Measured
 	for _, g := range res.Guesses {
 		lo, hi = math.Min(lo, g.Value), math.Max(hi, g.Value)
+	}
+	if also != nil {
+		for _, g := range also.Guesses {
+			lo, hi = math.Min(lo, g.Value), math.Max(hi, g.Value)
+		}
 	}
 	if hi == lo {
 		pad := math.Max(1, math.Abs(lo)*0.1)

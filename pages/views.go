@@ -46,6 +46,9 @@ type Site struct {
 	// InRoom marks a page seen from inside a study room (the room's own page, or a notebook page
 	// under its bar): the top bar then offers no other room to start or join.
 	InRoom bool
+	// Bare draws the page alone, without the header, the contents or the footer: the room's
+	// projector view, on a big screen where only the room should show.
+	Bare bool
 	// Version is the notebook's version, printed under every run beside its parameters'
 	// fingerprint; "" reads as "devel".
 	Version string

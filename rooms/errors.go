@@ -3,6 +3,7 @@ package rooms
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"effectivelyonce/experiments"
 )
@@ -29,6 +30,10 @@ var (
 	ErrRoomClosed = errors.New("room is closed")
 	// ErrRoundState means the round is not in a state that allows the action (a guess after lock).
 	ErrRoundState = errors.New("round state does not allow this")
+	// ErrTimeUp means the round's countdown has run out: the guess came at or after its
+	// deadline by the Service's clock. It is a kind of ErrRoundState (a transport that answers
+	// 409 for one answers it for both); a TimeUpError says which round and when.
+	ErrTimeUp = fmt.Errorf("the round's time is up: %w", ErrRoundState)
 	// ErrUnavailable means the store cannot be reached just now (its database is restarting, or
 	// out of reach); nothing is wrong with the request, which may be made again shortly.
 	ErrUnavailable = errors.New("the rooms' database cannot be reached")
@@ -66,6 +71,29 @@ func (e *LimitError) Error() string {
 
 // Unwrap makes every LimitError match ErrLimit.
 func (e *LimitError) Unwrap() error { return ErrLimit }
+
+// TimeUpError reports a guess that came after its round's countdown ended: which round, and the
+// deadline it missed, so a message can say when the time ran out. Stores return it too, since
+// they judge the guess's time against the stored deadline in the same step as the write.
+type TimeUpError struct {
+	Seq      int
+	Deadline time.Time
+}
+
+// Error says which round's time ran out and when.
+func (e *TimeUpError) Error() string {
+	return fmt.Sprintf("round %d: the time ran out at %s", e.Seq, e.Deadline.UTC().Format(time.TimeOnly))
+}
+
+// Unwrap makes every TimeUpError match ErrTimeUp, and so ErrRoundState.
+func (e *TimeUpError) Unwrap() error { return ErrTimeUp }
+
+// TimeUp answers the refusal of a guess at or after the round's deadline: a FieldError "round",
+// as the other refusals of a guess, wrapping a TimeUpError.
+func TimeUp(seq int, deadline time.Time) error {
+	return &FieldError{Field: "round", Message: "the time for this round is up; it takes no more guesses",
+		Err: &TimeUpError{Seq: seq, Deadline: deadline}}
+}
 
 // notFoundAs names the field by which a missing thing was asked for (the join code, the round's
 // "seq", a member or a pin), so that an answer points at the right input and a missing round is

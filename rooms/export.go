@@ -1,6 +1,7 @@
 package rooms
 
 import (
+	"cmp"
 	"context"
 	"encoding/csv"
 	"io"
@@ -32,20 +33,42 @@ type ExportMember struct {
 	Kicked bool      `json:"kicked"`
 }
 
-// ExportRound is one round in an export; Measured is nil until the round is revealed.
+// ExportRound is one round in an export; Measured is nil until the round is revealed. Its
+// question carries the experiment, its parameters, the measure and the row it was asked at;
+// Text is the question in full words as the room saw it (a prediction's id, whose wording lives
+// with the prose). Guesses are of every vote, the first vote's first.
 type ExportRound struct {
 	Seq      int           `json:"seq"`
 	Question Question      `json:"question"`
+	Text     string        `json:"text"`
 	State    RoundState    `json:"state"`
 	Measured *float64      `json:"measured"`
 	Guesses  []ExportGuess `json:"guesses"`
+	Opened   time.Time     `json:"opened"`
+	Revealed *time.Time    `json:"revealed"`
+	Votes    int           `json:"votes"`
+	Vote     int           `json:"vote"` // the last vote that took answers
+	// MovedCloser is a revealed two-vote round's count of members whose second answer was nearer
+	// the measured value than their first.
+	MovedCloser *int         `json:"moved_closer"`
+	Timer       *ExportTimer `json:"timer"` // nil for a round without a countdown
 }
 
-// ExportGuess is one member's guess in an export.
+// ExportTimer is a round's countdown as the export found it: the seconds each vote was given,
+// and the deadline of the last one (nil if it was paused, with what it had left).
+type ExportTimer struct {
+	Seconds    int        `json:"seconds"`
+	Deadline   *time.Time `json:"deadline"`
+	PausedLeft float64    `json:"paused_left_seconds"`
+}
+
+// ExportGuess is one member's guess in an export, in one vote, with their confidence ("" unsaid).
 type ExportGuess struct {
-	Name  string    `json:"name"`
-	Value float64   `json:"value"`
-	At    time.Time `json:"at"`
+	Name       string     `json:"name"`
+	Value      float64    `json:"value"`
+	At         time.Time  `json:"at"`
+	Vote       int        `json:"vote"`
+	Confidence Confidence `json:"confidence"`
 }
 
 // ExportPin is one pin in an export.
@@ -87,15 +110,30 @@ func (s *Service) Export(ctx context.Context, code, hostKey string) (Export, err
 		names[m.ID] = m.Name
 		e.Roster = append(e.Roster, ExportMember{Name: m.Name, Joined: m.JoinedAt.UTC(), Kicked: m.Kicked})
 	}
+	ix := newViewIndex(ms, guesses)
+	now := s.cfg.Now()
 	for _, rd := range rounds {
-		er := ExportRound{Seq: rd.Seq, Question: rd.Question, State: rd.State, Guesses: []ExportGuess{}}
+		er := ExportRound{Seq: rd.Seq, Question: rd.Question, Text: cmp.Or(rd.Question.Text, rd.Question.Label()),
+			State: rd.StateAt(now), Guesses: []ExportGuess{}, Opened: rd.OpenedAt.UTC(), Votes: cmp.Or(rd.Votes, 1), Vote: cmp.Or(rd.Vote, 1)}
 		if rd.State == RoundRevealed {
-			v := rd.Measured
-			er.Measured = &v
+			v, at := rd.Measured, rd.RevealedAt.UTC()
+			er.Measured, er.Revealed = &v, &at
+			if res := roundView(rd, ix.bySeq[rd.Seq], ix, Caller{Role: AsHost}, now).Result; res.First != nil {
+				er.MovedCloser = &res.MovedCloser
+			}
 		}
+		if rd.Timed() {
+			er.Timer = &ExportTimer{Seconds: rd.Seconds, PausedLeft: rd.PausedLeft.Seconds()}
+			if !rd.Deadline.IsZero() {
+				d := rd.Deadline.UTC()
+				er.Timer.Deadline = &d
+			}
+		}
+		// Every guess, kicked members' too: the record is of what was said.
 		for _, g := range guesses {
 			if g.Seq == rd.Seq {
-				er.Guesses = append(er.Guesses, ExportGuess{Name: names[g.MemberID], Value: g.Value, At: g.At.UTC()})
+				er.Guesses = append(er.Guesses, ExportGuess{Name: names[g.MemberID], Value: g.Value, At: g.At.UTC(),
+					Vote: cmp.Or(g.Vote, 1), Confidence: g.Confidence})
 			}
 		}
 		e.Rounds = append(e.Rounds, er)
@@ -108,11 +146,14 @@ func (s *Service) Export(ctx context.Context, code, hostKey string) (Export, err
 
 // csvHeader is the one table an export flattens into: a "record" column says which columns of
 // a row are filled, so a spreadsheet can filter by it.
+// Columns are only ever added at the end, so a spreadsheet built on an older export still reads.
 var csvHeader = []string{"record", "round", "question", "state", "measured", "name", "value", "path", "note",
-	"hidden", "kicked", "at"}
+	"hidden", "kicked", "at", "code", "text", "experiment", "params", "measure", "point", "votes", "vote",
+	"confidence", "seconds", "deadline", "moved_closer"}
 
-// WriteCSV writes the export as one CSV table: a row per member, per guess, per round (its
-// measured value) and per pin. Text that a spreadsheet would take for a formula is prefixed
+// WriteCSV writes the export as one CSV table: a row for the room (its title and code), a row
+// per member, per guess (with its vote and confidence), per round (its question, measured value,
+// votes and countdown) and per pin. Text that a spreadsheet would take for a formula is prefixed
 // with an apostrophe, since names and notes come from anyone in the room.
 func (e Export) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
@@ -126,18 +167,32 @@ func (e Export) WriteCSV(w io.Writer) error {
 	}
 	ts := func(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	row(map[string]string{"record": "room", "name": cell(e.Title), "code": e.Code, "at": ts(e.Created)})
 	for _, m := range e.Roster {
 		row(map[string]string{"record": "member", "name": cell(m.Name), "kicked": strconv.FormatBool(m.Kicked), "at": ts(m.Joined)})
 	}
 	for _, r := range e.Rounds {
 		seq := strconv.Itoa(r.Seq)
-		kv := map[string]string{"record": "round", "round": seq, "question": cell(r.Question.Label()), "state": string(r.State)}
+		q := r.Question
+		kv := map[string]string{"record": "round", "round": seq, "question": cell(q.Label()), "state": string(r.State),
+			"text": cell(r.Text), "experiment": q.Experiment, "params": cell(q.Params), "measure": q.Measure, "point": cell(q.Point),
+			"votes": strconv.Itoa(r.Votes), "vote": strconv.Itoa(r.Vote), "at": ts(r.Opened)}
 		if r.Measured != nil {
 			kv["measured"] = num(*r.Measured)
 		}
+		if r.MovedCloser != nil {
+			kv["moved_closer"] = strconv.Itoa(*r.MovedCloser)
+		}
+		if r.Timer != nil {
+			kv["seconds"] = strconv.Itoa(r.Timer.Seconds)
+			if r.Timer.Deadline != nil {
+				kv["deadline"] = ts(*r.Timer.Deadline)
+			}
+		}
 		row(kv)
 		for _, g := range r.Guesses {
-			row(map[string]string{"record": "guess", "round": seq, "name": cell(g.Name), "value": num(g.Value), "at": ts(g.At)})
+			row(map[string]string{"record": "guess", "round": seq, "name": cell(g.Name), "value": num(g.Value), "at": ts(g.At),
+				"vote": strconv.Itoa(g.Vote), "confidence": string(g.Confidence)})
 		}
 	}
 	for _, p := range e.Pins {

@@ -256,13 +256,10 @@ func (s *MemStore) AddRound(ctx context.Context, r Round, max int) (Round, error
 		return Round{}, &LimitError{Field: "rounds", Max: max}
 	}
 	if r.State == RoundOpen {
-		for i := range m.rounds {
-			if m.rounds[i].State == RoundOpen {
-				m.rounds[i].State = RoundLocked
-			}
-		}
+		m.lockOpen(0)
 	}
 	r.Seq = len(m.rounds) + 1
+	r.Votes, r.Vote = cmp.Or(r.Votes, 1), cmp.Or(r.Vote, 1)
 	m.rounds = append(m.rounds, r)
 	return r, nil
 }
@@ -296,8 +293,21 @@ func (s *MemStore) UpdateRound(ctx context.Context, roomID string, seq int, fn f
 	if r.RoomID != roomID || r.Seq != seq {
 		return Round{}, errChanged
 	}
+	if r.State == RoundOpen && m.rounds[seq-1].State != RoundOpen {
+		m.lockOpen(seq)
+	}
+	r.Votes, r.Vote = cmp.Or(r.Votes, 1), cmp.Or(r.Vote, 1)
 	m.rounds[seq-1] = r
 	return r, nil
+}
+
+// lockOpen locks every open round of the room but the one numbered except (0: every one).
+func (m *memRoom) lockOpen(except int) {
+	for i := range m.rounds {
+		if m.rounds[i].State == RoundOpen && m.rounds[i].Seq != except {
+			m.rounds[i].State = RoundLocked
+		}
+	}
 }
 
 // PutGuess implements Store.
@@ -311,8 +321,9 @@ func (s *MemStore) PutGuess(ctx context.Context, g Guess) error {
 	if g.Seq < 1 || g.Seq > len(m.rounds) {
 		return ErrNotFound
 	}
-	if m.rounds[g.Seq-1].State != RoundOpen {
-		return fieldErr("round", ErrRoundState, "the round is %s and takes no guesses", m.rounds[g.Seq-1].State)
+	g.Vote = cmp.Or(g.Vote, 1)
+	if err := m.rounds[g.Seq-1].Takes(g); err != nil {
+		return err
 	}
 	i := slices.IndexFunc(m.members, func(o Member) bool { return o.ID == g.MemberID })
 	if i < 0 {
@@ -321,7 +332,9 @@ func (s *MemStore) PutGuess(ctx context.Context, g Guess) error {
 	if m.members[i].Kicked {
 		return ErrKicked
 	}
-	m.guesses = slices.DeleteFunc(m.guesses, func(o Guess) bool { return o.Seq == g.Seq && o.MemberID == g.MemberID })
+	m.guesses = slices.DeleteFunc(m.guesses, func(o Guess) bool {
+		return o.Seq == g.Seq && o.MemberID == g.MemberID && o.Vote == g.Vote
+	})
 	m.guesses = append(m.guesses, g)
 	return nil
 }
@@ -336,7 +349,7 @@ func (s *MemStore) Guesses(ctx context.Context, roomID string) ([]Guess, error) 
 	}
 	gs := slices.Clone(m.guesses)
 	slices.SortStableFunc(gs, func(a, b Guess) int {
-		return cmp.Or(cmp.Compare(a.Seq, b.Seq), a.At.Compare(b.At))
+		return cmp.Or(cmp.Compare(a.Seq, b.Seq), cmp.Compare(a.Vote, b.Vote), a.At.Compare(b.At))
 	})
 	return gs, nil
 }

@@ -1,6 +1,7 @@
 package rooms
 
 import (
+	"cmp"
 	"math"
 	"net/url"
 	"slices"
@@ -190,6 +191,16 @@ func plain(s string, max int) bool {
 }
 
 // Round is one question put to the room. Seq counts rounds within a room from 1.
+//
+// A round of two votes (peer instruction) takes answers twice: members answer alone in vote 1,
+// the host sees how they spread and starts a discussion, then vote 2, in which members answer
+// again. Vote says which vote is (or was last) taking answers. A store keeps a zero Votes or Vote
+// as 1, the one-vote round every round was before there were two.
+//
+// A round with Seconds > 0 has a countdown. While it runs, Deadline is when it ends and PausedLeft
+// is 0; while the host has it paused, Deadline is zero and PausedLeft is what remains. The
+// deadline is kept with the round so that every replica, and every guess, is judged against the
+// same instant by the Service's clock.
 type Round struct {
 	RoomID       string
 	Seq          int
@@ -199,15 +210,104 @@ type Round struct {
 	NamesVisible bool    // members see names beside values after reveal
 	OpenedAt     time.Time
 	RevealedAt   time.Time
+	Votes        int           // 1 or 2
+	Vote         int           // the vote taking answers now, or the last one that did
+	Seconds      int           // the countdown each vote is given; 0 for none
+	Deadline     time.Time     // when the running countdown ends; zero when none runs
+	PausedLeft   time.Duration // what a paused countdown has left; 0 unless paused
 }
 
-// Guess is a member's one number for a round; a later guess while the round is open replaces it.
+// Timer bounds: a round's countdown is 15 s to 10 min, and what is left never grows past 10 min
+// however often the host extends it.
+const (
+	MinSeconds = 15
+	MaxSeconds = 600
+)
+
+// Timed reports whether the round has a countdown.
+func (r Round) Timed() bool { return r.Seconds > 0 }
+
+// Paused reports whether the round's countdown is paused.
+func (r Round) Paused() bool { return r.Timed() && r.Deadline.IsZero() && r.PausedLeft > 0 }
+
+// TimeUp reports whether the round's countdown has run out at now: the round then takes no more
+// guesses, whatever its stored state says, until the host starts its second vote.
+func (r Round) TimeUp(now time.Time) bool {
+	return r.Timed() && !r.Deadline.IsZero() && !now.Before(r.Deadline)
+}
+
+// TimeLeft answers how long the countdown has left at now (0 once it is up, or without one).
+func (r Round) TimeLeft(now time.Time) time.Duration {
+	switch {
+	case !r.Timed():
+		return 0
+	case r.Deadline.IsZero():
+		return r.PausedLeft
+	case now.Before(r.Deadline):
+		return r.Deadline.Sub(now)
+	}
+	return 0
+}
+
+// StateAt is the round's state as people see it at now: an open round whose time is up is
+// locked, though nothing was written when the clock reached zero.
+func (r Round) StateAt(now time.Time) RoundState {
+	if r.State == RoundOpen && r.TimeUp(now) {
+		return RoundLocked
+	}
+	return r.State
+}
+
+// Takes answers nil when the round takes g as of g.At, and the refusal otherwise: the round must be
+// open, on g's vote (a zero Vote is vote 1), and its countdown, if it has one, must not have run
+// out by g.At. Every Store applies it in the same step as writing the guess, so a lock, a second
+// vote or the clock reaching zero is never undone by a guess that raced it.
+func (r Round) Takes(g Guess) error {
+	vote, want := cmp.Or(g.Vote, 1), cmp.Or(r.Vote, 1)
+	switch {
+	case r.State != RoundOpen:
+		return fieldErr("round", ErrRoundState, "the round is %s and takes no guesses", r.State)
+	case vote != want:
+		return fieldErr("round", ErrRoundState, "the round is on vote %d and takes no guesses for vote %d", want, vote)
+	case r.TimeUp(g.At):
+		return TimeUp(r.Seq, r.Deadline)
+	}
+	return nil
+}
+
+// Confidence is how sure a member says they are of a guess; the empty value means they did not
+// say.
+type Confidence string
+
+// The three confidence levels a guess may carry, in order.
+const (
+	ConfidenceLow    Confidence = "low"
+	ConfidenceMedium Confidence = "medium"
+	ConfidenceHigh   Confidence = "high"
+)
+
+// Confidences are the levels in the order a calibration lists them.
+var Confidences = []Confidence{ConfidenceLow, ConfidenceMedium, ConfidenceHigh}
+
+// ParseConfidence checks a confidence as the transport received it; "" is no confidence.
+func ParseConfidence(s string) (Confidence, error) {
+	c := Confidence(strings.ToLower(strings.TrimSpace(s)))
+	if c == "" || slices.Contains(Confidences, c) {
+		return c, nil
+	}
+	return "", fieldErr("confidence", ErrInvalid, "a confidence is low, medium or high")
+}
+
+// Guess is a member's one number for one vote of a round; a later guess while that vote is open
+// replaces it. A store keeps a zero Vote as 1.
 type Guess struct {
-	RoomID   string
-	Seq      int
-	MemberID string
-	Value    float64
-	At       time.Time
+	RoomID     string
+	Seq        int
+	MemberID   string
+	Value      float64
+	At         time.Time
+	Vote       int        // 1, or 2 in a round's second vote
+	Confidence Confidence // "" when the member did not say
 }
 
 // MaxNoteLength is the longest note on a pin, in characters: a remark, not an essay.

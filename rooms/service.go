@@ -12,7 +12,7 @@ import (
 // Config holds the limits and clocks a Service runs with. A zero field takes its default, so
 // Config{} is the instance the issue describes.
 type Config struct {
-	MaxMembers   int           // members a room seats (100)
+	MaxMembers   int           // members a room seats (100; at most MaxMembersLimit)
 	MaxOpenRooms int           // rooms open at once on the instance (200)
 	MaxPins      int           // pins a member may make (20)
 	MaxBoard     int           // pins a room's board holds, from every member (200)
@@ -29,10 +29,25 @@ type Config struct {
 	Notify func(ctx context.Context, roomID string)
 }
 
+// MaxMembersLimit is the most members an instance may let a room seat: a lecture hall of 300
+// with room to spare. Past it, one room's change would redraw more screens than a reader of the
+// room is built to keep under a second.
+const MaxMembersLimit = 500
+
+// Validate reports a setting no Service runs with, for a server to refuse at start rather than
+// have NewService quietly bound it: today, MaxMembers above MaxMembersLimit.
+func (c Config) Validate() error {
+	if c.MaxMembers > MaxMembersLimit {
+		return &LimitError{Field: "members", Max: MaxMembersLimit}
+	}
+	return nil
+}
+
 func (c Config) withDefaults() Config {
 	if c.MaxMembers <= 0 {
 		c.MaxMembers = 100
 	}
+	c.MaxMembers = min(c.MaxMembers, MaxMembersLimit)
 	if c.MaxOpenRooms <= 0 {
 		c.MaxOpenRooms = 200
 	}
@@ -410,129 +425,6 @@ func (s *Service) hostChange(ctx context.Context, code, hostKey string, change f
 	}
 	s.changed(ctx, r.ID)
 	return nil
-}
-
-// OpenRound puts a question to the room; members may answer at once.
-func (s *Service) OpenRound(ctx context.Context, code, hostKey string, q Question) (Round, error) {
-	q, err := q.Normalize()
-	if err != nil {
-		return Round{}, err
-	}
-	var rd Round
-	err = s.hostChange(ctx, code, hostKey, func(r Room) (err error) {
-		// One round takes answers at a time: the store locks an earlier one still open in the
-		// same step, so it never keeps taking guesses out of sight (the host can still reveal it
-		// from the earlier rounds), even when two opens race; a round past MaxRounds changes nothing.
-		rd, err = s.store.AddRound(ctx, Round{RoomID: r.ID, Question: q, State: RoundOpen, OpenedAt: s.cfg.Now()}, s.cfg.MaxRounds)
-		return err
-	})
-	return rd, err
-}
-
-// Guess records a member's number for an open round, replacing any earlier one; after the lock
-// the store refuses it, however close the two requests were.
-func (s *Service) Guess(ctx context.Context, code, memberKey string, seq int, value float64) error {
-	r, m, err := s.member(ctx, code, memberKey)
-	if err != nil {
-		return err
-	}
-	if err := s.changing(ctx, r); err != nil {
-		return err
-	}
-	rounds, err := s.store.Rounds(ctx, r.ID)
-	if err != nil {
-		return err
-	}
-	if seq < 1 || seq > len(rounds) {
-		return notFoundAs(ErrNotFound, "seq", noRound)
-	}
-	if err := rounds[seq-1].Question.Accepts(value); err != nil {
-		return err
-	}
-	if err := s.store.PutGuess(ctx, Guess{RoomID: r.ID, Seq: seq, MemberID: m.ID, Value: value, At: s.cfg.Now()}); err != nil {
-		return notFoundAs(err, "seq", noRound)
-	}
-	s.changed(ctx, r.ID)
-	return nil
-}
-
-// LockRound stops a round taking guesses. Locking a locked round is a no-op, so a double click
-// is harmless; a revealed round cannot go back.
-func (s *Service) LockRound(ctx context.Context, code, hostKey string, seq int) (Round, error) {
-	var rd Round
-	err := s.hostChange(ctx, code, hostKey, func(r Room) (err error) {
-		rd, err = s.store.UpdateRound(ctx, r.ID, seq, lockRound)
-		return notFoundAs(err, "seq", noRound)
-	})
-	return rd, err
-}
-
-func lockRound(rd *Round) error {
-	switch rd.State {
-	case RoundOpen:
-		rd.State = RoundLocked
-	case RoundRevealed:
-		return fieldErr("round", ErrRoundState, "the round is already revealed")
-	}
-	return nil
-}
-
-// Measurer answers the true value of a round's question. The server implements it by rerunning
-// the experiment at the stored parameters; the host types it for a custom question.
-type Measurer interface {
-	Measure(ctx context.Context, q Question) (float64, error)
-}
-
-// MeasureFunc lets a plain function serve as a Measurer.
-type MeasureFunc func(ctx context.Context, q Question) (float64, error)
-
-// Measure calls f.
-func (f MeasureFunc) Measure(ctx context.Context, q Question) (float64, error) { return f(ctx, q) }
-
-// Reveal locks the round if it is still open, measures the true value, and reveals. The lock is
-// stored before measuring, so no guess lands while an experiment runs; if measuring fails the
-// round stays locked and the host can try again.
-func (s *Service) Reveal(ctx context.Context, code, hostKey string, seq int, m Measurer) (Round, error) {
-	r, err := s.host(ctx, code, hostKey)
-	if err != nil {
-		return Round{}, err
-	}
-	if err := s.changing(ctx, r); err != nil {
-		return Round{}, err
-	}
-	rd, err := s.store.UpdateRound(ctx, r.ID, seq, lockRound)
-	if err != nil {
-		return Round{}, notFoundAs(err, "seq", noRound)
-	}
-	s.changed(ctx, r.ID) // members see "locked" while the experiment runs
-	v, err := m.Measure(ctx, rd.Question)
-	if err != nil {
-		return Round{}, err
-	}
-	if !finite(v) {
-		return Round{}, fieldErr("measured", ErrInvalid, "the measured value is not a finite number")
-	}
-	now := s.cfg.Now()
-	rd, err = s.store.UpdateRound(ctx, r.ID, seq, func(rd *Round) error {
-		if rd.State != RoundLocked {
-			return fieldErr("round", ErrRoundState, "the round is already revealed")
-		}
-		rd.State, rd.Measured, rd.RevealedAt = RoundRevealed, v, now
-		return nil
-	})
-	if err == nil {
-		s.changed(ctx, r.ID)
-	}
-	return rd, err
-}
-
-// SetNamesVisible lets members see who guessed what in a round (or hides it again). Only the
-// host sees names by default, so that a wrong guess does not embarrass anyone unasked.
-func (s *Service) SetNamesVisible(ctx context.Context, code, hostKey string, seq int, visible bool) error {
-	return s.hostChange(ctx, code, hostKey, func(r Room) error {
-		_, err := s.store.UpdateRound(ctx, r.ID, seq, func(rd *Round) error { rd.NamesVisible = visible; return nil })
-		return notFoundAs(err, "seq", noRound)
-	})
 }
 
 // AddPin puts a run on the board with a note of at most MaxNoteLength characters.

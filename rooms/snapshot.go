@@ -105,12 +105,7 @@ func (sn *Snapshot) Present(memberID string) bool {
 // member is present when the stored LastSeen was within PresentWindow as of At, or when present
 // (if not nil) says this replica holds a stream of theirs.
 func (sn *Snapshot) View(c Caller, present func(memberID string) bool) View {
-	if live := present; live != nil {
-		present = func(id string) bool { return live(id) || sn.Present(id) }
-	} else {
-		present = sn.Present
-	}
-	return buildView(sn.Room, sn.Members, sn.Rounds, sn.Guesses, sn.Pins, c, present, sn.ix)
+	return sn.ViewAt(c, present, sn.At)
 }
 
 // closeIfIdle closes a room on the spot if it has been idle too long, so a room never looks open
@@ -144,3 +139,29 @@ func (s *Service) Changed(ctx context.Context, roomID string) { s.changed(ctx, r
 // StoreReads answers how many reads the Service has made of its store since it started, for an
 // operator's metric and for tests that hold a room change to a fixed number of reads.
 func (s *Service) StoreReads() int64 { return s.store.(*countingStore).reads.Load() }
+
+// NextDeadline answers when the earliest countdown still running in the snapshot runs out, after
+// At, and false when none runs. Nothing is written when a clock reaches zero, so nothing tells a
+// room's reader of it: a reader draws its views again at this instant (from the same snapshot, by
+// View at the later time, or by reading anew) so that every screen shows the round locked.
+func (sn *Snapshot) NextDeadline() (time.Time, bool) {
+	var next time.Time
+	for _, rd := range sn.Rounds {
+		if rd.State == RoundOpen && rd.Timed() && !rd.Deadline.IsZero() && rd.Deadline.After(sn.At) &&
+			(next.IsZero() || rd.Deadline.Before(next)) {
+			next = rd.Deadline
+		}
+	}
+	return next, !next.IsZero()
+}
+
+// ViewAt is View drawn as of now rather than as of At: a countdown's time left and its lock at
+// zero are read at now, presence still as of At (the stored marks are as old as the read).
+func (sn *Snapshot) ViewAt(c Caller, present func(memberID string) bool, now time.Time) View {
+	if live := present; live != nil {
+		present = func(id string) bool { return live(id) || sn.Present(id) }
+	} else {
+		present = sn.Present
+	}
+	return buildView(sn.Room, sn.Members, sn.Rounds, sn.Guesses, sn.Pins, c, present, sn.ix, now)
+}

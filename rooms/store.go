@@ -57,19 +57,25 @@ type Store interface {
 	// LimitError "rounds" when the room already has max rounds, which changes nothing. When r is
 	// open, every other round of the room still open is locked in the same step: one round takes
 	// answers at a time however many are added at once (a double submit, a host on two devices),
-	// and a guess that raced the lock lands wholly before it or is refused.
+	// and a guess that raced the lock lands wholly before it or is refused. A zero Votes or Vote
+	// is stored (and answered) as 1.
 	AddRound(ctx context.Context, r Round, max int) (Round, error)
 	// Rounds lists a room's rounds by Seq.
 	Rounds(ctx context.Context, roomID string) ([]Round, error)
 	// UpdateRound changes a round atomically; the state machine's checks run inside fn, so two
-	// hosts' clicks cannot both move a round.
+	// hosts' clicks cannot both move a round. When fn opens a round that was not open (a second
+	// vote), every other open round of the room is locked in the same step, as AddRound does, so
+	// that one round still takes answers at a time. A zero Votes or Vote is stored as 1.
 	UpdateRound(ctx context.Context, roomID string, seq int, fn func(*Round) error) (Round, error)
-	// PutGuess stores a member's guess for a round, replacing their earlier one. It answers a
-	// FieldError "round" wrapping ErrRoundState unless the round is open at the moment of writing,
-	// and ErrKicked when the member was removed: a lock or kick that has returned is never undone
-	// by a guess that raced it.
+	// PutGuess stores a member's guess for one vote of a round, replacing their earlier one for
+	// that vote (a zero Vote is vote 1). It answers a FieldError "round" wrapping ErrRoundState
+	// unless the round is open and g.Vote is the round's Vote at the moment of writing, the
+	// FieldError of TimeUp (wrapping a TimeUpError) when the round's countdown runs and g.At is not
+	// before its Deadline, and ErrKicked when the member was removed: a lock, a second vote, a
+	// pause or a kick that has returned is never undone by a guess that raced it. The guess's own
+	// At is what is judged, so the deadline is read by the Service's clock, not the store's.
 	PutGuess(ctx context.Context, g Guess) error
-	// Guesses lists every guess in a room by Seq, then by time.
+	// Guesses lists every guess in a room by Seq, then by Vote, then by time.
 	Guesses(ctx context.Context, roomID string) ([]Guess, error)
 
 	// AddPin stores a pin; a LimitError "pins" when the member already has max pins (hidden ones

@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"time"
 )
 
 // View is a room as one caller may see it. It is built in one place so that the API, the page
@@ -22,6 +23,16 @@ type View struct {
 	Roster     []RosterEntry // empty for nobody
 	Rounds     []RoundView   // empty for nobody
 	Pins       []PinView     // empty for nobody; hidden pins for the host only
+	// Unanswered names, for the host only, the seated members who have not answered the vote
+	// now taking answers, in the order they joined; nil when no round takes answers (and always
+	// for a member, who must not learn who is slow).
+	Unanswered []string
+	// Clock is the server's clock when the view was drawn: a countdown's Deadline is read against
+	// it, so every screen shows the same time left whatever its own clock says.
+	Clock time.Time
+	// YourCalibration is a member's own calibration over every revealed round they answered with
+	// a confidence: their mean distance from the measured value, relative to it, per level.
+	YourCalibration []Calibration
 }
 
 // RosterEntry is one seat on the roster. Present comes from the transport (an open stream),
@@ -34,18 +45,45 @@ type RosterEntry struct {
 
 // RoundView is a round as the caller may see it. While the round is open or locked only the
 // counts show; Result is set once it is revealed.
+//
+// State is the round's state at the view's Clock: an open round whose countdown has run out
+// shows as locked, since it takes no more guesses. Answered, YourGuess and YourConfidence are of
+// the vote taking answers (or the last that did); in a second vote, YourFirstGuess is the
+// caller's first answer, which they may keep or change.
 type RoundView struct {
-	Seq          int
-	Question     Question
-	State        RoundState
-	Answered     int      // guesses from seated members: the "N" of "N of M answered"
-	Of           int      // seated members: the "M"
-	YourGuess    *float64 // the caller's own guess, which they may always see
-	NamesVisible bool
-	Result       *Result
+	Seq                 int
+	Question            Question
+	State               RoundState
+	Answered            int      // guesses from seated members: the "N" of "N of M answered"
+	Of                  int      // seated members: the "M"
+	YourGuess           *float64 // the caller's own guess, which they may always see
+	NamesVisible        bool
+	Result              *Result
+	Votes               int // 1 or 2
+	Vote                int // the vote taking answers, or the last that did
+	YourConfidence      Confidence
+	YourFirstGuess      *float64 // a member's first answer, in a second vote
+	YourFirstConfidence Confidence
+	// FirstGuesses is the first vote of a two-vote round for the host alone, before the reveal
+	// (after it, everyone has Result.First), with FirstMedian: the spread a host reads to decide
+	// whether the room should discuss. Ascending by value.
+	FirstGuesses []GuessView
+	FirstMedian  *float64
+	// The countdown, for a round that has one. Deadline is RFC 3339 while it runs, "" while it
+	// is paused or over; Left is what remains at the view's Clock (what a paused one has left).
+	Seconds  int
+	Deadline string
+	Paused   bool
+	Left     time.Duration
+	TimeUp   bool
+	// Unanswered names, for the host while the round takes answers, the seated members who have
+	// not answered its current vote, in the order they joined.
+	Unanswered []string
 }
 
-// Result is a revealed round: every guess, its summary, and the truth.
+// Result is a revealed round: every guess, its summary, and the truth. Of a two-vote round, the
+// guesses and summary are the second vote's (the answers after discussion), and First is the
+// first vote's.
 type Result struct {
 	Measured     float64
 	Guesses      []GuessView // ascending by value, so order says nothing about who guessed first
@@ -53,12 +91,45 @@ type Result struct {
 	Min, Max     float64     // the spread's ends
 	Q1, Q3       float64     // quartiles; Q3-Q1 is the spread a histogram's reader sees
 	YourDistance *float64    // the caller's guess minus the measured value (positive: too high)
+	// Calibration is how far off each confidence level was on average (absolute distance from
+	// the measured value), for the levels someone chose, low to high.
+	Calibration []Calibration
+	// YourConfidence is the caller's own level, and YourCalibration their own entry: their
+	// level and how far off they were, to set beside the group's.
+	YourConfidence  Confidence
+	YourCalibration *Calibration
+	// First is the first vote of a two-vote round; nil for one vote (or a round revealed before
+	// its second vote began).
+	First *Tally
+	// MovedCloser counts the members who answered both votes and whose second answer is nearer
+	// the measured value than their first.
+	MovedCloser int
+	// YourFirstDistance is the caller's first answer minus the measured value.
+	YourFirstDistance *float64
+}
+
+// Tally is one vote's answers and their summary, as Result holds the last vote's.
+type Tally struct {
+	Guesses     []GuessView // ascending by value
+	Median      float64
+	Min, Max    float64
+	Q1, Q3      float64
+	Calibration []Calibration
+}
+
+// Calibration is one confidence level's record: how many answers chose it and how far they were
+// from the measured value on average (absolute: too high and too low count alike).
+type Calibration struct {
+	Confidence   Confidence
+	Guesses      int
+	MeanDistance float64
 }
 
 // GuessView is one revealed guess; Name is empty unless the caller may see names.
 type GuessView struct {
-	Name  string
-	Value float64
+	Name       string
+	Value      float64
+	Confidence Confidence
 }
 
 // PinView is one pin on the board with its author's name.
@@ -92,7 +163,7 @@ func (s *Service) State(ctx context.Context, code, key string, present func(memb
 	if c.Role == Nobody {
 		// A join code is short enough to guess; knowing one must not reveal names or notes, so
 		// nothing more is read for nobody.
-		return buildView(r, ms, nil, nil, nil, c, present, nil), nil
+		return buildView(r, ms, nil, nil, nil, c, present, nil, stored.At), nil
 	}
 	rounds, err := s.store.Rounds(ctx, r.ID)
 	if err != nil {
@@ -106,15 +177,16 @@ func (s *Service) State(ctx context.Context, code, key string, present func(memb
 	if err != nil {
 		return View{}, err
 	}
-	return buildView(r, ms, rounds, guesses, pins, c, present, nil), nil
+	return buildView(r, ms, rounds, guesses, pins, c, present, nil, stored.At), nil
 }
 
 // viewIndex is what every caller's view of one room shares: a snapshot makes it once for all its
 // streams, so that each view costs its own caller's part and no more.
 type viewIndex struct {
 	seated map[string]string // id to name, members not kicked
+	order  []string          // ids of the members not kicked, in the order they joined
 	names  map[string]string // id to name, every member
-	bySeq  map[int][]Guess   // the seated members' guesses by round
+	bySeq  map[int][]Guess   // the seated members' guesses by round, every vote
 }
 
 func newViewIndex(ms []Member, guesses []Guess) *viewIndex {
@@ -123,6 +195,7 @@ func newViewIndex(ms []Member, guesses []Guess) *viewIndex {
 		ix.names[m.ID] = m.Name
 		if !m.Kicked {
 			ix.seated[m.ID] = m.Name
+			ix.order = append(ix.order, m.ID)
 		}
 	}
 	for _, g := range guesses {
@@ -134,13 +207,13 @@ func newViewIndex(ms []Member, guesses []Guess) *viewIndex {
 }
 
 // buildView is the one place the rules of who sees what are applied, for State (read from the
-// store) and for a Snapshot (read once for every stream of the room) alike. ix may be nil.
-func buildView(r Room, ms []Member, rounds []Round, guesses []Guess, pins []Pin, c Caller, present func(memberID string) bool, ix *viewIndex) View {
+// store) and for a Snapshot (read once for every stream of the room) alike. ix may be nil. now
+// is the Service's clock, against which countdowns are read.
+func buildView(r Room, ms []Member, rounds []Round, guesses []Guess, pins []Pin, c Caller, present func(memberID string) bool, ix *viewIndex, now time.Time) View {
 	if ix == nil {
 		ix = newViewIndex(ms, guesses)
 	}
-	v := View{Code: r.Code, Title: r.Title, Locked: r.Locked, Closed: r.Closed, Role: c.Role, RoomID: r.ID}
-	seated := ix.seated
+	v := View{Code: r.Code, Title: r.Title, Locked: r.Locked, Closed: r.Closed, Role: c.Role, RoomID: r.ID, Clock: now}
 	for _, m := range ms {
 		if m.Kicked {
 			continue
@@ -158,8 +231,19 @@ func buildView(r Room, ms []Member, rounds []Round, guesses []Guess, pins []Pin,
 		return v
 	}
 	v.Presenting = r.Presenting
+	var cal calibrator
 	for _, rd := range rounds {
-		v.Rounds = append(v.Rounds, roundView(rd, ix.bySeq[rd.Seq], seated, c))
+		rv := roundView(rd, ix.bySeq[rd.Seq], ix, c, now)
+		if rv.Unanswered != nil {
+			v.Unanswered = rv.Unanswered
+		}
+		if res := rv.Result; res != nil && rv.YourGuess != nil && rv.YourConfidence != "" && res.Measured != 0 {
+			cal.add(rv.YourConfidence, math.Abs(*res.YourDistance/res.Measured))
+		}
+		v.Rounds = append(v.Rounds, rv)
+	}
+	if c.Role == AsMember {
+		v.YourCalibration = cal.levels()
 	}
 	names := ix.names
 	for _, p := range pins {
@@ -174,43 +258,148 @@ func buildView(r Room, ms []Member, rounds []Round, guesses []Guess, pins []Pin,
 
 const timeFormat = "2006-01-02T15:04:05.000Z07:00"
 
-func roundView(rd Round, gs []Guess, seated map[string]string, c Caller) RoundView {
-	v := RoundView{Seq: rd.Seq, Question: rd.Question, State: rd.State, Answered: len(gs), Of: len(seated),
-		NamesVisible: rd.NamesVisible}
+func roundView(rd Round, gs []Guess, ix *viewIndex, c Caller, now time.Time) RoundView {
+	vote, votes := cmp.Or(rd.Vote, 1), cmp.Or(rd.Votes, 1)
+	// cur is the vote taking answers (or the last that did); first, in a second vote, the first.
+	var cur, first []Guess
 	for _, g := range gs {
-		if c.Role == AsMember && g.MemberID == c.Member.ID {
-			val := g.Value
-			v.YourGuess = &val
+		switch cmp.Or(g.Vote, 1) {
+		case vote:
+			cur = append(cur, g)
+		case 1:
+			first = append(first, g)
+		}
+	}
+	state := rd.StateAt(now)
+	v := RoundView{Seq: rd.Seq, Question: rd.Question, State: state, Answered: len(cur), Of: len(ix.seated),
+		NamesVisible: rd.NamesVisible, Votes: votes, Vote: vote, Seconds: rd.Seconds}
+	mine := func(gs []Guess) (*float64, Confidence) {
+		for _, g := range gs {
+			if c.Role == AsMember && g.MemberID == c.Member.ID {
+				val := g.Value
+				return &val, g.Confidence
+			}
+		}
+		return nil, ""
+	}
+	v.YourGuess, v.YourConfidence = mine(cur)
+	v.YourFirstGuess, v.YourFirstConfidence = mine(first)
+	if rd.Timed() && rd.State == RoundOpen {
+		v.Paused, v.Left, v.TimeUp = rd.Paused(), rd.TimeLeft(now), rd.TimeUp(now)
+		if !rd.Deadline.IsZero() && !v.TimeUp {
+			v.Deadline = rd.Deadline.UTC().Format(timeFormat)
+		}
+	}
+	names := c.Role == AsHost || rd.NamesVisible
+	if state == RoundOpen && c.Role == AsHost {
+		answered := make(map[string]bool, len(cur))
+		for _, g := range cur {
+			answered[g.MemberID] = true
+		}
+		v.Unanswered = []string{}
+		for _, id := range ix.order {
+			if !answered[id] {
+				v.Unanswered = append(v.Unanswered, ix.seated[id])
+			}
 		}
 	}
 	if rd.State != RoundRevealed {
+		if votes == 2 && c.Role == AsHost {
+			ones := cur
+			if vote == 2 {
+				ones = first
+			}
+			t := tally(ones, ix.seated, true, nil)
+			v.FirstGuesses, v.FirstMedian = t.Guesses, &t.Median
+		}
 		return v
 	}
-	res := &Result{Measured: rd.Measured}
-	names := c.Role == AsHost || rd.NamesVisible
+	m := rd.Measured
+	t := tally(cur, ix.seated, names, &m)
+	res := &Result{Measured: m, Guesses: t.Guesses, Median: t.Median, Min: t.Min, Max: t.Max, Q1: t.Q1, Q3: t.Q3,
+		Calibration: t.Calibration, YourConfidence: v.YourConfidence}
+	if v.YourGuess != nil {
+		d := *v.YourGuess - m
+		res.YourDistance = &d
+		if v.YourConfidence != "" {
+			res.YourCalibration = &Calibration{Confidence: v.YourConfidence, Guesses: 1, MeanDistance: math.Abs(d)}
+		}
+	}
+	if votes == 2 && vote == 2 {
+		ft := tally(first, ix.seated, names, &m)
+		res.First = &ft
+		was := make(map[string]float64, len(first))
+		for _, g := range first {
+			was[g.MemberID] = g.Value
+		}
+		for _, g := range cur {
+			if w, ok := was[g.MemberID]; ok && math.Abs(g.Value-m) < math.Abs(w-m) {
+				res.MovedCloser++
+			}
+		}
+		if v.YourFirstGuess != nil {
+			d := *v.YourFirstGuess - m
+			res.YourFirstDistance = &d
+		}
+	}
+	v.Result = res
+	return v
+}
+
+// tally summarises one vote's guesses; names says whether the caller may see who guessed what,
+// and measured (when known) gives the calibration.
+func tally(gs []Guess, seated map[string]string, names bool, measured *float64) Tally {
+	t := Tally{Guesses: make([]GuessView, 0, len(gs))}
 	vals := make([]float64, 0, len(gs))
+	var cal calibrator
 	for _, g := range gs {
-		gv := GuessView{Value: g.Value}
+		gv := GuessView{Value: g.Value, Confidence: g.Confidence}
 		if names {
 			gv.Name = seated[g.MemberID]
 		}
-		res.Guesses = append(res.Guesses, gv)
+		t.Guesses = append(t.Guesses, gv)
 		vals = append(vals, g.Value)
+		if measured != nil && g.Confidence != "" {
+			cal.add(g.Confidence, math.Abs(g.Value-*measured))
+		}
 	}
-	slices.SortStableFunc(res.Guesses, func(a, b GuessView) int {
+	if len(t.Guesses) == 0 {
+		t.Guesses = nil // as a round nobody answered always showed
+	}
+	slices.SortStableFunc(t.Guesses, func(a, b GuessView) int {
 		return cmp.Or(cmp.Compare(a.Value, b.Value), cmp.Compare(a.Name, b.Name))
 	})
 	slices.Sort(vals)
 	if len(vals) > 0 {
-		res.Min, res.Max = vals[0], vals[len(vals)-1]
-		res.Q1, res.Median, res.Q3 = Quantile(vals, 0.25), Quantile(vals, 0.5), Quantile(vals, 0.75)
+		t.Min, t.Max = vals[0], vals[len(vals)-1]
+		t.Q1, t.Median, t.Q3 = Quantile(vals, 0.25), Quantile(vals, 0.5), Quantile(vals, 0.75)
 	}
-	if v.YourGuess != nil {
-		d := *v.YourGuess - rd.Measured
-		res.YourDistance = &d
+	t.Calibration = cal.levels()
+	return t
+}
+
+// calibrator sums distances per confidence level.
+type calibrator struct {
+	n   [3]int
+	sum [3]float64
+}
+
+func (c *calibrator) add(level Confidence, distance float64) {
+	if i := slices.Index(Confidences, level); i >= 0 {
+		c.n[i]++
+		c.sum[i] += distance
 	}
-	v.Result = res
-	return v
+}
+
+// levels answers the mean per level that has any answer, low to high; nil for none.
+func (c *calibrator) levels() []Calibration {
+	var out []Calibration
+	for i, level := range Confidences {
+		if c.n[i] > 0 {
+			out = append(out, Calibration{Confidence: level, Guesses: c.n[i], MeanDistance: c.sum[i] / float64(c.n[i])})
+		}
+	}
+	return out
 }
 
 // Quantile answers the p-quantile of sorted values by linear interpolation between the two

@@ -779,4 +779,25 @@
     }
   });
   document.addEventListener("DOMContentLoaded", function () { followPresenter(document); });
+
+  // A round's countdown ticks from the deadline the server drew, read against the server's clock
+  // at that moment (data-clock) plus the time since this tab received it, so a phone whose clock
+  // is a minute off still shows what the server will hold it to. At zero it only shows 0:00: the
+  // server locks the round and its stream redraws every screen.
+  var received = new WeakMap();
+  function tickCountdowns() {
+    document.querySelectorAll(".countdown[data-deadline]").forEach(function (el) {
+      var deadline = Date.parse(el.getAttribute("data-deadline"));
+      var clock = Date.parse(el.getAttribute("data-clock"));
+      if (isNaN(deadline) || isNaN(clock)) return;
+      if (!received.has(el)) received.set(el, Date.now());
+      var left = Math.max(0, deadline - clock - (Date.now() - received.get(el)));
+      var s = Math.ceil(left / 1000);
+      var out = el.querySelector("[data-left]");
+      var text = Math.floor(s / 60) + ":" + (s % 60 < 10 ? "0" : "") + (s % 60);
+      if (out && out.textContent !== text) out.textContent = text;
+      el.classList.toggle("countdown-low", s <= 10);
+    });
+  }
+  setInterval(tickCountdowns, 250);
 })();

@@ -182,6 +182,9 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 		c.Rooms.UnjoinedClose < time.Minute || c.Rooms.UnjoinedClose > c.Rooms.IdleClose {
 		return Config{}, fmt.Errorf("room-members, open-rooms and room-pins must be positive, room-idle-close at least 1m, room-unjoined-close from 1m to room-idle-close, and room-delete-after at least room-idle-close")
 	}
+	if err := c.Rooms.Validate(); err != nil {
+		return Config{}, fmt.Errorf("room-members: a room seats at most %d, a lecture hall with room to spare (%w)", rooms.MaxMembersLimit, err)
+	}
 	if c.Rooms.MaxBoard < 1 || c.Rooms.MaxRounds < 1 {
 		return Config{}, fmt.Errorf("room-board and room-rounds must be positive")
 	}

@@ -34,6 +34,9 @@ func TestRoomsConfig(t *testing.T) {
 	if err != nil || c.PublicOrigin != "https://eo.example.org" || c.Rooms.MaxMembers != 30 || c.Rooms.IdleClose != 2*time.Hour {
 		t.Errorf("set: %v %q %+v", err, c.PublicOrigin, c.Rooms)
 	}
+	if c, err := LoadConfig([]string{"-room-members", "500"}, env(), io.Discard); err != nil || c.Rooms.MaxMembers != 500 {
+		t.Errorf("a lecture hall of 500: %v %d", err, c.Rooms.MaxMembers)
+	}
 	for _, bad := range []struct {
 		args []string
 		want string
@@ -41,6 +44,7 @@ func TestRoomsConfig(t *testing.T) {
 		{[]string{"-public-origin", "eo.example.org"}, "public-origin"},
 		{[]string{"-public-origin", "https://eo.example.org/notebook"}, "public-origin"},
 		{[]string{"-room-members", "0"}, "room-members"},
+		{[]string{"-room-members", "501"}, "room-members"},
 		{[]string{"-room-rounds", "0"}, "room-rounds"},
 		{[]string{"-room-board", "-1"}, "room-board"},
 		{[]string{"-room-idle-close", "2h", "-room-delete-after", "1h"}, "room-delete-after"},

@@ -69,6 +69,8 @@ func (s *Server) routes() {
 	g.POST("/api/rooms/:code/rounds", rm.APIRoundOpen(), small, miss, change)
 	g.PUT("/api/rooms/:code/rounds/:seq/guess", rm.APIGuess(), small, miss, change)
 	g.POST("/api/rooms/:code/rounds/:seq/lock", rm.APIRoundLock(), small, miss, change)
+	g.POST("/api/rooms/:code/rounds/:seq/second-vote", rm.APISecondVote(), small, miss, change)
+	g.POST("/api/rooms/:code/rounds/:seq/timer", rm.APITimer(), small, miss, change)
 	g.POST("/api/rooms/:code/rounds/:seq/reveal", rm.APIRoundReveal(), small, miss, change)
 	g.POST("/api/rooms/:code/pins", rm.APIPin(), small, miss, change)
 	g.POST("/api/rooms/:code/present", rm.APIPresent(), small, miss, change)
@@ -88,6 +90,7 @@ func (s *Server) routes() {
 	g.POST("/rooms/:id/host", rm.HostUse(), small)
 	get("/rooms/:id/host-link", rm.HostLinkPage())
 	get("/rooms/:id/events", rm.Events())
+	get("/rooms/:id/projector", rm.Projector())
 	get("/rooms/:id/export", rm.Export())
 	for path, act := range rm.Actions() {
 		g.POST("/rooms/:id"+path, act, small)

@@ -182,6 +182,12 @@ func (rs *Readers) run(r *reader, changes <-chan struct{}, unsubscribe func()) {
 	defer retry.Stop()
 	refresh := time.NewTicker(rs.cfg.Refresh)
 	defer refresh.Stop()
+	// deadline fires when the earliest countdown of the last snapshot runs out. Nothing is written
+	// at zero, so no change would announce it: the reader reads the room again then, and every
+	// stream draws the round locked.
+	deadline := time.NewTimer(time.Hour)
+	deadline.Stop()
+	defer deadline.Stop()
 	var last time.Time
 	// pause keeps Gap between two reads, taking in every signal that arrives meanwhile (the read
 	// after it covers them); false means the reader is to stop.
@@ -224,6 +230,12 @@ func (rs *Readers) run(r *reader, changes <-chan struct{}, unsubscribe func()) {
 		f := Frame{Err: err, Gen: gen}
 		if err == nil {
 			f.Snapshot = &sn
+			deadline.Stop()
+			if at, ok := sn.NextDeadline(); ok {
+				// Read against the snapshot's own clock (the Service's), a moment past zero so
+				// that the read finds the time up.
+				deadline.Reset(at.Sub(sn.At) + deadlineMargin)
+			}
 		}
 		r.mu.Lock()
 		r.latest = f
@@ -245,6 +257,7 @@ func (rs *Readers) run(r *reader, changes <-chan struct{}, unsubscribe func()) {
 		case <-r.nudge:
 		case <-retry.C:
 		case <-refresh.C:
+		case <-deadline.C:
 		}
 		if !pause() {
 			return
@@ -252,6 +265,10 @@ func (rs *Readers) run(r *reader, changes <-chan struct{}, unsubscribe func()) {
 		read()
 	}
 }
+
+// deadlineMargin is how long after a countdown's zero its reader reads the room again: enough
+// that the read's clock is past the deadline, too little for a person to notice.
+const deadlineMargin = 20 * time.Millisecond
 
 // finish ends every stream of a room whose hub closed, and forgets its reader, so that a stream
 // starting during shutdown ends at once.

@@ -216,3 +216,28 @@ func TestReaderRetriesAnUnavailableStore(t *testing.T) {
 		t.Errorf("after one outage: frame error %v, %d failures heard, want none and 1", f.Err, failed.Load())
 	}
 }
+
+// TestReaderRedrawsAtTheDeadline: nothing is written when a countdown reaches zero, so the
+// reader reads the room again at that instant, unasked, and every stream can draw it locked;
+// with no countdown left it reads no more.
+func TestReaderRedrawsAtTheDeadline(t *testing.T) {
+	hub := NewLocal()
+	defer hub.Close()
+	var reads atomic.Int64
+	start := time.Now()
+	deadline := start.Add(50 * time.Millisecond)
+	rs := NewReaders(hub, func(ctx context.Context, id string) (rooms.Snapshot, error) {
+		reads.Add(1)
+		return rooms.Snapshot{At: time.Now(), Rounds: []rooms.Round{{Seq: 1, State: rooms.RoundOpen, Seconds: 15, Deadline: deadline}}}, nil
+	}, ReadersConfig{})
+	w, cancel := rs.Subscribe("r")
+	defer cancel()
+	waitFor(t, "the read at the deadline", func() bool { return w.Latest().Gen == 2 })
+	if f := w.Latest(); f.Snapshot.At.Before(deadline) {
+		t.Errorf("the second read was at %v, before the deadline %v", f.Snapshot.At, deadline)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if n := reads.Load(); n != 2 {
+		t.Errorf("%d reads, want 2: one at the start, one at zero", n)
+	}
+}

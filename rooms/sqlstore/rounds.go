@@ -1,9 +1,11 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
+	"time"
 
 	"effectivelyonce/rooms"
 )
@@ -11,17 +13,31 @@ import (
 // A round's question is kept as the JSON of rooms.Question: it is read and written whole, never
 // searched, and a new kind of question then needs no migration.
 
-const roundCols = `room_id, seq, question, state, measured, names_visible, opened_at, revealed_at`
+const roundCols = `room_id, seq, question, state, measured, names_visible, opened_at, revealed_at,
+	votes, vote, seconds, deadline, paused_left`
 
 func scanRound(sc scanner) (rooms.Round, error) {
 	var r rooms.Round
 	var q string
-	var opened, revealed int64
-	if err := sc.Scan(&r.RoomID, &r.Seq, &q, &r.State, &r.Measured, &r.NamesVisible, &opened, &revealed); err != nil {
+	var opened, revealed, deadline, left int64
+	if err := sc.Scan(&r.RoomID, &r.Seq, &q, &r.State, &r.Measured, &r.NamesVisible, &opened, &revealed,
+		&r.Votes, &r.Vote, &r.Seconds, &deadline, &left); err != nil {
 		return r, notFound(err)
 	}
 	r.OpenedAt, r.RevealedAt = fromMicros(opened), fromMicros(revealed)
+	if deadline != 0 { // a zero time.Time is not 1970: no countdown runs
+		r.Deadline = fromMicros(deadline)
+	}
+	r.PausedLeft = time.Duration(left) * time.Microsecond
 	return r, json.Unmarshal([]byte(q), &r.Question)
+}
+
+// timerCols are a round's countdown as its columns keep it: 0 for a zero deadline.
+func timerCols(r rooms.Round) (deadline, left int64) {
+	if !r.Deadline.IsZero() {
+		deadline = micros(r.Deadline)
+	}
+	return deadline, r.PausedLeft.Microseconds()
 }
 
 // AddRound implements rooms.Store. The room's row is claimed so that two rounds added at once take
@@ -34,6 +50,8 @@ func (s *Store) AddRound(ctx context.Context, r rooms.Round, max int) (rooms.Rou
 	if err != nil {
 		return rooms.Round{}, err
 	}
+	r.Votes, r.Vote = cmp.Or(r.Votes, 1), cmp.Or(r.Vote, 1)
+	deadline, left := timerCols(r)
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		var id string
 		if err := tx.QueryRowContext(ctx, `SELECT id FROM rooms WHERE id = $1`+s.d.claim, r.RoomID).Scan(&id); err != nil {
@@ -53,9 +71,11 @@ func (s *Store) AddRound(ctx context.Context, r rooms.Round, max int) (rooms.Rou
 			}
 		}
 		return tx.QueryRowContext(ctx, `INSERT INTO rounds (`+roundCols+`)
-			VALUES ($1, (SELECT coalesce(max(seq), 0) + 1 FROM rounds WHERE room_id = $1), $2, $3, $4, $5, $6, $7)
+			VALUES ($1, (SELECT coalesce(max(seq), 0) + 1 FROM rounds WHERE room_id = $1), $2, $3, $4, $5, $6, $7,
+				$8, $9, $10, $11, $12)
 			RETURNING seq`,
-			r.RoomID, string(q), r.State, r.Measured, r.NamesVisible, micros(r.OpenedAt), micros(r.RevealedAt)).Scan(&r.Seq)
+			r.RoomID, string(q), r.State, r.Measured, r.NamesVisible, micros(r.OpenedAt), micros(r.RevealedAt),
+			r.Votes, r.Vote, r.Seconds, deadline, left).Scan(&r.Seq)
 	})
 	if err != nil {
 		return rooms.Round{}, err
@@ -69,16 +89,24 @@ func (s *Store) Rounds(ctx context.Context, roomID string) ([]rooms.Round, error
 }
 
 // UpdateRound implements rooms.Store. The round's row stays claimed while fn decides, which is
-// what lets the state machine's checks in fn stand for the write that follows.
+// what lets the state machine's checks in fn stand for the write that follows. The room's row is
+// claimed before it, as AddRound claims it, so that a round opened again (a second vote) and a
+// round added at once take turns at locking each other: always room, then round, never the
+// other way, so the two cannot deadlock.
 func (s *Store) UpdateRound(ctx context.Context, roomID string, seq int, fn func(*rooms.Round) error) (rooms.Round, error) {
 	var r rooms.Round
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var id string
+		if err := tx.QueryRowContext(ctx, `SELECT id FROM rooms WHERE id = $1`+s.d.claim, roomID).Scan(&id); err != nil {
+			return notFound(err)
+		}
 		var err error
 		r, err = scanRound(tx.QueryRowContext(ctx,
 			`SELECT `+roundCols+` FROM rounds WHERE room_id = $1 AND seq = $2`+s.d.claim, roomID, seq))
 		if err != nil {
 			return err
 		}
+		was := r.State
 		if err := fn(&r); err != nil {
 			return err
 		}
@@ -89,9 +117,19 @@ func (s *Store) UpdateRound(ctx context.Context, roomID string, seq int, fn func
 		if err != nil {
 			return err
 		}
+		if r.State == rooms.RoundOpen && was != rooms.RoundOpen {
+			if _, err := tx.ExecContext(ctx, `UPDATE rounds SET state = $2 WHERE room_id = $1 AND state = $3 AND seq <> $4`,
+				roomID, rooms.RoundLocked, rooms.RoundOpen, seq); err != nil {
+				return err
+			}
+		}
+		r.Votes, r.Vote = cmp.Or(r.Votes, 1), cmp.Or(r.Vote, 1)
+		deadline, left := timerCols(r)
 		_, err = tx.ExecContext(ctx, `UPDATE rounds SET question = $3, state = $4, measured = $5, names_visible = $6,
-			opened_at = $7, revealed_at = $8 WHERE room_id = $1 AND seq = $2`,
-			roomID, seq, string(q), r.State, r.Measured, r.NamesVisible, micros(r.OpenedAt), micros(r.RevealedAt))
+			opened_at = $7, revealed_at = $8, votes = $9, vote = $10, seconds = $11, deadline = $12, paused_left = $13
+			WHERE room_id = $1 AND seq = $2`,
+			roomID, seq, string(q), r.State, r.Measured, r.NamesVisible, micros(r.OpenedAt), micros(r.RevealedAt),
+			r.Votes, r.Vote, r.Seconds, deadline, left)
 		return err
 	})
 	if err != nil {

@@ -1,9 +1,9 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
-	"fmt"
 	"time"
 
 	"effectivelyonce/rooms"
@@ -160,19 +160,19 @@ func (s *Store) UpdateMember(ctx context.Context, roomID, memberID string, fn fu
 }
 
 // PutGuess implements rooms.Store. On Postgres it holds the round and the member in share mode
-// until it commits: a lock or kick that started first makes it wait and then read the new state,
-// and one that starts later waits for the guess, so the guess lands wholly before or not at all.
+// until it commits: a lock, second vote, pause or kick that started first makes it wait and then
+// read the new state, and one that starts later waits for the guess, so the guess lands wholly
+// before or not at all. The round's own rule (rooms.Round.Takes) judges it on the row read here.
 func (s *Store) PutGuess(ctx context.Context, g rooms.Guess) error {
+	g.Vote = cmp.Or(g.Vote, 1)
 	return s.inTx(ctx, func(tx *sql.Tx) error {
-		var state rooms.RoundState
-		err := tx.QueryRowContext(ctx, `SELECT state FROM rounds WHERE room_id = $1 AND seq = $2`+s.d.share,
-			g.RoomID, g.Seq).Scan(&state)
+		r, err := scanRound(tx.QueryRowContext(ctx, `SELECT `+roundCols+` FROM rounds WHERE room_id = $1 AND seq = $2`+s.d.share,
+			g.RoomID, g.Seq))
 		if err != nil {
-			return notFound(err)
+			return err
 		}
-		if state != rooms.RoundOpen {
-			return &rooms.FieldError{Field: "round", Err: rooms.ErrRoundState,
-				Message: fmt.Sprintf("the round is %s and takes no guesses", state)}
+		if err := r.Takes(g); err != nil {
+			return err
 		}
 		var kicked bool
 		err = tx.QueryRowContext(ctx, `SELECT kicked FROM members WHERE room_id = $1 AND id = $2`+s.d.share,
@@ -183,9 +183,11 @@ func (s *Store) PutGuess(ctx context.Context, g rooms.Guess) error {
 		if kicked {
 			return rooms.ErrKicked
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO guesses (room_id, seq, member_id, value, at) VALUES ($1, $2, $3, $4, $5)
-			ON CONFLICT (room_id, seq, member_id) DO UPDATE SET value = excluded.value, at = excluded.at`,
-			g.RoomID, g.Seq, g.MemberID, g.Value, micros(g.At))
+		_, err = tx.ExecContext(ctx, `INSERT INTO guesses (room_id, seq, member_id, vote, value, confidence, at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)
+			ON CONFLICT (room_id, seq, member_id, vote) DO UPDATE SET value = excluded.value,
+				confidence = excluded.confidence, at = excluded.at`,
+			g.RoomID, g.Seq, g.MemberID, g.Vote, g.Value, string(g.Confidence), micros(g.At))
 		return err
 	})
 }
@@ -193,15 +195,17 @@ func (s *Store) PutGuess(ctx context.Context, g rooms.Guess) error {
 func scanGuess(sc scanner) (rooms.Guess, error) {
 	var g rooms.Guess
 	var at int64
-	err := sc.Scan(&g.RoomID, &g.Seq, &g.MemberID, &g.Value, &at)
+	var conf string
+	err := sc.Scan(&g.RoomID, &g.Seq, &g.MemberID, &g.Vote, &g.Value, &conf, &at)
+	g.Confidence = rooms.Confidence(conf)
 	g.At = fromMicros(at)
 	return g, err
 }
 
 // Guesses implements rooms.Store. Guesses made in the same microsecond come in member id order.
 func (s *Store) Guesses(ctx context.Context, roomID string) ([]rooms.Guess, error) {
-	return list(ctx, s, roomID, scanGuess,
-		`SELECT room_id, seq, member_id, value, at FROM guesses WHERE room_id = $1 ORDER BY seq, at, member_id`, roomID)
+	return list(ctx, s, roomID, scanGuess, `SELECT room_id, seq, member_id, vote, value, confidence, at
+		FROM guesses WHERE room_id = $1 ORDER BY seq, vote, at, member_id`, roomID)
 }
 
 const pinCols = `id, room_id, member_id, path, note, hidden, at`

@@ -147,7 +147,20 @@ func formNumber(field, s string) (float64, error) {
 }
 
 // roundFormFields are the fields of the form that opens a round, in the order the form shows them.
-var roundFormFields = []string{"question", "text", "unit", "min", "max", "number", "experiment", "params", "measure", "point"}
+var roundFormFields = []string{"question", "text", "unit", "min", "max", "number", "experiment", "params", "measure", "point", "votes", "seconds"}
+
+// formWhole reads a whole number from a form ("" is 0, the field's default).
+func formWhole(field, s string) (int, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, &rooms.FieldError{Field: field, Err: rooms.ErrInvalid, Message: "a whole number is needed here, like 60"}
+	}
+	return n, nil
+}
 
 // firstInForm is the refusal a form shows when several of its fields are wrong: the one whose field
 // comes first in the form (fields in order), so that the same mistakes always get the same
@@ -196,6 +209,16 @@ func (h *Handlers) roomActions() map[string]roomDo {
 				in.Question = q
 			}
 			var refused []error
+			for _, f := range []struct {
+				field string
+				dst   *int
+			}{{"votes", &in.Votes}, {"seconds", &in.Seconds}} {
+				n, err := formWhole(f.field, c.FormValue(f.field))
+				if err != nil {
+					refused = append(refused, err)
+				}
+				*f.dst = n
+			}
 			for _, bound := range []struct {
 				field string
 				dst   **float64
@@ -221,7 +244,7 @@ func (h *Handlers) roomActions() map[string]roomDo {
 			if len(refused) > 0 {
 				return firstInForm(refused, roundFormFields)
 			}
-			_, err = h.rooms.OpenRound(ctx, r.Code, key, q)
+			_, err = h.rooms.OpenRoundWith(ctx, r.Code, key, q, in.options())
 			return err
 		},
 		"/rounds/:seq/guess": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
@@ -233,7 +256,31 @@ func (h *Handlers) roomActions() map[string]roomDo {
 			if err != nil {
 				return err
 			}
-			return h.rooms.Guess(ctx, r.Code, key, seq, v)
+			return h.rooms.GuessWith(ctx, r.Code, key, seq, v, rooms.Confidence(c.FormValue("confidence")))
+		},
+		"/rounds/:seq/second-vote": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			seq, err := roundSeq(c)
+			if err != nil {
+				return err
+			}
+			_, err = h.rooms.SecondVote(ctx, r.Code, key, seq)
+			return err
+		},
+		"/rounds/:seq/timer": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+			seq, err := roundSeq(c)
+			if err != nil {
+				return err
+			}
+			var in timerIn
+			if p := c.FormValue("paused"); p != "" {
+				paused := p == "true"
+				in.Paused = &paused
+			}
+			if in.Extend, err = formWhole("extend", c.FormValue("extend")); err != nil {
+				return err
+			}
+			_, err = h.changeTimer(ctx, r.Code, key, seq, in)
+			return err
 		},
 		"/rounds/:seq/lock": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
 			seq, err := roundSeq(c)

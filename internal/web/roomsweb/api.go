@@ -213,18 +213,20 @@ func (h *Handlers) APIState() echo.HandlerFunc {
 	}
 }
 
-// APIRoundOpen handles "POST /api/rooms/:code/rounds" (host): 201 with the round's number.
+// APIRoundOpen handles "POST /api/rooms/:code/rounds" (host): 201 with the round's number. Beside
+// the question, {"votes": 2} makes it a peer-instruction round and {"seconds": N} (15 to 600)
+// gives each vote a countdown.
 func (h *Handlers) APIRoundOpen() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in roundIn
-		if err := web.ReadJSON(c.Request(), &in, false); err != nil {
+		if err := readJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
 		q, err := h.checkedQuestion(c.Request().Context(), in)
 		if err != nil {
 			return err
 		}
-		rd, err := h.rooms.OpenRound(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), q)
+		rd, err := h.rooms.OpenRoundWith(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), q, in.options())
 		if err != nil {
 			return Refusal(err)
 		}
@@ -242,8 +244,9 @@ func roundSeq(c echo.Context) (int, error) {
 	return n, nil
 }
 
-// APIGuess handles "PUT /api/rooms/:code/rounds/:seq/guess" (member) with {"value"}: a member
-// may change their guess until the round is locked, then 409.
+// APIGuess handles "PUT /api/rooms/:code/rounds/:seq/guess" (member) with {"value"} and, if the
+// member says, {"confidence": "low"|"medium"|"high"}: a member may change their guess until the
+// round is locked, its vote is over or its countdown has run out, then 409.
 func (h *Handlers) APIGuess() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		seq, err := roundSeq(c)
@@ -251,15 +254,16 @@ func (h *Handlers) APIGuess() echo.HandlerFunc {
 			return err
 		}
 		var in struct {
-			Value *float64 `json:"value"`
+			Value      *float64 `json:"value"`
+			Confidence string   `json:"confidence"`
 		}
-		if err := web.ReadJSON(c.Request(), &in, false); err != nil {
+		if err := readJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
 		if in.Value == nil {
 			return &web.Error{Status: http.StatusBadRequest, Msg: "a guess needs a value"}
 		}
-		if err := h.rooms.Guess(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), seq, *in.Value); err != nil {
+		if err := h.rooms.GuessWith(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), seq, *in.Value, rooms.Confidence(in.Confidence)); err != nil {
 			return Refusal(err)
 		}
 		return c.NoContent(http.StatusNoContent)

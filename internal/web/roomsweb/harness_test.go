@@ -33,7 +33,10 @@ type harness struct {
 }
 
 // limits are the harness's allowances; zero fields are generous.
-type limits struct{ joinsPerMinute int }
+type limits struct {
+	joinsPerMinute int
+	now            func() time.Time // the rooms' clock; time.Now when nil
+}
 
 func newHarness(t *testing.T, l limits) *harness {
 	t.Helper()
@@ -51,7 +54,7 @@ func newHarness(t *testing.T, l limits) *harness {
 		Cache:    prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cache"}, []string{"outcome"}),
 		Rejected: m.Rejected})
 	hub := live.NewLocal()
-	rs := rooms.NewService(rooms.NewMemStore(), rooms.Config{Notify: func(ctx context.Context, id string) { _ = hub.Publish(ctx, id) }})
+	rs := rooms.NewService(rooms.NewMemStore(), rooms.Config{Now: l.now, Notify: func(ctx context.Context, id string) { _ = hub.Publish(ctx, id) }})
 	h := New(Deps{Rooms: rs, Hub: hub, Book: book, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: m,
 		Admit:   &runs.Admission{Runner: run, Rate: web.NewRateLimiter(1000, 1000, 1000), Rejected: m.Rejected},
 		Site:    func(string) pages.Site { return pages.Site{} },
@@ -66,6 +69,9 @@ func newHarness(t *testing.T, l limits) *harness {
 	e.POST("/api/rooms/:code/rounds", h.APIRoundOpen(), miss, change)
 	e.PUT("/api/rooms/:code/rounds/:seq/guess", h.APIGuess(), miss, change)
 	e.POST("/api/rooms/:code/rounds/:seq/lock", h.APIRoundLock(), miss, change)
+	e.POST("/api/rooms/:code/rounds/:seq/second-vote", h.APISecondVote(), miss, change)
+	e.POST("/api/rooms/:code/rounds/:seq/timer", h.APITimer(), miss, change)
+	e.GET("/api/rooms/:code", h.APIState(), miss)
 	e.POST("/api/rooms/:code/rounds/:seq/reveal", h.APIRoundReveal(), miss, change)
 	return &harness{h: h, e: e}
 }

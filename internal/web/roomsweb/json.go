@@ -19,6 +19,15 @@ type RoomJSON struct {
 	Roster     []SeatJSON  `json:"roster"`
 	Rounds     []RoundJSON `json:"rounds"`
 	Pins       []PinJSON   `json:"pins"`
+	// Unanswered names, for the host alone while a round takes answers, the seated members who
+	// have not answered its current vote; absent for a member, and when no round takes answers.
+	Unanswered *[]string `json:"unanswered,omitempty"`
+	// Clock is the server's clock when the answer was made: a countdown's deadline is read
+	// against it rather than against the client's own clock.
+	Clock string `json:"clock"`
+	// YourCalibration is a member's own record over every revealed round they answered with a
+	// confidence: how far off (relative to the measured value) they were at each level.
+	YourCalibration []CalibrationJSON `json:"your_calibration,omitempty"`
 }
 
 // SeatJSON is a member in the roster, or the caller.
@@ -38,6 +47,43 @@ type RoundJSON struct {
 	YourGuess    *float64       `json:"your_guess,omitempty"`
 	NamesVisible bool           `json:"names_visible"`
 	Result       *ResultJSON    `json:"result,omitempty"`
+	// Votes is 1 or 2; Vote the vote taking answers (or the last that did).
+	Votes          int    `json:"votes"`
+	Vote           int    `json:"vote"`
+	YourConfidence string `json:"your_confidence,omitempty"`
+	// YourFirstGuess is a member's first answer, in a second vote.
+	YourFirstGuess *float64 `json:"your_first_guess,omitempty"`
+	// First is the first vote for the host alone, before the reveal: the spread a host reads to
+	// decide whether the room should discuss.
+	First *TallyJSON `json:"first,omitempty"`
+	// The countdown, for a round that has one: seconds per vote, the deadline (RFC 3339, while it
+	// runs), paused, what is left at the answer's clock, and whether it has run out.
+	Seconds     int      `json:"seconds,omitempty"`
+	Deadline    string   `json:"deadline,omitempty"`
+	Paused      bool     `json:"paused,omitempty"`
+	LeftSeconds *float64 `json:"left_seconds,omitempty"`
+	TimeUp      bool     `json:"time_up,omitempty"`
+	// Unanswered names, for the host while the round takes answers.
+	Unanswered *[]string `json:"unanswered,omitempty"`
+}
+
+// TallyJSON is one vote's answers and their summary.
+type TallyJSON struct {
+	Guesses     []GuessJSON       `json:"guesses"`
+	Median      float64           `json:"median"`
+	Min         float64           `json:"min"`
+	Max         float64           `json:"max"`
+	Q1          float64           `json:"q1"`
+	Q3          float64           `json:"q3"`
+	Calibration []CalibrationJSON `json:"calibration"`
+}
+
+// CalibrationJSON is one confidence level's record: how many answers chose it and their mean
+// distance from the measured value.
+type CalibrationJSON struct {
+	Confidence   string  `json:"confidence"`
+	Guesses      int     `json:"guesses"`
+	MeanDistance float64 `json:"mean_distance"`
 }
 
 // ResultJSON is a revealed round; it is also the whole answer of a reveal.
@@ -50,12 +96,21 @@ type ResultJSON struct {
 	Q1           float64     `json:"q1"`
 	Q3           float64     `json:"q3"`
 	YourDistance *float64    `json:"your_distance,omitempty"`
+	// Of a two-vote round, guesses and median are the second vote's; first is the first vote's,
+	// and moved_closer counts the members whose second answer is nearer the measured value.
+	First       *TallyJSON `json:"first,omitempty"`
+	MovedCloser int        `json:"moved_closer"`
+	// Calibration is the mean distance from the measured value per confidence level chosen.
+	Calibration       []CalibrationJSON `json:"calibration"`
+	YourConfidence    string            `json:"your_confidence,omitempty"`
+	YourFirstDistance *float64          `json:"your_first_distance,omitempty"`
 }
 
 // GuessJSON is one revealed guess; name is empty when the caller may not see names.
 type GuessJSON struct {
-	Name  string  `json:"name"`
-	Value float64 `json:"value"`
+	Name       string  `json:"name"`
+	Value      float64 `json:"value"`
+	Confidence string  `json:"confidence,omitempty"`
 }
 
 // PinJSON is a pinned run.
@@ -72,7 +127,8 @@ var roleNames = map[rooms.Role]string{rooms.Nobody: "nobody", rooms.AsMember: "m
 
 func roomJSONOf(v rooms.View) RoomJSON {
 	out := RoomJSON{Code: v.Code, Title: v.Title, Locked: v.Locked, Closed: v.Closed, Role: roleNames[v.Role],
-		Presenting: v.Presenting, Seated: v.Seated, Roster: []SeatJSON{}, Rounds: []RoundJSON{}, Pins: []PinJSON{}}
+		Presenting: v.Presenting, Seated: v.Seated, Roster: []SeatJSON{}, Rounds: []RoundJSON{}, Pins: []PinJSON{},
+		Unanswered: names(v.Unanswered), Clock: v.Clock.UTC().Format(timeFormat), YourCalibration: calibrationJSONOf(v.YourCalibration)}
 	if v.You != nil {
 		out.You = &SeatJSON{ID: v.You.ID, Name: v.You.Name, Present: v.You.Present}
 	}
@@ -81,7 +137,17 @@ func roomJSONOf(v rooms.View) RoomJSON {
 	}
 	for _, rd := range v.Rounds {
 		r := RoundJSON{Seq: rd.Seq, Question: rd.Question, State: string(rd.State), Answered: rd.Answered, Of: rd.Of,
-			YourGuess: rd.YourGuess, NamesVisible: rd.NamesVisible}
+			YourGuess: rd.YourGuess, NamesVisible: rd.NamesVisible, Votes: rd.Votes, Vote: rd.Vote,
+			YourConfidence: string(rd.YourConfidence), YourFirstGuess: rd.YourFirstGuess, Seconds: rd.Seconds,
+			Deadline: rd.Deadline, Paused: rd.Paused, TimeUp: rd.TimeUp, Unanswered: names(rd.Unanswered)}
+		if rd.Seconds > 0 && rd.State == rooms.RoundOpen {
+			left := rd.Left.Seconds()
+			r.LeftSeconds = &left
+		}
+		if rd.FirstGuesses != nil || rd.FirstMedian != nil {
+			t := tallyJSONOf(rooms.Tally{Guesses: rd.FirstGuesses, Median: deref(rd.FirstMedian)})
+			r.First = &t
+		}
 		if rd.Result != nil {
 			res := resultJSONOf(rd.Result)
 			r.Result = &res
@@ -96,9 +162,55 @@ func roomJSONOf(v rooms.View) RoomJSON {
 
 func resultJSONOf(r *rooms.Result) ResultJSON {
 	out := ResultJSON{Measured: r.Measured, Median: r.Median, Min: r.Min, Max: r.Max, Q1: r.Q1, Q3: r.Q3,
-		YourDistance: r.YourDistance, Guesses: []GuessJSON{}}
-	for _, g := range r.Guesses {
-		out.Guesses = append(out.Guesses, GuessJSON{Name: g.Name, Value: g.Value})
+		YourDistance: r.YourDistance, Guesses: guessesJSONOf(r.Guesses), MovedCloser: r.MovedCloser,
+		Calibration: calibrationJSONOf(r.Calibration), YourConfidence: string(r.YourConfidence), YourFirstDistance: r.YourFirstDistance}
+	if out.Calibration == nil {
+		out.Calibration = []CalibrationJSON{}
+	}
+	if r.First != nil {
+		t := tallyJSONOf(*r.First)
+		out.First = &t
 	}
 	return out
+}
+
+func tallyJSONOf(t rooms.Tally) TallyJSON {
+	out := TallyJSON{Guesses: guessesJSONOf(t.Guesses), Median: t.Median, Min: t.Min, Max: t.Max, Q1: t.Q1, Q3: t.Q3,
+		Calibration: calibrationJSONOf(t.Calibration)}
+	if out.Calibration == nil {
+		out.Calibration = []CalibrationJSON{}
+	}
+	return out
+}
+
+func guessesJSONOf(gs []rooms.GuessView) []GuessJSON {
+	out := []GuessJSON{}
+	for _, g := range gs {
+		out = append(out, GuessJSON{Name: g.Name, Value: g.Value, Confidence: string(g.Confidence)})
+	}
+	return out
+}
+
+func calibrationJSONOf(cs []rooms.Calibration) []CalibrationJSON {
+	var out []CalibrationJSON
+	for _, c := range cs {
+		out = append(out, CalibrationJSON{Confidence: string(c.Confidence), Guesses: c.Guesses, MeanDistance: c.MeanDistance})
+	}
+	return out
+}
+
+// names keeps a list of names that is there but empty ("everyone has answered") apart from one
+// that is not there at all (a member's answer, or no round taking answers).
+func names(ns []string) *[]string {
+	if ns == nil {
+		return nil
+	}
+	return &ns
+}
+
+func deref(f *float64) float64 {
+	if f == nil {
+		return 0
+	}
+	return *f
 }

@@ -182,6 +182,14 @@ type roundIn struct {
 	Unit       string   `json:"unit"`
 	Min        *float64 `json:"min"`
 	Max        *float64 `json:"max"`
+	// Votes (1 or 2) and Seconds (0 for no countdown, else 15 to 600) are how the round runs.
+	Votes   int `json:"votes"`
+	Seconds int `json:"seconds"`
+}
+
+// options are how the round runs, beside what it asks.
+func (in roundIn) options() rooms.RoundOptions {
+	return rooms.RoundOptions{Votes: in.Votes, Seconds: in.Seconds}
 }
 
 // questionOf reads a round's question; a measure whose experiment or parameters are wrong is

@@ -205,6 +205,69 @@ func (h *Handlers) Page() echo.HandlerFunc {
 	}
 }
 
+// Projector handles "GET /rooms/:id/projector": the room on the big screen, for its host (the
+// host's cookie opens it, so a member cannot). It draws the host's view without a name or a
+// control; its stream (view=projector) keeps it live.
+func (h *Handlers) Projector() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		r, err := h.rooms.RoomByID(ctx, c.Param("id"))
+		if err != nil {
+			return Refusal(err)
+		}
+		key := roomKey(c, r.ID)
+		if key == "" {
+			return c.Redirect(http.StatusSeeOther, h.base+"/join")
+		}
+		site := h.site("")
+		site.InRoom, site.Bare = true, true
+		v, err := h.roomView(ctx, site, r, key, false, "")
+		if err != nil {
+			return Refusal(err)
+		}
+		if !v.IsHost() {
+			return &web.Error{Status: http.StatusForbidden, Msg: "the projector view is the host's: open it from the browser that runs the room"}
+		}
+		projector(&v)
+		if err := h.addJoinQR(c.Request(), &v); err != nil {
+			return err
+		}
+		c.Response().Header().Set("Cache-Control", "no-store")
+		return web.Render(c, http.StatusOK, pages.Layout(site, r.Title+" · projector", pages.ProjectorPage(v)))
+	}
+}
+
+// projector makes a host's view the projector's: its stream is the projector's, and it holds
+// no name at all, so that no later change to the page's template can show one.
+func projector(v *pages.RoomView) {
+	v.Stream += "?view=projector"
+	v.Room.Roster, v.Room.Unanswered, v.Room.Pins, v.Room.You = nil, nil, nil, nil
+	rounds := make([]rooms.RoundView, len(v.Room.Rounds))
+	for i, rd := range v.Room.Rounds {
+		rd.Unanswered, rd.FirstGuesses, rd.FirstMedian = nil, nil, nil
+		if rd.Result != nil {
+			res := *rd.Result
+			res.Guesses = nameless(res.Guesses)
+			if res.First != nil {
+				f := *res.First
+				f.Guesses = nameless(f.Guesses)
+				res.First = &f
+			}
+			rd.Result = &res
+		}
+		rounds[i] = rd
+	}
+	v.Room.Rounds = rounds
+}
+
+func nameless(gs []rooms.GuessView) []rooms.GuessView {
+	out := make([]rooms.GuessView, len(gs))
+	for i, g := range gs {
+		out[i] = rooms.GuessView{Value: g.Value, Confidence: g.Confidence}
+	}
+	return out
+}
+
 // roomView builds the room as the holder of key sees it, for a page, the bar or the stream.
 func (h *Handlers) roomView(ctx context.Context, site pages.Site, r rooms.Room, key string, bar bool, here string) (pages.RoomView, error) {
 	st, err := h.rooms.State(ctx, r.Code, key, h.live().present(r.ID))

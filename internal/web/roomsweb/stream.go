@@ -105,10 +105,15 @@ func (h *Handlers) stream(c echo.Context, r rooms.Room, key string) error {
 		return err
 	}
 	defer claim.Release()
-	bar := c.QueryParam("view") == "bar"
+	bar, screen := c.QueryParam("view") == "bar", c.QueryParam("view") == "projector"
 	parts := pages.RoomParts
-	if bar {
+	switch {
+	case bar:
 		parts = pages.BarParts
+	case screen && caller.Role != rooms.AsHost:
+		return Refusal(rooms.ErrForbidden) // the projector's view is the host's
+	case screen:
+		parts = pages.ProjectorParts
 	}
 	l := h.live()
 	watch, cancel := l.readers.Subscribe(r.ID)
@@ -181,6 +186,9 @@ func (h *Handlers) stream(c echo.Context, r rooms.Room, key string) error {
 			return false, writeEvent(w, rc, "gone", "")
 		}
 		v := h.roomViewOf(ctx, site, f.Snapshot.View(caller, l.presence.Room(r.ID)), bar, "")
+		if screen {
+			projector(&v)
+		}
 		if err := h.addJoinQR(c.Request(), &v); err != nil {
 			return false, err
 		}
