@@ -97,6 +97,7 @@ func TestSystemsPresets(t *testing.T) {
 		"/blocks/6?timeouts=300#exp-lease":                                                {{"300", "no_renewal", 0}},
 		"/blocks/6?timeouts=1800#exp-lease":                                               {{"1800", "no_renewal", 0}},
 		"/blocks/6?timeouts=3600#exp-lease":                                               {{"3600", "no_renewal", 0}},
+		"/blocks/6?timeouts=14400#exp-lease":                                              {{"14400", "no_renewal", 0}},
 		"/systems?throughput=100&window_seconds=300&delay_seconds=30#exp-window-time":     {{"", "window_ids", 30_000}, {"", "delay_jobs", 3_000}},
 		"/systems?throughput=100&window_seconds=120&delay_seconds=30#exp-window-time":     {{"", "window_ids", 12_000}, {"", "delay_jobs", 3_000}},
 		"/systems?throughput=100&window_seconds=120&delay_seconds=300#exp-window-time":    {{"", "delay_jobs", 30_000}},
