@@ -191,14 +191,9 @@ func (h *Handlers) Run() echo.HandlerFunc {
 			h.d.Rejected.WithLabelValues("invalid").Inc()
 			return h.renderLab(c, http.StatusUnprocessableEntity, h.labView(site, f, "", viewer))
 		}
-		if viewer == "" {
-			viewer = NewOwner()
-			h.d.Cookies.Set(c, OwnerCookie, string(viewer), ownerMaxAge)
-		}
-		_, err = h.d.Runner.Start(p, viewer, web.ClientOf(c.Request().Context()))
-		if refused := h.refused(err, site, viewer); refused != nil {
+		viewer, refused := h.start(c, p, site, viewer)
+		if refused != nil {
 			if refused.RetryAfter > 0 {
-				c.Response().Header().Set("Retry-After", strconv.Itoa(web.RetrySeconds(refused.RetryAfter)))
 				return h.renderLab(c, refused.Status, h.labView(site, f, refused.Msg, viewer))
 			}
 			return refused
@@ -246,19 +241,26 @@ func (h *Handlers) StartHandler(c echo.Context, p lab.Params) (*pages.LabStatus,
 		return nil, &web.Error{Status: http.StatusUnprocessableEntity, Msg: fmt.Sprintf("a lab run takes from 1 to %s jobs on this server", experiments.Thousands(h.d.MaxJobs))}
 	}
 	site := h.d.Site(labEntry().Path)
-	viewer := labViewer(c)
+	viewer, refused := h.start(c, p, site, labViewer(c))
+	if refused != nil {
+		return nil, refused
+	}
+	return h.d.Runner.Status(site, viewer), nil
+}
+
+// start starts a run of p owned by viewer, this browser (made an owner now, with its cookie,
+// when it is none yet), and answers the owner; a refusal carries its Retry-After header already.
+func (h *Handlers) start(c echo.Context, p lab.Params, site pages.Site, viewer Owner) (Owner, *web.Error) {
 	if viewer == "" {
 		viewer = NewOwner()
 		h.d.Cookies.Set(c, OwnerCookie, string(viewer), ownerMaxAge)
 	}
 	_, err := h.d.Runner.Start(p, viewer, web.ClientOf(c.Request().Context()))
-	if refused := h.refused(err, site, viewer); refused != nil {
-		if refused.RetryAfter > 0 {
-			c.Response().Header().Set("Retry-After", strconv.Itoa(web.RetrySeconds(refused.RetryAfter)))
-		}
-		return nil, refused
+	refused := h.refused(err, site, viewer)
+	if refused != nil && refused.RetryAfter > 0 {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(web.RetrySeconds(refused.RetryAfter)))
 	}
-	return h.d.Runner.Status(site, viewer), nil
+	return viewer, refused
 }
 
 // Cancel handles "POST /lab/cancel": the run's owner cancels it, waits until its workers
