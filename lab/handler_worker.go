@@ -186,7 +186,7 @@ func (b *realBinding) deliver(ctx context.Context, h *workbench.Handler, msg jet
 
 // die logs the delivery's end and kills the worker with SIGKILL, as the crash designs' workers die.
 func (b *realBinding) die(where string) error {
-	what := "killed with SIGKILL " + where
+	what := killedPrefix + where
 	var err error
 	if b.w.hd.leaseTime {
 		err = b.w.end(b.ctx, b.row, what)

@@ -164,6 +164,18 @@ func logged(ctx context.Context, db *sql.DB) (finished, redelivered int64, err e
 	return finished, redelivered, err
 }
 
+// killedPrefix begins the log row of a delivery whose worker then kills itself: the row is written
+// first, so a row with it is a SIGKILL already on its way.
+const killedPrefix = "killed with SIGKILL "
+
+// killsLogged is how many deliveries logged that their worker was about to kill itself. The run
+// is not over until the supervisor has reaped that many: a worker that logged its last job and
+// died a moment later would otherwise be stopped by the run's end and not counted as killed.
+func killsLogged(ctx context.Context, db *sql.DB) (n int64, err error) {
+	err = db.QueryRowContext(ctx, `SELECT COUNT(*) FROM deliveries WHERE what LIKE '`+killedPrefix+`%'`).Scan(&n)
+	return n, err
+}
+
 // leaseLog reads a lease run's log: how many deliveries reached a worker, and how many of them
 // are still being worked on (logged when they began, not yet closed; see worker.begin).
 func leaseLog(ctx context.Context, db *sql.DB) (started, working int64, err error) {

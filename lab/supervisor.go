@@ -162,6 +162,14 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 		// Both views must agree the run is over: the broker holds nothing unacked, and every
 		// job's acked delivery was also carried through to its last write.
 		done = left == 0 && finished == cfg.Jobs
+		if done {
+			// A worker that logged its death is dying; wait until it is reaped and counted.
+			dying, err := killsLogged(ctx, db)
+			if err != nil {
+				return false, fmt.Errorf("lab: sink: %w", err)
+			}
+			done = dying <= s.killedSoFar()
+		}
 		if !done || !cfg.inLeaseTime() {
 			return done, nil
 		}

@@ -211,7 +211,7 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) error {
 	// second crash the stream never drew.
 	dies := w.crashed[job] && attempt == 1
 	die := func(acked bool, what string) error {
-		if err := w.log(ctx, job, attempt, acked, "killed with SIGKILL "+what); err != nil {
+		if err := w.log(ctx, job, attempt, acked, killedPrefix+what); err != nil {
 			return err
 		}
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
