@@ -189,6 +189,33 @@ func TestSystemsRowsLinkedFromBlocks(t *testing.T) {
 	}
 }
 
+// TestSystemsIndexNamesEverySystem: the home page's sentence about /systems names every system the
+// page covers, so a system added to the page cannot be left out of the story's map.
+func TestSystemsIndexNamesEverySystem(t *testing.T) {
+	b, err := fs.ReadFile(content.Files, "index.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var para string
+	for _, p := range strings.Split(string(b), "\n\n") {
+		if strings.Contains(p, "](/systems)") {
+			para = p
+		}
+	}
+	if para == "" {
+		t.Fatal("index.md does not link /systems")
+	}
+	covered := map[string]bool{}
+	for _, r := range systemRows(t) {
+		covered[r.system] = true
+	}
+	for _, name := range systemNames {
+		if covered[name] && !strings.Contains(para, name) {
+			t.Errorf("index.md's sentence on /systems does not name %s", name)
+		}
+	}
+}
+
 // preset is what one link of the systems page states: counts of the run it opens, by point and
 // name, as Counts reports them.
 type preset struct {
