@@ -425,11 +425,13 @@ var (
 	mdLinkRE     = regexp.MustCompile(`\[([^\]]*)\]\(([^)\s]*)\)`)
 	codeSpanRE   = regexp.MustCompile("`[^`]*`")
 	glossaryLink = regexp.MustCompile(`^/glossary#(.+)$`)
+	// rowAnchorMark is a table row's "{#id}" anywhere in a page's source (see cutRowAnchor).
+	rowAnchorMark = regexp.MustCompile(`\{#[a-z0-9]+(?:-[a-z0-9]+)*\}`)
 )
 
 // proseOnly blanks what is not running prose a term could be linked in (fenced code, code spans,
-// headings and card questions, marker and attribute lines, link targets, the text of links to other
-// pages), keeping every offset; and returns the glossary links of the source by the id they name.
+// headings and card questions, marker and attribute lines, table rows' anchors, link targets, the
+// text of links to other pages), keeping every offset; and returns the glossary links of the source by the id they name.
 func proseOnly(src string) (string, []glossaryUse) {
 	b := []byte(src)
 	blank := func(i, j int) {
@@ -451,6 +453,9 @@ func proseOnly(src string) (string, []glossaryUse) {
 		off += len(line)
 	}
 	for _, m := range codeSpanRE.FindAllStringIndex(string(b), -1) {
+		blank(m[0], m[1])
+	}
+	for _, m := range rowAnchorMark.FindAllStringIndex(string(b), -1) {
 		blank(m[0], m[1])
 	}
 	var uses []glossaryUse
@@ -492,7 +497,8 @@ func TestGlossaryLinksResolve(t *testing.T) {
 			}
 		}
 	}
-	// Anchors into other pages name one of their headings, or an element the page always has.
+	// Anchors into other pages name one of their headings, a table row's anchor, or an element the
+	// page always has.
 	pathSlug := map[string]string{}
 	for _, e := range Contents() {
 		pathSlug[e.Path] = e.Slug
@@ -511,6 +517,9 @@ func TestGlossaryLinksResolve(t *testing.T) {
 			found := false
 			for _, h := range p.Headings {
 				found = found || h.ID == frag
+			}
+			for _, part := range p.Parts {
+				found = found || strings.Contains(part.HTML, `<tr id="`+frag+`">`)
 			}
 			if !found {
 				t.Errorf("%s links [%s] to %s, which is no heading of %s.md", slug, m[1], m[2], target)
@@ -550,5 +559,42 @@ func TestEntryBlock(t *testing.T) {
 		if got := (Entry{Slug: slug}).Block(); got != want {
 			t.Errorf("Entry{%q}.Block() = %d, want %d", slug, got, want)
 		}
+	}
+}
+
+// TestRowAnchors: a table row whose first cell ends in "{#id}" is rendered with that id and
+// without the marker, so prose elsewhere can link one row; a marker anywhere else stays text, and
+// the width that decides whether the table stacks on a phone leaves the marker out.
+func TestRowAnchors(t *testing.T) {
+	src := "# T\n\nThe lede.\n\n| Knob | Default |\n| --- | --- |\n" +
+		"| SQS `VisibilityTimeout` {#sqs-visibility-timeout} | 30 s |\n" +
+		"| {#bare-anchor} | none |\n" +
+		"| Kafka [docs](/x) {#Bad_ID} | 5 s |\n" +
+		"| plain | mid {#not-first} cell |\n"
+	b, err := Load(fstest.MapFS{"x.md": {Data: []byte(src)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := b.Page("x")
+	html := p.Parts[0].HTML
+	for _, want := range []string{
+		`<tr id="sqs-visibility-timeout">`,
+		`<td data-label="Knob">SQS <code>VisibilityTimeout</code></td>`,
+		`<tr id="bare-anchor">`,
+		`{#Bad_ID}`,
+		`{#not-first}`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("rendered table lacks %s:\n%s", want, html)
+		}
+	}
+	if strings.Contains(html, "{#sqs-visibility-timeout}") || strings.Contains(html, "{#bare-anchor}") {
+		t.Errorf("a row's anchor marker is still in its text:\n%s", html)
+	}
+	if strings.Count(html, "<tr id=") != 2 {
+		t.Errorf("want exactly two anchored rows:\n%s", html)
+	}
+	if strings.Contains(html, `class="stack"`) {
+		t.Errorf("a two-column table of short cells stacks on a phone: the anchor was counted in its width")
 	}
 }

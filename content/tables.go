@@ -1,6 +1,7 @@
 package content
 
 import (
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -48,8 +49,34 @@ func StacksOnPhone(rows [][]string, firstWhole bool, whole func(col int, cell st
 }
 
 // tableCards gives the prose's tables what a phone needs to show them as cards: every body cell
-// its column's name (data-label), and the stack class on a table too wide for a phone.
+// its column's name (data-label), and the stack class on a table too wide for a phone. A body row
+// whose first cell ends in "{#some-id}" gets that id, so prose elsewhere can link one row of a
+// table (the systems page's /systems#sqs-visibility-timeout); goldmark's attribute syntax reaches
+// headings only, and the prose may hold no HTML of its own.
 type tableCards struct{}
+
+// rowAnchorRE is a row's anchor at the end of its first cell's last text: " {#id}".
+var rowAnchorRE = regexp.MustCompile(`\s*\{#([a-z0-9]+(?:-[a-z0-9]+)*)\}$`)
+
+// cutRowAnchor removes a trailing "{#id}" from a row's first cell and returns the id.
+func cutRowAnchor(cell ast.Node, src []byte) (string, bool) {
+	t, ok := cell.LastChild().(*ast.Text)
+	if !ok {
+		return "", false
+	}
+	value := t.Segment.Value(src)
+	m := rowAnchorRE.FindSubmatchIndex(value)
+	if m == nil {
+		return "", false
+	}
+	id := string(value[m[2]:m[3]])
+	if m[0] == 0 {
+		cell.RemoveChild(cell, t)
+	} else {
+		t.Segment = t.Segment.WithStop(t.Segment.Start + m[0])
+	}
+	return id, true
+}
 
 // Transform implements parser.ASTTransformer.
 func (tableCards) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
@@ -63,6 +90,11 @@ func (tableCards) Transform(doc *ast.Document, reader text.Reader, _ parser.Cont
 		var rows [][]string
 		for r := t.FirstChild(); r != nil; r = r.NextSibling() {
 			var cells []string
+			if c := r.FirstChild(); r.Kind() == east.KindTableRow && c != nil {
+				if id, ok := cutRowAnchor(c, src); ok {
+					r.SetAttributeString("id", id)
+				}
+			}
 			i := 0
 			for c := r.FirstChild(); c != nil; c = c.NextSibling() {
 				txt := plainText(c, src)

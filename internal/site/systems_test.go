@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -25,9 +26,69 @@ func systemsSource(t *testing.T) string {
 
 var mdLink = regexp.MustCompile(`\[([^\]]*)\]\(([^)\s]*)\)`)
 
-// TestSystemsPage renders /systems through the whole stack: every section is there, every row of
-// the summary tables names its vendor's page, and each block's Beyond the toy links to the table
-// of its mechanism, which exists.
+// mechanisms are the summary tables of the systems page, by the block that is each one's mechanism.
+var mechanisms = map[string]int{"ack-before-work": 1, "ack-after-work": 2, "dedup-at-the-sink": 3,
+	"bounded-window": 4, "dual-write-and-outbox": 5, "lease-and-heartbeat": 6}
+
+// systemNames are the systems the page covers, as a row's first cell and a block's link to the row
+// name them.
+var systemNames = []string{"SQS", "Kafka", "JetStream", "RabbitMQ", "Pub/Sub", "Redis Streams", "Celery",
+	"Sidekiq", "Temporal", "Stripe", "River", "graphile-worker"}
+
+// systemRow is one row of the systems page's summary tables, as its markdown states it.
+type systemRow struct {
+	id, system, table, line string
+	block                   int
+}
+
+var (
+	rowAnchor   = regexp.MustCompile(`\s\{#([a-z0-9]+(?:-[a-z0-9]+)*)\}$`)
+	blockCell   = regexp.MustCompile(`^\[block (\d+)\]\(/blocks/(\d+)\)$`)
+	systemsHref = regexp.MustCompile(`<a href="/systems#([^"]*)">(.*?)</a>`)
+	htmlTag     = regexp.MustCompile(`<[^>]*>`)
+	nonSlug     = regexp.MustCompile(`[^a-z0-9]+`)
+)
+
+// systemRows reads the summary tables' rows from the page's markdown: each row's anchor, the
+// system its first cell names first, the table it sits in and the block its Block cell links.
+func systemRows(t *testing.T) []systemRow {
+	t.Helper()
+	var rows []systemRow
+	table := ""
+	for _, line := range strings.Split(systemsSource(t), "\n") {
+		if h, ok := strings.CutPrefix(line, "## "); ok {
+			table = strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(h), "-"), "-")
+			continue
+		}
+		if !strings.HasPrefix(line, "| ") || strings.HasPrefix(line, "| Knob ") || strings.HasPrefix(line, "| ---") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		r := systemRow{table: table, line: line}
+		if len(cells) != 5 {
+			t.Errorf("row with %d cells, want 5: %s", len(cells), line)
+			continue
+		}
+		if m := rowAnchor.FindStringSubmatch(cells[0]); m != nil {
+			r.id = m[1]
+		}
+		first := len(cells[0])
+		for _, name := range systemNames {
+			if i := strings.Index(cells[0], name); i >= 0 && i < first {
+				r.system, first = name, i
+			}
+		}
+		if m := blockCell.FindStringSubmatch(cells[2]); m != nil && m[1] == m[2] {
+			r.block, _ = strconv.Atoi(m[1])
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// TestSystemsPage renders /systems through the whole stack: every section is there, and every row
+// of the summary tables names its system, links its vendor's page and its block (the block of the
+// table it sits in), and carries an anchor of its own that the page renders on the row.
 func TestSystemsPage(t *testing.T) {
 	s := newTestServer(t, testConfig())
 	page := do(t, s, "GET", "/systems", nil)
@@ -47,34 +108,110 @@ func TestSystemsPage(t *testing.T) {
 			t.Errorf("section %q (#%s) is not on the page", h.Text, h.ID)
 		}
 	}
-	rows := 0
-	for _, line := range strings.Split(systemsSource(t), "\n") {
-		if !strings.HasPrefix(line, "| ") || strings.HasPrefix(line, "| Knob ") || strings.HasPrefix(line, "| ---") {
-			continue
+	for table := range mechanisms {
+		if !strings.Contains(page.body, `id="`+table+`"`) {
+			t.Errorf("/systems has no table #%s", table)
 		}
-		rows++
-		links := mdLink.FindAllStringSubmatch(line, -1)
+	}
+	rows := systemRows(t)
+	if len(rows) < 30 {
+		t.Errorf("%d rows in the summary tables, want at least 30", len(rows))
+	}
+	ids := map[string]bool{}
+	for _, r := range rows {
+		links := mdLink.FindAllStringSubmatch(r.line, -1)
 		if len(links) == 0 || !strings.HasPrefix(links[len(links)-1][2], "https://") {
-			t.Errorf("row without a vendor link in its last cell: %s", line)
-			continue
-		}
-		vendor := links[len(links)-1][2]
-		if !strings.Contains(page.body, `href="`+html.EscapeString(vendor)+`"`) {
+			t.Errorf("row without a vendor link in its last cell: %s", r.line)
+		} else if vendor := links[len(links)-1][2]; !strings.Contains(page.body, `href="`+html.EscapeString(vendor)+`"`) {
 			t.Errorf("the page does not link %s", vendor)
 		}
-	}
-	if rows < 20 {
-		t.Errorf("%d rows in the summary tables, want at least 20", rows)
-	}
-	for n, anchor := range map[int]string{1: "ack-before-work", 2: "ack-after-work", 3: "dedup-at-the-sink",
-		4: "bounded-window", 5: "dual-write-and-outbox", 6: "lease-and-heartbeat"} {
-		if !strings.Contains(page.body, `id="`+anchor+`"`) {
-			t.Errorf("/systems has no table #%s", anchor)
+		if r.system == "" {
+			t.Errorf("row whose first cell names none of %v: %s", systemNames, r.line)
 		}
-		block := do(t, s, "GET", "/blocks/"+string(rune('0'+n)), nil)
-		_, beyond, _ := strings.Cut(block.body, `id="beyond-the-toy"`)
-		if !strings.Contains(beyond, `href="/systems#`+anchor+`"`) {
-			t.Errorf("block %d's Beyond the toy does not link /systems#%s", n, anchor)
+		if want, ok := mechanisms[r.table]; !ok || r.block != want {
+			t.Errorf("row in table #%s links block %d in its Block cell, want block %d: %s", r.table, r.block, want, r.line)
+		}
+		if r.id == "" {
+			t.Errorf("row without an anchor ({#id} closing its first cell): %s", r.line)
+			continue
+		}
+		if ids[r.id] {
+			t.Errorf("two rows carry the anchor #%s", r.id)
+		}
+		ids[r.id] = true
+		if strings.Count(page.body, `id="`+r.id+`"`) != 1 || !strings.Contains(page.body, `<tr id="`+r.id+`">`) {
+			t.Errorf("/systems does not render #%s once, on its row", r.id)
+		}
+	}
+	if strings.Contains(page.body, "{#") {
+		t.Errorf("an anchor's marker is left in the page's text: %.200s", page.body[strings.Index(page.body, "{#"):])
+	}
+}
+
+// TestSystemsRowsLinkedFromBlocks holds issue 24's "each block's Beyond the toy links to the rows of
+// this page that are its mechanism": every link from a block into /systems lands on a row's anchor,
+// and each row is linked from the Beyond the toy of its block, by a link that names its system.
+func TestSystemsRowsLinkedFromBlocks(t *testing.T) {
+	rows := systemRows(t)
+	byID := map[string]systemRow{}
+	for _, r := range rows {
+		byID[r.id] = r
+	}
+	s := newTestServer(t, testConfig())
+	for n := 1; n <= content.Blocks(); n++ {
+		block := do(t, s, "GET", "/blocks/"+strconv.Itoa(n), nil)
+		_, beyond, found := strings.Cut(block.body, `id="beyond-the-toy"`)
+		if !found {
+			t.Errorf("block %d has no Beyond the toy", n)
+			continue
+		}
+		linked := map[string]string{}
+		for _, m := range systemsHref.FindAllStringSubmatch(block.body, -1) {
+			if _, ok := byID[m[1]]; !ok {
+				t.Errorf("block %d links /systems#%s, which is no row of the page", n, m[1])
+			}
+		}
+		for _, m := range systemsHref.FindAllStringSubmatch(beyond, -1) {
+			linked[m[1]] = html.UnescapeString(htmlTag.ReplaceAllString(m[2], ""))
+		}
+		for _, r := range rows {
+			if r.block != n || r.id == "" {
+				continue
+			}
+			text, ok := linked[r.id]
+			switch {
+			case !ok:
+				t.Errorf("block %d's Beyond the toy does not link its row /systems#%s", n, r.id)
+			case !strings.Contains(text, r.system):
+				t.Errorf("block %d links /systems#%s as %q, which does not name %s", n, r.id, text, r.system)
+			}
+		}
+	}
+}
+
+// TestSystemsIndexNamesEverySystem: the home page's sentence about /systems names every system the
+// page covers, so a system added to the page cannot be left out of the story's map.
+func TestSystemsIndexNamesEverySystem(t *testing.T) {
+	b, err := fs.ReadFile(content.Files, "index.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var para string
+	for _, p := range strings.Split(string(b), "\n\n") {
+		if strings.Contains(p, "](/systems)") {
+			para = p
+		}
+	}
+	if para == "" {
+		t.Fatal("index.md does not link /systems")
+	}
+	covered := map[string]bool{}
+	for _, r := range systemRows(t) {
+		covered[r.system] = true
+	}
+	for _, name := range systemNames {
+		if covered[name] && !strings.Contains(para, name) {
+			t.Errorf("index.md's sentence on /systems does not name %s", name)
 		}
 	}
 }
