@@ -51,7 +51,7 @@ func TestLabFireAndForgetAcks(t *testing.T) {
 // TestLabMatchesModelFireAndForget pins the rule: with plain acks a crash design may duplicate
 // more than the model, never fewer, and must lose exactly as many.
 func TestLabMatchesModelFireAndForget(t *testing.T) {
-	r := Result{Design: AckAfterWork, ModelDuplicated: 20, Duplicated: 23}
+	r := Result{Design: AckAfterWork, Jobs: 100, ModelDuplicated: 20, Duplicated: 23, ExactlyOnce: 77}
 	if r.MatchesModel() {
 		t.Error("confirmed acks: 3 extra duplicates match the model")
 	}
@@ -59,11 +59,11 @@ func TestLabMatchesModelFireAndForget(t *testing.T) {
 	if !r.MatchesModel() || r.ExtraDuplicates() != 3 {
 		t.Errorf("fire-and-forget: match %v, extra %d", r.MatchesModel(), r.ExtraDuplicates())
 	}
-	r.Duplicated = 19
+	r.Duplicated, r.ExactlyOnce = 19, 81
 	if r.MatchesModel() {
 		t.Error("fire-and-forget: fewer duplicates than the model match")
 	}
-	r.Duplicated, r.Lost = 20, 1
+	r.Duplicated, r.ExactlyOnce, r.Lost = 20, 79, 1
 	if r.MatchesModel() {
 		t.Error("fire-and-forget: a loss the model does not have matches")
 	}

@@ -22,11 +22,20 @@ const consumerName = "workers"
 // somehow kills every worker it meets cannot keep a run alive until its deadline.
 const maxDeliver = 5
 
-// maxDeliverFor is a run's MaxDeliver: the lease designs, and a handler in lease time that
-// crashes nothing, allow exactly the model's one redelivery (see leaseMaxDeliver).
+// maxDeliverFor is a run's MaxDeliver: the lease designs allow exactly the model's one
+// redelivery (see leaseMaxDeliver), and a handler in lease time one more for each delivery of a
+// crashed job that dies (the first, and with crash_again the second): a slow job whose first
+// worker died still runs twice, as in the model, and no more copies than that fill the workers.
 func maxDeliverFor(cfg Config) int {
-	if cfg.Design.IsLease() || (cfg.leaseTime && cfg.CrashRate == 0) {
+	switch {
+	case cfg.Design.IsLease():
 		return leaseMaxDeliver
+	case cfg.leaseTime && cfg.CrashRate == 0:
+		return leaseMaxDeliver
+	case cfg.leaseTime && cfg.Handler != nil && cfg.Handler.CrashAgain:
+		return leaseMaxDeliver + 2
+	case cfg.leaseTime:
+		return leaseMaxDeliver + 1
 	}
 	return maxDeliver
 }

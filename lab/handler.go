@@ -42,6 +42,10 @@ type HandlerConfig struct {
 	// never in the site's own process. Nil checks it here, which only trusted handlers (the
 	// templates, tests) may be.
 	Model *workbench.Result
+	// Check replays the model once the run is over, at the redeliveries the broker made (see
+	// replay.go): a reader's handler's must be a sandbox's (workbench.Sandbox.CheckReplay). Nil
+	// replays it here, which only a run whose Model is nil (a trusted handler) may do.
+	Check func(ctx context.Context, src string, p workbench.Params, at []workbench.Redelivery) (workbench.Result, error)
 }
 
 // The names the command line gives the handler design's own values.
@@ -120,6 +124,21 @@ type HandlerResult struct {
 	// (bus.publish or tx.outbox); nil for one that does not.
 	Events      *EventCounts `json:"events,omitempty"`
 	ModelEvents *EventCounts `json:"model_events,omitempty"`
+	// Replayed says the model counts are the workbench's check replayed at the redeliveries the
+	// real broker made (a handler out of lease time), not at the workbench's drawn delays; Drawn
+	// are the drawn delays' counts, the model the workbench showed before the run.
+	Replayed bool         `json:"replayed"`
+	Drawn    *DrawnCounts `json:"drawn,omitempty"`
+	// NearEdge counts the jobs with a redelivery near the key window's edge, whose verdict the
+	// lab does not claim (part of the result's Tolerance); 0 without a key window.
+	NearEdge int64 `json:"near_edge"`
+}
+
+// DrawnCounts are a handler's model counts at the workbench's own delays.
+type DrawnCounts struct {
+	Lost        int64 `json:"lost"`
+	Duplicated  int64 `json:"duplicated"`
+	ExactlyOnce int64 `json:"exactly_once"`
 }
 
 // EventCounts are the second system's counts, per job as the workbench keeps them: a committed
@@ -130,19 +149,6 @@ type EventCounts struct {
 	Phantom    int64 `json:"phantom"`
 	Duplicated int64 `json:"duplicated"`
 	Extra      int64 `json:"extra"`
-}
-
-// matches says whether the real event counts are the model's, within tolerance (see Result).
-func (h *HandlerResult) matches(tolerance int64) bool {
-	if (h.Events == nil) != (h.ModelEvents == nil) {
-		return false
-	}
-	if h.Events == nil {
-		return true
-	}
-	near := func(a, b int64) bool { return max(a-b, b-a) <= tolerance }
-	r, m := *h.Events, *h.ModelEvents
-	return near(r.Lost, m.Lost) && near(r.Phantom, m.Phantom) && near(r.Duplicated, m.Duplicated)
 }
 
 // HandlerError is a reader's handler that failed inside a worker: a limit it ran into there (the
@@ -183,6 +189,10 @@ func prepareHandler(ctx context.Context, cfg *Config, res *Result) error {
 	pt, leaseTime, err := handlerModel(ctx, *cfg)
 	if err != nil {
 		return err
+	}
+	if cfg.Handler.Model != nil && cfg.Handler.Check == nil && !leaseTime {
+		// A handler checked elsewhere is a reader's: its replay must not run in this process.
+		return &FieldError{FieldHandler, "a handler whose model was checked in a sandbox needs a sandbox to replay it (HandlerConfig.Check)"}
 	}
 	cfg.leaseTime = leaseTime
 	res.ModelLost, res.ModelDuplicated = pt.Lost, pt.Duplicated

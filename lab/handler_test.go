@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -143,7 +146,7 @@ func TestHandlerFailingInAWorkerEndsTheRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg.Handler.Model = &model
+			cfg.Handler.Model, cfg.Handler.Check = &model, workbench.CheckReplay
 			_, err = Run(context.Background(), cfg, nil)
 			var he *HandlerError
 			if !errors.As(err, &he) || !strings.Contains(he.Code.Msg, c.want) {
@@ -181,5 +184,113 @@ func TestHandlerCancelLeavesNothing(t *testing.T) {
 	assertGone(t, w.pids())
 	if left, _ := os.ReadDir(cfg.ScratchDir); len(left) != 0 {
 		t.Errorf("the run left %v", left)
+	}
+}
+
+// TestLeaseHandlerWithCrashesRunsToTheEnd runs a handler that calls work() with crashes, at the
+// crash point before anything and the one after work(): each run ends (a lease-time worker holds
+// several jobs, and one that died with the others in hand once kept the run waiting for them
+// until its deadline), every worker dies holding only its crashed delivery as the model's do (no
+// delivery died with its worker), the deliveries killed are the model's, and the counts agree with
+// the model within the lab's stated tolerance for jobs that end near their lease.
+func TestLeaseHandlerWithCrashesRunsToTheEnd(t *testing.T) {
+	tp, _ := workbench.LookupTemplate("lease-no-renewal")
+	for _, point := range []int{0, 1} {
+		t.Run(string(rune('0'+point)), func(t *testing.T) {
+			var w workers
+			cfg := handlerConfig(t, &w, tp.Source, point)
+			cfg.Workers = 3
+			res, err := Run(context.Background(), cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := res.Handler
+			t.Logf("lease-no-renewal at %d (%s): lost %d (model %d), duplicated %d (model %d, tolerance %d), once %d (model %d), killed %d deliveries (model %d) in %d workers, died with their worker %d, redelivered %d, %.2f s",
+				point, h.Label, res.Lost, res.ModelLost, res.Duplicated, res.ModelDuplicated, res.Tolerance, res.ExactlyOnce, h.ModelExactlyOnce,
+				res.KilledDeliveries, h.ModelCrashed, res.WorkersKilled, res.DiedWithWorker, res.Redeliveries, res.Seconds)
+			if !h.LeaseTime || h.Replayed || res.Tolerance == 0 {
+				t.Fatalf("lease time %v, replayed %v, tolerance %d: not a lease-time run", h.LeaseTime, h.Replayed, res.Tolerance)
+			}
+			if res.KilledDeliveries != h.ModelCrashed || h.ModelCrashed == 0 || res.WorkersKilled == 0 || res.WorkersKilled > res.KilledDeliveries {
+				t.Errorf("%d deliveries killed in %d workers; the model's workers died %d times", res.KilledDeliveries, res.WorkersKilled, h.ModelCrashed)
+			}
+			if res.DiedWithWorker != 0 {
+				t.Errorf("%d deliveries died with their worker: a worker died holding more than its crashed job", res.DiedWithWorker)
+			}
+			if !res.MatchesModel() {
+				t.Errorf("the counts differ from the model's beyond the %d jobs near their lease: %+v", res.Tolerance, res.Compare())
+			}
+			assertGone(t, w.pids())
+			if left, _ := os.ReadDir(cfg.ScratchDir); len(left) != 0 {
+				t.Errorf("the run left %v", left)
+			}
+		})
+	}
+}
+
+// TestLeaseRunOutlivesAWorkerKilledMidJob kills one worker of a lease run from outside while it
+// holds jobs: the supervisor closes what it held, so the run ends long before its deadline and
+// says how many deliveries died with their worker, leaving their jobs unclaimed. (A job both of
+// whose allowed deliveries died with it is lost, and the run says that too: a killer the model
+// does not have.)
+func TestLeaseRunOutlivesAWorkerKilledMidJob(t *testing.T) {
+	var w workers
+	cfg := Config{Design: LeaseNoRenewal, Jobs: 400, Workers: 2, Seed: 31, Deadline: time.Minute, ScratchDir: t.TempDir(), Command: w.command}
+	var once sync.Once
+	res, err := Run(context.Background(), cfg, func(p Progress) {
+		if p.Done > 50 {
+			once.Do(func() { syscall.Kill(-w.pids()[0], syscall.SIGKILL) })
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("died with their worker %d, killed %d, lost %d, duplicated %d (model %d, tolerance %d), %.2f s",
+		res.DiedWithWorker, res.WorkersKilled, res.Lost, res.Duplicated, res.ModelDuplicated, res.Tolerance, res.Seconds)
+	if res.WorkersKilled != 1 || res.DiedWithWorker == 0 || res.Tolerance < res.DiedWithWorker {
+		t.Errorf("killed %d, died with their worker %d, tolerance %d; want 1, some, at least those", res.WorkersKilled, res.DiedWithWorker, res.Tolerance)
+	}
+	if res.Lost+res.Duplicated+res.ExactlyOnce != res.Jobs {
+		t.Errorf("lost %d + duplicated %d + once %d is not the %d jobs", res.Lost, res.Duplicated, res.ExactlyOnce, res.Jobs)
+	}
+	assertGone(t, w.pids())
+}
+
+// TestKeyWindowHandlerMatchesTheReplayedModel runs the window template on the real lab at a key
+// window that the broker's redeliveries outlast and at one they do not. The workbench's drawn
+// delays (up to 2,000 jobs) leak at both; the broker redelivers after its ack wait, a few hundred
+// jobs later at most, so the model replayed at the redeliveries the broker made is the one to
+// hold the lab to: real == model, but for jobs redelivered near the window's edge.
+func TestKeyWindowHandlerMatchesTheReplayedModel(t *testing.T) {
+	tp, _ := workbench.LookupTemplate("window")
+	for _, c := range []struct {
+		window int64
+		leaks  bool
+	}{{10, true}, {600, false}} {
+		t.Run(strconv.FormatInt(c.window, 10), func(t *testing.T) {
+			var w workers
+			cfg := handlerConfig(t, &w, tp.Source, 4)
+			cfg.Jobs, cfg.Workers, cfg.Handler.KeyWindow = 1000, 3, c.window
+			res, err := Run(context.Background(), cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := res.Handler
+			t.Logf("key window %d: duplicated %d, model replayed %d (drawn %d), lost %d (model %d), near the edge %d, redelivered %d, %.2f s",
+				c.window, res.Duplicated, res.ModelDuplicated, h.Drawn.Duplicated, res.Lost, res.ModelLost, h.NearEdge, res.Redeliveries, res.Seconds)
+			if !h.Replayed || h.Drawn == nil || h.Drawn.Duplicated == 0 {
+				t.Fatalf("replayed %v, drawn %+v: the model at the drawn delays leaks nothing, or was not replaced", h.Replayed, h.Drawn)
+			}
+			if (res.Duplicated > 0) != c.leaks || (res.ModelDuplicated > 0) != c.leaks {
+				t.Errorf("duplicated %d, model %d: want leaks %v", res.Duplicated, res.ModelDuplicated, c.leaks)
+			}
+			if !res.MatchesModel() || res.Tolerance != h.NearEdge || (h.NearEdge == 0 && res.Duplicated != res.ModelDuplicated) {
+				t.Errorf("real %+v; near the edge %d", res.Compare(), h.NearEdge)
+			}
+			if res.KilledDeliveries != h.ModelCrashed || res.WorkersKilled != res.KilledDeliveries {
+				t.Errorf("%d deliveries killed in %d workers; the model's %d", res.KilledDeliveries, res.WorkersKilled, h.ModelCrashed)
+			}
+			assertGone(t, w.pids())
+		})
 	}
 }

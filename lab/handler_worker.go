@@ -81,6 +81,7 @@ func (w *worker) runHandler(ctx context.Context, js jetstream.JetStream, cons je
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	w.alone = newDrain(slots)
 	var wg sync.WaitGroup
 	for range slots {
 		b := &realBinding{w: w}
@@ -90,7 +91,8 @@ func (w *worker) runHandler(ctx context.Context, js jetstream.JetStream, cons je
 		}
 		defer h.Close()
 		wg.Go(func() {
-			err := w.pull(ctx, cons, func(ctx context.Context, msg jetstream.Msg) error { return b.deliver(ctx, h, msg) })
+			defer w.alone.leave()
+			err := w.pullWhile(ctx, cons, w.alone.open, func(ctx context.Context, msg jetstream.Msg) error { return b.deliver(ctx, h, msg) })
 			if err != nil {
 				cancel(err)
 			}
@@ -102,6 +104,63 @@ func (w *worker) runHandler(ctx context.Context, js jetstream.JetStream, cons je
 	}
 	return nil
 }
+
+// drain lets a worker that holds several jobs at once (a handler in lease time) die holding only
+// the delivery whose crash point came. The model's workers hold one job each, so a crash there
+// sends back one job; a real process killed with its other jobs in hand would send them all back,
+// each a redelivery the model never made (and, before the supervisor closed their log rows, a run
+// that waited for them until its deadline). So a dying delivery goes silent at its crash point,
+// as a killed one would: it sends nothing more to the broker or the sink, and its lease runs out
+// as the model's does. Its worker takes no more jobs, finishes those it holds, and then kills
+// itself with SIGKILL. A job that reached the worker while it was stopping (a pull already on its
+// way) is finished too; if that job's own crash point comes, it goes silent as well, and the one
+// SIGKILL ends both.
+type drain struct {
+	mu    sync.Mutex
+	cond  *sync.Cond
+	dying bool
+	busy  int // slots pulling or holding a live delivery
+}
+
+func newDrain(slots int) *drain {
+	d := &drain{busy: slots}
+	d.cond = sync.NewCond(&d.mu)
+	return d
+}
+
+// open says whether a slot may pull another job.
+func (d *drain) open() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return !d.dying
+}
+
+// leave is a slot that pulls no more.
+func (d *drain) leave() {
+	d.mu.Lock()
+	d.busy--
+	d.cond.Broadcast()
+	d.mu.Unlock()
+}
+
+// die is a slot whose delivery has gone silent at its crash point: it waits until no other slot
+// holds a live delivery or a pull, and then kills the process.
+func (d *drain) die() {
+	os.Stderr.WriteString(dyingLine) // the supervisor starts the replacement now
+	d.mu.Lock()
+	d.dying = true
+	d.busy--
+	d.cond.Broadcast()
+	for d.busy > 0 {
+		d.cond.Wait()
+	}
+	d.mu.Unlock()
+	syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	select {} // the signal is on its way; nothing after this line may run
+}
+
+// dyingLine is what a dying worker writes to stderr, so that its replacement starts at once.
+const dyingLine = "lab worker: dying at a crash point\n"
 
 // handlerError reports a handler's failure and answers the worker's error for it.
 func (w *worker) handlerError(err error) error {
@@ -131,6 +190,7 @@ type realBinding struct {
 	msg     jetstream.Msg
 	job     int64
 	attempt int
+	seq     uint64 // the broker's consumer sequence of this delivery
 	start   time.Time
 	ops     int // operations performed in this delivery
 	crashAt int // die right after this many operations; -1 never
@@ -150,12 +210,16 @@ func (b *realBinding) deliver(ctx context.Context, h *workbench.Handler, msg jet
 	if err != nil {
 		return err
 	}
-	*b = realBinding{w: w, ctx: ctx, msg: msg, job: job, attempt: attempt, start: time.Now(), crashAt: -1, txs: b.txs[:0]}
+	md, err := msg.Metadata()
+	if err != nil {
+		return fmt.Errorf("lab worker: job %d: %w", job, err)
+	}
+	*b = realBinding{w: w, ctx: ctx, msg: msg, job: job, attempt: attempt, seq: md.Sequence.Consumer, start: time.Now(), crashAt: -1, txs: b.txs[:0]}
 	if w.crashed[job] && (attempt == 1 || (attempt == 2 && w.hd.crashAgain)) {
 		b.crashAt = w.hd.crashPoint
 	}
 	if w.hd.leaseTime {
-		if b.row, err = w.begin(ctx, job, attempt); err != nil {
+		if b.row, err = w.begin(ctx, job, attempt, b.seq); err != nil {
 			return err
 		}
 	} else {
@@ -181,24 +245,28 @@ func (b *realBinding) deliver(ctx context.Context, h *workbench.Handler, msg jet
 	if w.hd.leaseTime {
 		return w.end(ctx, b.row, what)
 	}
-	return w.log(ctx, job, attempt, b.acked, what)
+	return w.logAt(ctx, job, attempt, b.seq, b.acked, what)
 }
 
-// die logs the delivery's end and kills the worker with SIGKILL, as the crash designs' workers die.
+// die logs the delivery's end and kills the worker with SIGKILL, as the crash designs' workers die;
+// a worker that holds other jobs goes silent at once and dies when they are done (see drain).
 func (b *realBinding) die(where string) error {
 	what := killedPrefix + where
 	var err error
 	if b.w.hd.leaseTime {
-		err = b.w.end(b.ctx, b.row, what)
+		err = b.w.end(b.ctx, b.row, what+dyingAlone)
 	} else {
-		err = b.w.log(b.ctx, b.job, b.attempt, b.acked, what)
+		err = b.w.logAt(b.ctx, b.job, b.attempt, b.seq, b.acked, what)
 	}
 	if err != nil {
 		return err
 	}
-	syscall.Kill(os.Getpid(), syscall.SIGKILL)
-	select {} // the signal is on its way; nothing after this line may run
+	b.w.alone.die()
+	return nil
 }
+
+// dyingAlone ends the log row of a lease-time delivery that died at its crash point.
+const dyingAlone = "; the job went silent there, and its worker took no more jobs, finished the ones it held and then died"
 
 // did counts one operation performed, and dies right after the crash point's.
 func (b *realBinding) did(name string) error {

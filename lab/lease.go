@@ -125,7 +125,7 @@ func leaseModel(d Design, work []float64, timeout float64) (doubled []int64, dup
 // one has it too, so it applies the effect as well: that is the duplicate being measured.
 func (w *worker) handleLease(ctx context.Context, msg jetstream.Msg, job int64, attempt int) error {
 	start := time.Now() // the lease runs from the delivery: the log write below eats into it too
-	row, err := w.begin(ctx, job, attempt)
+	row, err := w.begin(ctx, job, attempt, 0)
 	if err != nil {
 		return err
 	}
@@ -181,11 +181,11 @@ func (w *worker) hold(ctx context.Context, msg jetstream.Msg, work time.Duration
 // can tell a job still being worked on by a second worker from a finished one: the first worker's
 // ack clears the job at the broker while the second still sleeps, and counting then would miss
 // the second effect.
-func (w *worker) begin(ctx context.Context, job int64, attempt int) (int64, error) {
+func (w *worker) begin(ctx context.Context, job int64, attempt int, seq uint64) (int64, error) {
 	// RETURNING rather than LastInsertId, which Postgres's driver does not give.
 	var row int64
-	err := w.db.QueryRowContext(ctx, `INSERT INTO deliveries (job, worker, attempt, at_ns, acked, what) VALUES ($1, $2, $3, $4, 0, $5) RETURNING id`,
-		job, w.id, attempt, time.Now().UnixNano(), "delivered, working").Scan(&row)
+	err := w.db.QueryRowContext(ctx, `INSERT INTO deliveries (job, worker, attempt, seq, at_ns, acked, what) VALUES ($1, $2, $3, $4, $5, 0, $6) RETURNING id`,
+		job, w.id, attempt, int64(seq), time.Now().UnixNano(), "delivered, working").Scan(&row)
 	if err != nil {
 		return 0, fmt.Errorf("lab worker: log of job %d: %w", job, err)
 	}

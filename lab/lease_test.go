@@ -124,7 +124,7 @@ func TestLeaseConfig(t *testing.T) {
 	if (Result{Design: AckAfterWork, Duplicated: 3, ModelDuplicated: 2}).MatchesModel() {
 		t.Error("a crash design one duplicate off the model matches it")
 	}
-	if !(Result{Design: LeaseNoRenewal, Duplicated: 3, ModelDuplicated: 2, Tolerance: 1}).MatchesModel() {
+	if !(Result{Design: LeaseNoRenewal, Jobs: 10, Duplicated: 3, ExactlyOnce: 7, ModelDuplicated: 2, Tolerance: 1}).MatchesModel() {
 		t.Error("a lease run within its tolerance does not match")
 	}
 }

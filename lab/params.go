@@ -135,6 +135,19 @@ func (p Params) HasCrash() bool {
 // HasPublishRetry says whether p runs the publish-retry design, the only one with a dedup window.
 func (p Params) HasPublishRetry() bool { return slices.Contains(p.Designs, PublishRetry) }
 
+// HasCrashDesign says whether p runs a design whose workers crash: the four crash designs, or a
+// reader's handler. Unlike HasCrash it leaves out the publisher's retry, whose stream marks lost
+// publish acks, not crashed workers.
+func (p Params) HasCrashDesign() bool {
+	return slices.ContainsFunc(p.Designs, func(d Design) bool { return !d.IsLease() && d != PublishRetry })
+}
+
+// RunsWorkers says whether p starts any worker process: every design does but the publisher's
+// retry, which is a producer and the broker alone.
+func (p Params) RunsWorkers() bool {
+	return slices.ContainsFunc(p.Designs, func(d Design) bool { return d != PublishRetry })
+}
+
 // Config is the run of design d with p's values: the crash designs take the stream seed, the
 // lease designs the lease seed and timeout.
 func (p Params) Config(d Design) Config {

@@ -36,8 +36,12 @@ CREATE TABLE IF NOT EXISTS deliveries (
 	job     BIGINT NOT NULL,
 	worker  BIGINT NOT NULL,
 	attempt BIGINT NOT NULL,
+	seq     BIGINT NOT NULL DEFAULT 0, -- the broker's consumer sequence: its hand-out order (handler runs)
 	at_ns   BIGINT NOT NULL,
-	acked   BIGINT NOT NULL, -- 1: this delivery's ack reached the broker before the row was written
+	-- 1: this delivery's ack reached the broker before the row was written (a lease run's: the
+	-- delivery is over); 0: not acked (a lease run's: still working); 2: a lease run's delivery
+	-- whose worker was killed while it held the job (see diedWithWorker)
+	acked   BIGINT NOT NULL,
 	what    TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS deliveries_job ON deliveries (job);
@@ -168,12 +172,36 @@ func logged(ctx context.Context, db *sql.DB) (finished, redelivered int64, err e
 // first, so a row with it is a SIGKILL already on its way.
 const killedPrefix = "killed with SIGKILL "
 
-// killsLogged is how many deliveries logged that their worker was about to kill itself. The run
-// is not over until the supervisor has reaped that many: a worker that logged its last job and
-// died a moment later would otherwise be stopped by the run's end and not counted as killed.
+// killsLogged is how many workers logged that they were about to kill themselves. The run is not
+// over until the supervisor has reaped that many: a worker that logged its last job and died a
+// moment later would otherwise be stopped by the run's end and not counted as killed. Workers,
+// not deliveries: a lease-time worker that held two jobs whose crash points came dies once for
+// both (see drain).
 func killsLogged(ctx context.Context, db *sql.DB) (n int64, err error) {
-	err = db.QueryRowContext(ctx, `SELECT COUNT(*) FROM deliveries WHERE what LIKE '`+killedPrefix+`%'`).Scan(&n)
+	err = db.QueryRowContext(ctx, `SELECT COUNT(DISTINCT worker) FROM deliveries WHERE what LIKE '`+killedPrefix+`%'`).Scan(&n)
 	return n, err
+}
+
+// deaths reads the log's deaths once the run is over: the deliveries that died at their crash
+// point (each followed by its worker's SIGKILL), and those that were still open when their worker
+// was killed (closeDead's), which the model has no counterpart for.
+func deaths(ctx context.Context, db *sql.DB) (killed, withWorker int64, err error) {
+	err = db.QueryRowContext(ctx, `SELECT COALESCE(SUM(CASE WHEN what LIKE '`+killedPrefix+`%' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN acked = 2 THEN 1 ELSE 0 END), 0) FROM deliveries`).Scan(&killed, &withWorker)
+	return killed, withWorker, err
+}
+
+// diedWithWorker is what closeDead writes in the row of a delivery its worker's death ended.
+const diedWithWorker = "died with its worker, whose process ended while this delivery worked"
+
+// closeDead closes the lease log's open rows of worker id, whose process has ended (killed, or
+// failed): a delivery that was working when its worker died is over, and the run must not wait
+// for it (acked = 2).
+func closeDead(ctx context.Context, db *sql.DB, id int) error {
+	if _, err := db.ExecContext(ctx, `UPDATE deliveries SET acked = 2, what = $1 WHERE worker = $2 AND acked = 0`, diedWithWorker, id); err != nil {
+		return fmt.Errorf("lab: sink: close worker %d's deliveries: %w", id, err)
+	}
+	return nil
 }
 
 // leaseLog reads a lease run's log: how many deliveries reached a worker, and how many of them

@@ -112,7 +112,7 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 		return Result{}, err
 	}
 
-	s := &supervisor{cfg: cfg, procs: map[int]*exec.Cmd{}, ids: map[int]int{}, replaces: map[int]int{}, own: map[int]*tailBuffer{},
+	s := &supervisor{cfg: cfg, procs: map[int]*exec.Cmd{}, ids: map[int]int{}, replaces: map[int]int{}, own: map[int]*tailBuffer{}, early: map[int]bool{},
 		fatal: make(chan error, 1), env: []string{
 			envNATS + "=" + b.url,
 			envStream + "=" + b.stream,
@@ -125,6 +125,11 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 		}}
 	if cfg.FireAndForgetAcks {
 		s.env = append(s.env, envAcks+"="+acksFireAndForget)
+	}
+	if cfg.inLeaseTime() {
+		// A lease run's log rows stay open while their delivery works: a killed worker's open rows
+		// would keep the run waiting for them until its deadline.
+		s.reaped = func(ctx context.Context, id int) error { return closeDead(ctx, db, id) }
 	}
 	stopRelay := func() {}
 	if cfg.Design == DesignHandler {
@@ -160,8 +165,11 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 		progress(Progress{Design: cfg.Design, Jobs: cfg.Jobs, Done: finished,
 			WorkersKilled: s.killedSoFar(), Redeliveries: redelivered, Elapsed: time.Since(start)})
 		// Both views must agree the run is over: the broker holds nothing unacked, and every
-		// job's acked delivery was also carried through to its last write.
-		done = left == 0 && finished == cfg.Jobs
+		// job's acked delivery was also carried through to its last write. In lease time the
+		// log's own test below stands for the second: every delivery made was logged and closed
+		// (a job whose every allowed delivery died with a killed worker has no acked one, and the
+		// broker has given up on it).
+		done = left == 0 && (finished == cfg.Jobs || cfg.inLeaseTime())
 		if done {
 			// A worker that logged its death is dying; wait until it is reaped and counted.
 			dying, err := killsLogged(ctx, db)
@@ -234,6 +242,17 @@ wait:
 	if _, res.Redeliveries, err = logged(ctx, db); err != nil {
 		return Result{}, fmt.Errorf("lab: sink: %w", err)
 	}
+	if res.KilledDeliveries, res.DiedWithWorker, err = deaths(ctx, db); err != nil {
+		return Result{}, fmt.Errorf("lab: sink: %w", err)
+	}
+	// A delivery that died with its worker is one the model never made: its job's verdict is not
+	// claimed. The drain keeps these at 0 (see drain); a worker that failed mid-run makes some.
+	res.Tolerance += res.DiedWithWorker
+	if cfg.Design == DesignHandler && !cfg.leaseTime {
+		if err := replayHandler(ctx, cfg, db, &res); err != nil {
+			return Result{}, err
+		}
+	}
 	if res.Events, err = sampleEvents(ctx, db, sample, sampleJobs, start); err != nil {
 		return Result{}, fmt.Errorf("lab: sink: %w", err)
 	}
@@ -281,6 +300,10 @@ type supervisor struct {
 	stderr   tailBuffer
 	// own is each live worker's own stderr, by pid: where a handler's failure is told.
 	own map[int]*tailBuffer
+	// early marks the workers whose replacement started when they said they were dying.
+	early map[int]bool
+	// reaped, when set, is told of each worker killed with SIGKILL before its death is counted.
+	reaped func(ctx context.Context, id int) error
 }
 
 // start starts one worker in a process group of its own, so that killing the group takes
@@ -312,7 +335,8 @@ func (s *supervisor) start(ctx context.Context, replaces int) error {
 	orphanGuard(cmd.SysProcAttr)
 	own := &tailBuffer{}
 	if cmd.Stderr == nil {
-		cmd.Stderr = io.MultiWriter(&s.stderr, own)
+		id := s.nextID
+		cmd.Stderr = io.MultiWriter(&s.stderr, own, &dyingWatch{fn: func() { s.replaceEarly(ctx, id) }})
 	}
 	if cmd.WaitDelay == 0 {
 		cmd.WaitDelay = time.Second // a stray holder of its stderr must not stall the wait
@@ -343,12 +367,25 @@ func (s *supervisor) wait(ctx context.Context, cmd *exec.Cmd) {
 		s.mu.Unlock()
 		return
 	}
+	s.mu.Unlock()
+	// What the dead worker still held is closed before its death is counted, so that a run that
+	// sees the death also sees nothing of it still working.
+	if s.reaped != nil {
+		if err := s.reaped(ctx, id); err != nil && ctx.Err() == nil {
+			s.fail(err)
+			return
+		}
+	}
+	s.mu.Lock()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
 			s.killed++
+			replaced := s.early[id]
 			s.mu.Unlock()
-			s.restart(ctx, id)
+			if !replaced {
+				s.restart(ctx, id)
+			}
 			return
 		}
 	}
@@ -371,6 +408,37 @@ func (s *supervisor) wait(ctx context.Context, cmd *exec.Cmd) {
 	}
 	time.Sleep(100 * time.Millisecond) // a worker that cannot start must not spin
 	s.restart(ctx, id)
+}
+
+// replaceEarly starts the replacement of worker id as soon as it says it is dying: a worker that
+// holds several jobs goes on to finish the others before its SIGKILL (see drain), and the run
+// should not work with fewer workers meanwhile than the model assumes.
+func (s *supervisor) replaceEarly(ctx context.Context, id int) {
+	s.mu.Lock()
+	if s.early[id] || s.stopping {
+		s.mu.Unlock()
+		return
+	}
+	s.early[id] = true
+	s.mu.Unlock()
+	s.restart(ctx, id)
+}
+
+// dyingWatch reads a worker's stderr for the line it writes when it starts dying (dyingLine), and
+// calls fn once when it sees it.
+type dyingWatch struct {
+	once sync.Once
+	fn   func()
+	tail []byte // the end of the last write: the line may arrive in two
+}
+
+func (d *dyingWatch) Write(p []byte) (int, error) {
+	buf := append(d.tail, p...)
+	if bytes.Contains(buf, []byte(dyingLine)) {
+		d.once.Do(d.fn)
+	}
+	d.tail = bytes.Clone(buf[max(0, len(buf)-len(dyingLine)):])
+	return len(p), nil
 }
 
 func (s *supervisor) restart(ctx context.Context, replaces int) {

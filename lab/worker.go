@@ -54,6 +54,8 @@ type worker struct {
 	ackWait time.Duration
 	// hd is the handler design's: the reader's handler and where it dies (nil otherwise).
 	hd *handlerWorker
+	// alone lets the handler design's worker die holding only its crashed delivery (see drain).
+	alone *drain
 }
 
 // WorkerMain is a worker process: it pulls one job at a time from the run's consumer and
@@ -155,7 +157,12 @@ func slotCount(v string) (int, error) {
 
 // pull takes one job at a time from the consumer and hands it to deliver, until ctx ends.
 func (w *worker) pull(ctx context.Context, cons jetstream.Consumer, deliver func(context.Context, jetstream.Msg) error) error {
-	for ctx.Err() == nil {
+	return w.pullWhile(ctx, cons, func() bool { return true }, deliver)
+}
+
+// pullWhile is pull that also stops once open says no more (a worker about to die, see drain).
+func (w *worker) pullWhile(ctx context.Context, cons jetstream.Consumer, open func() bool, deliver func(context.Context, jetstream.Msg) error) error {
+	for ctx.Err() == nil && open() {
 		// One job per pull: a batch would hold several jobs unacked at once, and a crash would
 		// send all of them back, redeliveries the model (one job in hand) does not have.
 		batch, err := cons.Fetch(1, jetstream.FetchMaxWait(fetchWait))
@@ -381,12 +388,18 @@ func (w *worker) effectOnce(ctx context.Context, job int64, attempt int) (applie
 // log records one delivery's fate for the page's event log. It is a write of its own, after the
 // step it describes, so it never joins (or delays) the transaction being measured.
 func (w *worker) log(ctx context.Context, job int64, attempt int, acked bool, what string) error {
+	return w.logAt(ctx, job, attempt, 0, acked, what)
+}
+
+// logAt is log for a delivery whose place in the broker's hand-out order (its consumer sequence)
+// the run reads back: the handler design's, whose model is replayed at those places.
+func (w *worker) logAt(ctx context.Context, job int64, attempt int, seq uint64, acked bool, what string) error {
 	flag := 0 // an integer column in both databases; Postgres will not take a bool for it
 	if acked {
 		flag = 1
 	}
-	if _, err := w.db.ExecContext(ctx, `INSERT INTO deliveries (job, worker, attempt, at_ns, acked, what) VALUES ($1, $2, $3, $4, $5, $6)`,
-		job, w.id, attempt, time.Now().UnixNano(), flag, what); err != nil {
+	if _, err := w.db.ExecContext(ctx, `INSERT INTO deliveries (job, worker, attempt, seq, at_ns, acked, what) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		job, w.id, attempt, int64(seq), time.Now().UnixNano(), flag, what); err != nil {
 		return fmt.Errorf("lab worker: log of job %d: %w", job, err)
 	}
 	return nil

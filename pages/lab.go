@@ -90,8 +90,9 @@ type LabResult struct {
 	Rows        []LabRow
 	Matches     bool
 	Events      []string
-	// Lease marks a lease design, which runs on real time: Tolerance counts its jobs that end
-	// within a few milliseconds of the lease, which real-time jitter can move either way.
+	// Lease marks a lease design (or a handler that calls work()), which runs on real time:
+	// Tolerance counts its jobs that end within a few milliseconds of the lease, which real-time
+	// jitter can move either way.
 	Lease     bool
 	Tolerance int64
 	// BlockURL is block 6 at this run's jobs, lease seed and timeout, whose count is the model's
@@ -113,6 +114,20 @@ type LabResult struct {
 	// Handler marks a reader's handler run, whose model is the workbench's check of the same
 	// handler, stream and crash point (so Lease has no block 6 to link to).
 	Handler bool
+	// Replayed marks a handler's model replayed at the redeliveries the real broker made;
+	// WindowEdge counts its jobs redelivered near the key window's edge, and Drawn says what the
+	// workbench's own drawn delays gave, when that differs ("" otherwise).
+	Replayed   bool
+	WindowEdge int64
+	Drawn      string
+	// DiedWithWorker counts a lease run's deliveries that were still working when their worker
+	// ended: redeliveries the model never made, whose jobs the tolerance leaves unclaimed.
+	DiedWithWorker int64
+	// KilledDeliveries counts the deliveries that died at the crash point: more than Killed when
+	// a worker holding several jobs died once for two of them.
+	KilledDeliveries int64
+	// WithinWhy says why a row off the model by no more than the tolerance still agrees.
+	WithinWhy string
 }
 
 // LabRow is one outcome: the real count, the model's, and whether they differ.
@@ -121,7 +136,7 @@ type LabRow struct {
 	Real    int64
 	Model   int64
 	Differs bool
-	Within  bool // not equal, but within a lease run's tolerance
+	Within  bool // not equal, but within the run's stated tolerance
 	Extra   bool // not equal, by the duplicates fire-and-forget acks added, which the model lacks
 }
 
@@ -159,9 +174,23 @@ func LabSettings(p lab.Params) string {
 			names[i] = "your handler" // mid-sentence: "Your run, with your handler, on …"
 		}
 	}
-	s := fmt.Sprintf("%s, on %s jobs with %s", present.SayList(names), experiments.Thousands(p.Jobs), present.Plural(int64(p.Workers), "worker process", "worker processes"))
-	if p.HasCrash() {
-		s += fmt.Sprintf("; crash rate %s, stream seed %d", experiments.FormatFloat(p.CrashRate), p.Seed)
+	s := fmt.Sprintf("%s, on %s jobs", present.SayList(names), experiments.Thousands(p.Jobs))
+	if p.RunsWorkers() {
+		s += " with " + present.Plural(int64(p.Workers), "worker process", "worker processes")
+		if p.HasPublishRetry() {
+			s += " (the publisher's retry runs none)"
+		}
+	}
+	// The stream's rate is a crash rate for the designs whose workers crash, and for the
+	// publisher's retry the share of publish acks it loses: say which, or both.
+	rate := experiments.FormatFloat(p.CrashRate)
+	switch crash, pr := p.HasCrashDesign(), p.HasPublishRetry(); {
+	case crash && pr:
+		s += fmt.Sprintf("; crash rate %s (for the publisher's retry, the share of publish acks lost), stream seed %d", rate, p.Seed)
+	case crash:
+		s += fmt.Sprintf("; crash rate %s, stream seed %d", rate, p.Seed)
+	case pr:
+		s += fmt.Sprintf("; publish acks lost at rate %s, stream seed %d", rate, p.Seed)
 	}
 	if p.HasLease() {
 		s += "; " + labLease(p.LeaseSeed, p.LeaseTimeout)
@@ -174,6 +203,9 @@ func LabSettings(p lab.Params) string {
 		if h.KeyWindow > 0 {
 			s += fmt.Sprintf(", a key window of %s", experiments.Thousands(h.KeyWindow))
 		}
+	}
+	if !p.HasCrashDesign() {
+		return s // the lease designs always confirm their acks, and the publisher acks nothing
 	}
 	if p.FireAndForget {
 		return s + "; fire-and-forget acks"
@@ -196,77 +228,82 @@ func labLease(seed int64, timeout float64) string {
 		experiments.Thousands(time.Duration(timeout*float64(lab.ModelSecond)).Round(time.Millisecond).Milliseconds()))
 }
 
-// NewLabResult lays one design's result out for its table. Exactly once has no model count of
-// its own: it is what the model leaves of the jobs after the lost and the duplicated.
+// NewLabResult lays one design's result out for its table: the rows and their marks are the lab's
+// own comparison (lab.Result.Compare), the one the command line's exit status reads too.
 func NewLabResult(r lab.Result, site Site) LabResult {
-	modelOnce := r.Jobs - r.ModelLost - r.ModelDuplicated
 	v := LabResult{ID: "lab-" + string(r.Design), Design: LabDesignLabel(r.Design), Jobs: r.Jobs, Crashed: r.Crashed,
 		Killed: r.WorkersKilled, Redelivered: r.Redeliveries, Seconds: fmt.Sprintf("%.1f", r.Seconds), Matches: r.MatchesModel(),
-		Lease: r.Design.IsLease(), Tolerance: r.Tolerance, FireAndForget: r.FireAndForgetAcks && !r.Design.IsLease(), Workers: r.Workers}
+		Lease: r.Design.IsLease(), Tolerance: r.Tolerance, FireAndForget: r.FireAndForgetAcks && !r.Design.IsLease(), Workers: r.Workers,
+		DiedWithWorker: r.DiedWithWorker, KilledDeliveries: r.KilledDeliveries}
 	v.Settings = present.Plural(int64(r.Workers), "worker", "workers")
-	if v.Lease {
+	switch pr := r.PublishRetry; {
+	case v.Lease:
 		v.Settings += ", " + labLease(r.Seed, r.LeaseTimeout)
 		v.BlockURL = site.URL("/blocks/6") + "?" + url.Values{"jobs": {strconv.FormatInt(r.Jobs, 10)}, "seed": {strconv.FormatInt(r.Seed, 10)},
 			"timeouts": {experiments.FormatFloat(r.LeaseTimeout)}}.Encode()
-	} else if pr := r.PublishRetry; pr != nil {
+	case pr != nil:
 		v.PublishRetry, v.Retried, v.AckDuplicates, v.NearEdge = true, pr.Retried, pr.AckDuplicates, pr.NearEdge
-		v.Settings = fmt.Sprintf("acks lost at rate %s, stream seed %d, dedup window %s s", experiments.FormatFloat(r.CrashRate), r.Seed,
+		v.Settings = fmt.Sprintf("publish acks lost at rate %s, stream seed %d, dedup window %s s", experiments.FormatFloat(r.CrashRate), r.Seed,
 			experiments.FormatFloat(pr.DupWindow))
-		for _, row := range []LabRow{
-			{Name: "Stored twice", Real: pr.StoredTwice, Model: pr.ModelStoredTwice},
-			{Name: "Stored once", Real: r.ExactlyOnce, Model: r.Jobs - pr.ModelStoredTwice},
-		} {
-			if d := row.Real - row.Model; d != 0 {
-				row.Within = d >= -pr.NearEdge && d <= pr.NearEdge
-				row.Differs = !row.Within || !v.Matches
-			}
-			v.Rows = append(v.Rows, row)
-		}
-		return v
-	} else {
+	default:
 		v.Settings += fmt.Sprintf(", crash rate %s, stream seed %d", experiments.FormatFloat(r.CrashRate), r.Seed)
 	}
 	if h := r.Handler; h != nil {
-		v.Handler, v.Lease = true, h.LeaseTime
+		v.Handler, v.Lease, v.Replayed, v.WindowEdge = true, h.LeaseTime, h.Replayed, h.NearEdge
 		v.Settings += fmt.Sprintf(", crash point %d (%s)", h.CrashPoint, h.Label)
+		if d := h.Drawn; h.Replayed && d != nil && (d.Lost != r.ModelLost || d.Duplicated != r.ModelDuplicated) {
+			v.Drawn = fmt.Sprintf("at the workbench's own drawn delays the model said %s lost and %s duplicated",
+				experiments.Thousands(d.Lost), experiments.Thousands(d.Duplicated))
+		}
 	}
-	if v.FireAndForget && r.MatchesModel() {
+	if v.FireAndForget && v.Matches {
 		v.Extra = r.ExtraDuplicates()
 	}
-	rows := []LabRow{
-		{Name: "Lost", Real: r.Lost, Model: r.ModelLost},
-		{Name: "Duplicated", Real: r.Duplicated, Model: r.ModelDuplicated},
-		{Name: "Exactly once", Real: r.ExactlyOnce, Model: modelOnce},
+	// The tolerance as the note states it, by its parts: the lease's edge, the key window's, and
+	// the deliveries that died with their worker are each said apart.
+	v.Tolerance = r.Tolerance - r.DiedWithWorker - v.WindowEdge
+	v.WithinWhy = "within the jitter"
+	switch {
+	case v.PublishRetry:
+		v.WithinWhy = "near the window's edge"
+	case v.WindowEdge > 0:
+		v.WithinWhy = "near the key window's edge"
+	case !v.Lease && v.DiedWithWorker > 0:
+		v.WithinWhy = "from deliveries that died with their worker"
 	}
-	if h := r.Handler; h != nil {
-		// The workbench's own counts, not derived ones: its exactly once and the deliveries its
-		// workers died in, which the real run's killed workers must equal.
-		rows[2].Model = h.ModelExactlyOnce
-		rows = append(rows, LabRow{Name: "Workers killed", Real: r.WorkersKilled, Model: h.ModelCrashed})
-		if h.Events != nil && h.ModelEvents != nil {
-			e, m := *h.Events, *h.ModelEvents
-			rows = append(rows, LabRow{Name: "Events lost", Real: e.Lost, Model: m.Lost},
-				LabRow{Name: "Phantom events", Real: e.Phantom, Model: m.Phantom},
-				LabRow{Name: "Duplicated events", Real: e.Duplicated, Model: m.Duplicated})
-		}
-	}
-	for _, row := range rows {
-		if row.Real != row.Model {
-			d := row.Real - row.Model
-			row.Within = v.Lease && d >= -r.Tolerance && d <= r.Tolerance
-			// Plain acks: a duplicate more, an exactly-once less, per ack lost with its worker.
-			row.Extra = v.Extra > 0 && (row.Name == "Duplicated" && d == v.Extra || row.Name == "Exactly once" && d == -v.Extra)
-			row.Differs = !row.Within && !row.Extra
-		}
-		v.Rows = append(v.Rows, row)
-		// A handler's table has rows MatchesModel does not weigh (workers killed): any row that
-		// differs makes the whole table differ.
-		v.Matches = v.Matches && !(v.Handler && row.Differs)
+	for _, c := range r.Compare() {
+		v.Rows = append(v.Rows, LabRow{Name: labCountName(c.Count), Real: c.Real, Model: c.Model,
+			Differs: c.Agree == lab.Differs, Within: c.Agree == lab.Within, Extra: c.Agree == lab.Extra})
 	}
 	for _, e := range r.Events {
 		v.Events = append(v.Events, LabEventSentence(e))
 	}
 	return v
+}
+
+// labCountName is a compared count's row heading.
+func labCountName(count string) string {
+	switch count {
+	case lab.CountLost:
+		return "Lost"
+	case lab.CountDuplicated:
+		return "Duplicated"
+	case lab.CountExactlyOnce:
+		return "Exactly once"
+	case lab.CountKilled:
+		return "Killed at the crash point"
+	case lab.CountEventsLost:
+		return "Events lost"
+	case lab.CountEventsPhantom:
+		return "Phantom events"
+	case lab.CountEventsDuplicated:
+		return "Duplicated events"
+	case lab.CountStoredTwice:
+		return "Stored twice"
+	case lab.CountStoredOnce:
+		return "Stored once"
+	}
+	return count
 }
 
 // LabEventSentence tells one delivery in plain words, as the log under a table lists it. A worker

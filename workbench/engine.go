@@ -80,6 +80,9 @@ type engine struct {
 	published bool               // some delivery published or wrote an outbox row
 	keyed     bool               // some delivery asked the dedup table
 	spare     *delivery          // a finished delivery whose memory the next may reuse (queue and producer worlds)
+	// placed puts the queue's redeliveries where the live lab saw them (CheckReplay); nil, at
+	// the drawn delays.
+	placed map[uint64]Redelivery
 }
 
 // errTooManyDeliveries is a job the queue would hand out forever.
@@ -381,7 +384,8 @@ func (e *engine) passQueue(r run) error {
 			due-- // the document's loop counts the step it queued the redelivery in
 		}
 		seq++
-		heap.Push(&q, pending{due: due, seq: seq, job: j, attempt: attempt + 1})
+		due, order := e.place(j, attempt, due, seq)
+		heap.Push(&q, pending{due: due, seq: order, job: j, attempt: attempt + 1})
 		if e.w.tr.on(j) {
 			e.w.tr.scheduled(d, due, int64(r.n))
 		}

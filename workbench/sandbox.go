@@ -47,6 +47,8 @@ type request struct {
 	Deadline float64 `json:"deadline_s"`
 	// Trace asks for one job's timeline at one point instead of a whole check.
 	Trace *traceRequest `json:"trace,omitempty"`
+	// Replay places the queue's redeliveries (CheckReplay).
+	Replay []Redelivery `json:"replay,omitempty"`
 }
 
 type traceRequest struct {
@@ -220,7 +222,7 @@ func ChildMain(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 		return fmt.Errorf("workbench child: limits: %w", err)
 	}
 	var req request
-	dec := json.NewDecoder(io.LimitReader(stdin, 4*MaxSource+64<<10))
+	dec := json.NewDecoder(io.LimitReader(stdin, 4*MaxSource+64<<10+MaxReplay*80))
 	if err := dec.Decode(&req); err != nil {
 		return (&answer{w: stdout}).write(response{Failed: "the request could not be read: " + err.Error()})
 	}
@@ -241,7 +243,7 @@ func ChildMain(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 		resp.Trace = &tr
 	} else {
 		var res Result
-		res, err = Check(ctx, req.Source, req.Params)
+		res, err = CheckReplay(ctx, req.Source, req.Params, req.Replay)
 		resp.Result = &res
 	}
 	if err != nil {

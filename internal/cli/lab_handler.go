@@ -46,6 +46,8 @@ func labHandler(ctx context.Context, child func(context.Context) *exec.Cmd, p la
 		return nil, fmt.Errorf("lab: %w", err)
 	}
 	hc.Model = &res
+	// The model replayed at the run's own redeliveries, after it: in the sandbox too.
+	hc.Check = workbench.Sandbox{Command: child}.CheckReplay
 	return hc, nil
 }
 
@@ -65,6 +67,36 @@ func labHandlerSettings(p lab.Params, name string, results []lab.Result) string 
 		s += fmt.Sprintf("; a key window of %s", experiments.Thousands(p.Handler.KeyWindow))
 	}
 	return s
+}
+
+// labHandlerNotes says, below a handler's table, which delays its model used, the deliveries
+// killed where they are not the workers killed, and the tolerance and what it covers.
+func labHandlerNotes(w io.Writer, results []lab.Result) {
+	for _, r := range results {
+		h := r.Handler
+		if h == nil {
+			continue
+		}
+		fmt.Fprintln(w)
+		switch {
+		case h.Replayed:
+			fmt.Fprintf(w, "model: the workbench's check replayed at the delays the lab measured (each redelivery where the broker handed it out)")
+			if d := h.Drawn; d != nil {
+				fmt.Fprintf(w, "; at its own drawn delays it said lost %d, duplicated %d", d.Lost, d.Duplicated)
+			}
+			fmt.Fprintln(w)
+		case h.LeaseTime:
+			fmt.Fprintln(w, "model: the workbench's check; the handler calls work(), so a lapsed lease redelivers in both")
+		}
+		fmt.Fprintf(w, "killed at the crash point: %d deliveries (model %d), %d worker processes\n", r.KilledDeliveries, h.ModelCrashed, r.WorkersKilled)
+		if tol, why := r.Tolerated(); tol > 0 {
+			fmt.Fprintf(w, "tolerance: %d %s", tol-r.DiedWithWorker, why)
+			if r.DiedWithWorker > 0 {
+				fmt.Fprintf(w, ", and %d deliveries that died with their worker", r.DiedWithWorker)
+			}
+			fmt.Fprintln(w)
+		}
+	}
 }
 
 // labHandlerEvents states a publishing handler's event counts, real beside the model's, below

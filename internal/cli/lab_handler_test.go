@@ -45,6 +45,20 @@ func TestCLILabHandler(t *testing.T) {
 		t.Errorf("the entry lacks the issue's names: %s", out)
 	}
 
+	// A key window: the model is replayed, in the check's child, at the redeliveries the broker
+	// made; at a window their gaps outlast, real and model both leak.
+	out, errs, err = runLab(t, env, "-handler", "template:window", "-crash_point", "4", "-key_window", "10", "-jobs", "400", "-workers", "2", "-format", "json")
+	if err != nil {
+		t.Fatalf("site lab -handler template:window: %v\n%s", err, errs)
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got.Designs) != 1 {
+		t.Fatalf("json: %v\n%s", err, out)
+	}
+	if d := got.Designs[0]; d.ModelDelays != "measured" || d.DrawnModel == nil || !d.MatchesModel || d.Duplicated == 0 || d.NearEdge == nil ||
+		d.Duplicated < d.Model.Duplicated-*d.NearEdge || d.Duplicated > d.Model.Duplicated+*d.NearEdge {
+		t.Errorf("the key window's entry: %s", out)
+	}
+
 	bad := filepath.Join(t.TempDir(), "bad.star")
 	os.WriteFile(bad, []byte("def handle(job, queue, db, bus):\n    db.apply(job.id\n"), 0o600)
 	_, _, err = runLab(t, env, "-handler", bad, "-jobs", "50")
@@ -57,6 +71,7 @@ func TestCLILabHandler(t *testing.T) {
 		"-handler template:ack-after-work -crash_point 9": "-crash_point",
 		"-handler template:nope":                          "no template",
 		"-handler template:ack-after-work -key_window -1": "-key_window",
+		"-handler template:ack-after-work -dup_window 2":  "-dup_window: only the publish-retry design",
 	} {
 		_, _, err := runLab(t, env, append([]string{"-jobs", "50"}, strings.Fields(flagArgs)...)...)
 		if err == nil || !strings.Contains(err.Error(), want) {

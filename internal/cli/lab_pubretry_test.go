@@ -43,6 +43,21 @@ func TestCLILabPublishRetry(t *testing.T) {
 			t.Errorf("dup_window %s: %v retries near the edge", w, edge)
 		}
 	}
+	// The table's first line and the start's line say what runs: one producer, no workers, and
+	// the rate is the share of publish acks lost.
+	out, errs, err := runLab(t, env, "-designs", "publish-retry", "-jobs", "100")
+	if err != nil {
+		t.Fatalf("site lab -designs publish-retry: %v\n%s", err, errs)
+	}
+	if first, _, _ := strings.Cut(out, "\n"); !strings.Contains(first, "publish acks lost at rate 0.05") || strings.Contains(first, "worker") ||
+		strings.Contains(first, "crash rate") || strings.Contains(first, "acks;") || strings.Contains(first, "confirmed") ||
+		!strings.Contains(errs, "no workers; publish acks lost at rate 0.05") {
+		t.Errorf("the run says:\n%s\n%s", out, errs)
+	}
+	// A window for designs that have none is refused by name, not ignored.
+	if _, _, err := runLab(t, env, "-designs", "ack-after-work", "-dup_window", "2"); err == nil || !strings.Contains(err.Error(), "lab: -dup_window: only the publish-retry design") {
+		t.Errorf("-dup_window with ack-after-work: %v", err)
+	}
 	for _, w := range []string{"0", "0.05", "11", "soon"} {
 		_, _, err := runLab(t, env, "-designs", "publish-retry", "-dup_window", w)
 		if err == nil || !strings.Contains(err.Error(), "lab: -dup_window: ") {

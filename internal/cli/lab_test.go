@@ -81,3 +81,26 @@ func TestCLILabFireAndForget(t *testing.T) {
 		t.Errorf("%+v", d)
 	}
 }
+
+// TestLabVerdictIsThePagesVerdict: the exit status is lab.Result.MatchesModel for every design,
+// a handler that calls work() included: within its stated tolerance it passes, beyond it it fails
+// and says by how much it was allowed to stray; a handler's killed deliveries, which the old
+// status never weighed, fail it too.
+func TestLabVerdictIsThePagesVerdict(t *testing.T) {
+	lease := func(dup int64) lab.Result {
+		return lab.Result{Design: lab.DesignHandler, Jobs: 200, Duplicated: dup, ExactlyOnce: 200 - dup, ModelDuplicated: 26, Tolerance: 10,
+			KilledDeliveries: 12, Handler: &lab.HandlerResult{LeaseTime: true, ModelExactlyOnce: 174, ModelCrashed: 12}}
+	}
+	var errs strings.Builder
+	if err := labVerdict([]lab.Result{lease(20)}, &errs); err != nil {
+		t.Errorf("6 off with a tolerance of 10: %v", err)
+	}
+	if err := labVerdict([]lab.Result{lease(14)}, &errs); err != ErrSilent || !strings.Contains(errs.String(), "by more than its 10 jobs near their lease's edge") {
+		t.Errorf("12 off with a tolerance of 10: %v, %q", err, errs.String())
+	}
+	killed := lease(26)
+	killed.KilledDeliveries = 11
+	if err := labVerdict([]lab.Result{killed}, &errs); err != ErrSilent {
+		t.Errorf("a delivery killed fewer than the model: %v", err)
+	}
+}

@@ -46,7 +46,7 @@ func TestBrowserWorkbenchLab(t *testing.T) {
 			}
 			rows := browserEval[[][]string](tb, `[...document.querySelectorAll("#lab-handler tbody tr")].map(r => [...r.children].map(c => c.textContent.trim()))`)
 			if len(rows) != 4 {
-				t.Fatalf("the table has rows %v, want lost, duplicated, exactly once, workers killed", rows)
+				t.Fatalf("the table has rows %v, want lost, duplicated, exactly once, killed at the crash point", rows)
 			}
 			for _, r := range rows {
 				if len(r) != 4 || r[1] != r[2] || r[3] != "Same" {

@@ -385,3 +385,22 @@ func TestLabFireAndForgetCheckboxIsKept(t *testing.T) {
 		t.Errorf("a refused form: %d, checkbox %q", r.status, m)
 	}
 }
+
+// TestLabPublishRetryRunSaysWhatRuns runs the publisher's retry alone from the page: its box says
+// what happens (one producer, no worker, the rate as lost publish acks, no acks of workers), and
+// ends with one design, in the singular.
+func TestLabPublishRetryRunSaysWhatRuns(t *testing.T) {
+	s, _, _ := newLabServer(t, testConfig())
+	b := newBrowser(t, s)
+	if r := b.post("/lab/runs", smallLabForm("100", lab.PublishRetry)); r.status != http.StatusSeeOther {
+		t.Fatalf("Run: %d %s", r.status, r.body)
+	}
+	box, _ := waitLab(t, b, time.Now())
+	if !strings.Contains(box, "Finished: 1 design on 100 jobs.") {
+		t.Errorf("the run ends with: %s", box)
+	}
+	if !strings.Contains(box, "with Publisher retries into the broker&#39;s dedup window, on 100 jobs; publish acks lost at rate 0.05, stream seed 13; dedup window 1 s.") ||
+		strings.Contains(box, "worker process") || strings.Contains(box, "confirmed acks") {
+		t.Errorf("the box does not say what ran: %s", box)
+	}
+}

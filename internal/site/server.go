@@ -98,7 +98,7 @@ func New(cfg Config, d Deps) (*Server, error) {
 	s.admit = &runs.Admission{Runner: run, Rate: s.limiter, Rejected: m.Rejected}
 	cookies := web.Cookies{Base: cfg.BasePath, HTTPS: strings.HasPrefix(cfg.PublicOrigin, "https://")}
 	s.lab = labweb.New(labweb.Deps{Site: s.site, Book: book, Sources: srcs, Cookies: cookies, Off: cfg.LabOff,
-		MaxJobs: int64(cfg.labMaxJobs()), Runner: newLabRunner(cfg, log, d.Children.LabWorker), Rejected: m.Rejected})
+		MaxJobs: int64(cfg.labMaxJobs()), Runner: newLabRunner(cfg, log, d.Children.LabWorker, d.Children.Check), Rejected: m.Rejected})
 	s.workbench = workbenchweb.New(workbenchweb.Deps{Site: s.site, Base: cfg.BasePath, EditorScript: a.URL(cfg.BasePath, "lib/editor.min.js"),
 		Book: book, Sources: srcs, Log: log, Runner: run, Admit: s.admit,
 		Checks:       workbench.Sandbox{Command: d.Children.Check, Deadline: workbenchweb.CheckDeadline(cfg.RunTimeout)},

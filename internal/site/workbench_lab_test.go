@@ -18,8 +18,9 @@ func workbenchLabForm(t *testing.T, tmpl string, point, jobs string) url.Values 
 
 // TestWorkbenchRunOnLab presses Run on the real lab under ack-after-work's result: the run starts
 // on the lab's workers, its box polls the lab's progress, and at the end the lab's table sets the
-// real counts (lost, duplicated, exactly once, workers killed) beside the workbench's model for
-// the same handler, stream and crash point, and they agree. No worker or file outlives the run.
+// real counts (lost, duplicated, exactly once, deliveries killed at the crash point) beside the
+// workbench's model for the same handler, stream and crash point, replayed in the check's child
+// at the redeliveries the run made, and they agree. No worker or file outlives the run.
 func TestWorkbenchRunOnLab(t *testing.T) {
 	s, w, tmp := newLabServer(t, testConfig())
 	b := newBrowser(t, s)
@@ -46,7 +47,7 @@ func TestWorkbenchRunOnLab(t *testing.T) {
 	}
 	rows := realRE.FindAllStringSubmatch(box, -1)
 	if len(rows) != 4 {
-		t.Fatalf("%d rows of counts, want lost, duplicated, exactly once and workers killed: %s", len(rows), box)
+		t.Fatalf("%d rows of counts, want lost, duplicated, exactly once and killed at the crash point: %s", len(rows), box)
 	}
 	for i, m := range rows {
 		if m[1] != m[2] {
@@ -56,8 +57,8 @@ func TestWorkbenchRunOnLab(t *testing.T) {
 	if rows[1][1] == "0" || rows[3][1] == "0" {
 		t.Errorf("ack-after-work at its failing point duplicates nothing and kills no worker: %v", rows)
 	}
-	if strings.Contains(box, "Differs") || !strings.Contains(box, "The real counts are the model") || !strings.Contains(box, "<th scope=\"row\">Workers killed</th>") ||
-		!strings.Contains(box, "the workbench's check of the same handler, stream and crash point") {
+	if strings.Contains(box, "Differs") || !strings.Contains(box, "The real counts are the model") || !strings.Contains(box, "<th scope=\"row\">Killed at the crash point</th>") ||
+		!strings.Contains(box, "the workbench's check of the same handler, stream and crash point, replayed at the delays the lab measured") {
 		t.Errorf("the final box does not show an agreeing table against the workbench's model: %s", box)
 	}
 	t.Logf("a 400-job handler run took %v from the press to the table", took)

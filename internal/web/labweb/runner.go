@@ -20,6 +20,8 @@ import (
 	"effectivelyonce/internal/web"
 	"effectivelyonce/lab"
 	"effectivelyonce/pages"
+	"effectivelyonce/present"
+	"effectivelyonce/workbench"
 )
 
 // Owner is who started a run, and so the only one who may cancel it: a browser, by the random
@@ -65,6 +67,9 @@ type Runner struct {
 	Log   *slog.Logger
 	// Command makes one worker process; tests replace it with the test binary.
 	Command func(ctx context.Context) *exec.Cmd
+	// Check makes the workbench check's child process (workbench.Sandbox's Command), where a
+	// reader's handler's model is replayed at the redeliveries its run made: never this process.
+	Check   func(ctx context.Context) *exec.Cmd
 	NATSURL string
 	// SinkURL is the study rooms' Postgres when DATABASE_URL names one: the lab's sink then lives
 	// there too, in a schema per run. Empty: a SQLite file per run.
@@ -150,7 +155,7 @@ func (r *Runner) Start(p lab.Params, owner Owner, client netip.Addr) (*runs.Task
 func (r *Runner) work(ctx context.Context, run *Run) error {
 	started := time.Now()
 	var failed error
-	ended := fmt.Sprintf("Finished: %d designs on %s jobs.", len(run.params.Designs), experiments.Thousands(run.params.Jobs))
+	ended := fmt.Sprintf("Finished: %s on %s jobs.", present.Plural(int64(len(run.params.Designs)), "design", "designs"), experiments.Thousands(run.params.Jobs))
 	if run.params.Handler != nil {
 		ended = fmt.Sprintf("Finished: your handler on %s jobs.", experiments.Thousands(run.params.Jobs))
 	}
@@ -160,6 +165,9 @@ func (r *Runner) work(ctx context.Context, run *Run) error {
 		r.mu.Unlock()
 		cfg := run.params.Config(d)
 		cfg.NATSURL, cfg.SinkURL, cfg.ScratchDir, cfg.Command = r.NATSURL, r.SinkURL, r.ScratchDir, r.Command
+		if cfg.Handler != nil && cfg.Handler.Check == nil && r.Check != nil {
+			cfg.Handler.Check = workbench.Sandbox{Command: r.Check}.CheckReplay
+		}
 		if r.Begin != nil {
 			r.Begin(cfg)
 		}
