@@ -12,6 +12,8 @@ import (
 var claimsShows = shows[experiments.ClaimsParams, experiments.ClaimsResult]{
 	tables:  claimsTables,
 	reading: readClaims,
+	point:   byName,
+	rowWord: "in the claim",
 }
 
 func claimsTables(_ experiments.ClaimsParams, r experiments.ClaimsResult) []Table {

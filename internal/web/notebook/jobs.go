@@ -236,7 +236,7 @@ func (h *Handlers) JobsPage() echo.HandlerFunc {
 		if err != nil {
 			return pageRefusal(err)
 		}
-		v := pages.JobsView{Experiment: e.Name, Title: e.Title, Outcome: list.Outcome, Point: list.Point,
+		v := pages.JobsView{Experiment: e.Name, Title: e.Title, Outcome: list.Outcome, Point: list.Point, At: list.At,
 			Total: list.Total, Target: jobsTarget(c), Params: pages.ParamsText(e, jq.params),
 			CSVURL:  h.jobsURL("/api/experiments/"+e.Name+"/jobs", jq, "outcome", list.Outcome, "point", list.Point, "format", "csv"),
 			JSONURL: h.jobsURL("/api/experiments/"+e.Name+"/jobs", jq, "outcome", list.Outcome, "point", list.Point)}
