@@ -57,6 +57,16 @@ type Site struct {
 // URL joins the base path and a site-relative path.
 func (s Site) URL(p string) string { return strings.TrimSuffix(s.Base, "/") + p }
 
+// ErrorPages draws the page of a refused request as the web layer's one error handler asks for it
+// (web.Errors.Page): the message in the site's layout, with a link home; site gives the site as it
+// is when the error happens.
+func ErrorPages(site func() Site) func(status int, title, msg string) templ.Component {
+	return func(_ int, title, msg string) templ.Component {
+		s := site()
+		return Layout(s, title, ErrorPage(title, msg, s.URL("/")))
+	}
+}
+
 // Field is one parameter input as the reader sees it: the value they typed (kept when it is wrong)
 // and the message that says why it is wrong.
 type Field struct {

@@ -175,6 +175,10 @@ func TestBodyLimitAndTimeouts(t *testing.T) {
 	if rec.Code != http.StatusRequestEntityTooLarge {
 		t.Errorf("100 KB body answered %d, want 413", rec.Code)
 	}
+	// The web layer knows no domain: the limits it names are the assembly's.
+	if want := "larger than this route takes: 8 KB for the study rooms, 64 KB elsewhere"; !strings.Contains(rec.Body.String(), want) {
+		t.Errorf("the refusal does not say %q: %.300s", want, rec.Body.String())
+	}
 	hs := newHTTPServer(testConfig(), s.echo)
 	if hs.ReadHeaderTimeout == 0 || hs.ReadTimeout == 0 || hs.WriteTimeout <= testConfig().RunTimeout || hs.IdleTimeout == 0 || hs.MaxHeaderBytes == 0 {
 		t.Errorf("server timeouts not all set: %+v", hs)

@@ -18,7 +18,7 @@ import (
 	"effectivelyonce/pages"
 )
 
-// handleArticle handles "GET <path>" for every page of content.Contents(): the page's prose with
+// Article handles "GET <path>" for every page of content.Contents(): the page's prose with
 // its experiments run on the query's parameters. An htmx request for one experiment's block, or
 // for a step of the timeline, gets that fragment alone and costs only its own work.
 func (h *Handlers) Article(entry content.Entry) echo.HandlerFunc {
