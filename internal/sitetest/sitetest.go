@@ -1,6 +1,6 @@
 // Package sitetest is what the site's tests share across packages (internal/site's, which run the
 // server in the test process, and cmd/site's, which run the real binary): a client for the event
-// streams, a JSON API call, and readers of /metrics. Only tests import it.
+// streams, a JSON API call, readers of /metrics, and a wait on a condition. Only tests import it.
 package sitetest
 
 import (
