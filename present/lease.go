@@ -23,6 +23,10 @@ var leaseShows = shows[experiments.LeaseParams, experiments.LeaseResult]{
 	// The timeouts go on a log axis from a tenfold span, so that 5, 15, 30 and 60 s do not huddle
 	// at the left edge of an axis that runs to 300.
 	band: &bandAxis{"visibility timeout (s)", "{value} s", 10},
+	// Its counts are its renewal policies, named as its table heads their columns.
+	counts: map[string]string{"no_renewal": "no renewal", "renew_third": "renew at t/3",
+		"renew_double": "2t, document", "renew_double_real": "2t, real queue"},
+	countsOf: "Jobs run twice",
 }
 
 func leaseTables(_ experiments.LeaseParams, r experiments.LeaseResult) []Table {

@@ -13,6 +13,7 @@ var outboxShows = shows[experiments.OutboxParams, experiments.OutboxResult]{
 	reading: readOutbox,
 	point:   func(p experiments.Point) string { return p.Name + ", " + outboxConsumer(p.Flag) },
 	rowWord: "with",
+	units:   map[string]string{"lost": "events lost"},
 }
 
 func outboxCharts(domID string, _ experiments.OutboxParams, r experiments.OutboxResult) []Chart {

@@ -25,10 +25,14 @@ type Presenter struct {
 	upTo    func(result any, key string) (any, error)
 	tables  func(params, result any) ([]Table, error)
 	reading func(params, result any) ([]string, error)
-	// point, rowWord and band are shows' own (see there).
-	point   func(experiments.Point) string
-	rowWord string
-	band    *bandAxis
+	// point, rowWord, band, counts, countsOf, units and noPageSpread are shows' own (see there).
+	point        func(experiments.Point) string
+	rowWord      string
+	band         *bandAxis
+	counts       map[string]string
+	countsOf     string
+	units        map[string]string
+	noPageSpread bool
 	// params and result are the types the presenter is written for.
 	params, result reflect.Type
 }
@@ -55,6 +59,19 @@ type shows[P, R any] struct {
 	// band is the x axis a spread over seeds draws a sweep's counts on, as the experiment's own
 	// chart draws them; needed by an experiment whose counts are a sweep and that has seeds.
 	band *bandAxis
+	// counts names the counts whose words are not their names with spaces for underscores, as
+	// the experiment's own table heads them (the lease's policies: "renew at t/3"), and countsOf,
+	// when set, is what those counts count, for a chart's title ("Jobs run twice (renew at t/3)").
+	counts   map[string]string
+	countsOf string
+	// units says what the experiment's counts count where that is not what a count of the name
+	// counts elsewhere (countUnits): the outbox loses events, not jobs.
+	units map[string]string
+	// noPageSpread says the experiment's block offers no spread over seeds on its page, though it
+	// draws at random: the verifier answers whether each claim holds on the reader's stream, with
+	// its own checks and smallest failing cases, and draws no chart a band could go on, so a field
+	// that changed nothing there would be a lie. The API still gives its counts over N seeds.
+	noPageSpread bool
 }
 
 // bandAxis is the x axis of a spread's lines: its name, the format of its labels, and the span
@@ -113,8 +130,9 @@ func present[P, R any](name string, s shows[P, R]) *Presenter {
 			}
 			return s.reading(p, r), nil
 		},
-		point: s.point, rowWord: s.rowWord, band: s.band,
-		params: reflect.TypeFor[P](), result: reflect.TypeFor[R](),
+		point: s.point, rowWord: s.rowWord, band: s.band, counts: s.counts, countsOf: s.countsOf, units: s.units,
+		noPageSpread: s.noPageSpread,
+		params:       reflect.TypeFor[P](), result: reflect.TypeFor[R](),
 	}
 	if s.rows != nil {
 		pr.rowKeys = s.rows.keys
@@ -207,8 +225,18 @@ func lacks(e *experiments.Experiment, p *Presenter) []string {
 	if e.PointKind() == experiments.Sweep && experiments.Spreadable(e) && p.band == nil {
 		out = append(out, "the x axis a spread over seeds draws its sweep on (shows' band)")
 	}
+	if p.noPageSpread && !experiments.Spreadable(e) {
+		out = append(out, "no noPageSpread: it has no seeds to spread over")
+	}
+	if p.countsOf != "" && len(p.counts) == 0 {
+		out = append(out, "the counts' words that countsOf titles (shows' counts)")
+	}
 	return out
 }
+
+// PageSpreads reports whether the experiment's block on a page offers a spread over seeds (see
+// shows' noPageSpread); whether it draws at random at all is experiments.Spreadable's to say.
+func (p *Presenter) PageSpreads() bool { return !p.noPageSpread }
 
 // PointWords names a point of the experiment's counts for a heading, from the point's values:
 // "window 1,000", "max delay 5,000, window 500", "timeout 30 s", "outbox, consumer with dedup";

@@ -18,25 +18,25 @@ func pointLabel(experiment string, c experiments.SpreadCount) string {
 	return PointWords(experiment, c.Point, c.At)
 }
 
-// leaseCountWords are the lease's counts as its own table heads its columns (leaseShows).
-var leaseCountWords = map[string]string{"no_renewal": "no renewal", "renew_third": "renew at t/3",
-	"renew_double": "2t, document", "renew_double_real": "2t, real queue"}
-
 // countWords is a count's name as prose: "duplicate_applications" reads "duplicate applications",
-// and the lease's policies read as its table names them.
+// unless the experiment's presenter names it otherwise (the lease's policies read as its table
+// heads them).
 func countWords(experiment, name string) string {
-	if experiment == "lease" {
-		if w, ok := leaseCountWords[name]; ok {
+	if p, ok := PresenterFor(experiment); ok {
+		if w, ok := p.counts[name]; ok {
 			return w
 		}
 	}
 	return strings.ReplaceAll(name, "_", " ")
 }
 
-// countTitle names a count for a chart's title: the lease's counts are policies, of jobs run twice.
+// countTitle names a count for a chart's title: the count in words, or, for counts the presenter
+// names as kinds of one thing (the lease's policies, of jobs run twice), the thing and the kind.
 func countTitle(experiment, name string) string {
-	if _, ok := leaseCountWords[name]; ok && experiment == "lease" {
-		return "Jobs run twice (" + countWords(experiment, name) + ")"
+	if p, ok := PresenterFor(experiment); ok && p.countsOf != "" {
+		if w, ok := p.counts[name]; ok {
+			return p.countsOf + " (" + w + ")"
+		}
 	}
 	return SayCap(countWords(experiment, name))
 }
