@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -61,5 +62,39 @@ func TestCountsAtTheDefaults(t *testing.T) {
 		if got := find(tc.exp, tc.point, tc.count); got != tc.want {
 			t.Errorf("%s %s %s = %v, want %v", tc.exp, tc.point, tc.count, got, tc.want)
 		}
+	}
+}
+
+// TestCountsStandAtTheirPoints: every count's values (At) say what its label says, in the way its
+// definition's PointKind promises, so a chart or a sentence that reads the values writes what a
+// link with the label asks for.
+func TestCountsStandAtTheirPoints(t *testing.T) {
+	var bad []string
+	for _, e := range All() {
+		res, err := e.Run(context.Background(), e.Defaults())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range e.Counts(res) {
+			ok := true
+			switch {
+			case c.Point == "":
+				ok = c.At == Point{}
+			case e.PointKind() == Sweep:
+				ok = c.Point == SweepPoint(c.At.X) && c.At.Y == 0 && c.At.Name == ""
+			case e.PointKind() == Grid:
+				ok = c.Point == GridPoint(int64(c.At.Y), int64(c.At.X)) && c.At.Name == ""
+			case e.PointKind() == NamedRows:
+				ok = c.At.Name != "" && strings.HasPrefix(c.Point, c.At.Name) && c.At.X == 0 && c.At.Y == 0
+			default:
+				ok = false // a count of the whole run stands at ""
+			}
+			if !ok {
+				bad = append(bad, e.Name+": "+c.Name+" at "+c.Point+" is not at "+e.PointKind().String())
+			}
+		}
+	}
+	if len(bad) > 0 {
+		t.Fatalf("counts whose values and labels disagree:\n%s", strings.Join(bad, "\n"))
 	}
 }

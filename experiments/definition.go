@@ -29,6 +29,7 @@ type Experiment struct {
 	paramsType, resultType reflect.Type
 	memory                 func(any) int64
 	counts                 func(any) []Count
+	pointKind              PointKind
 	tracer                 *tracer
 	// noJobs says why an experiment without a tracer has none; one of tracer and noJobs is set.
 	noJobs  string
@@ -40,8 +41,19 @@ type Experiment struct {
 
 // answer is one prediction question an experiment answers, and how a run measures it.
 type answer struct {
-	id      string
+	Question
 	measure func(params, result any) (int64, bool)
+}
+
+// Question is a "predict before you read" question: its id (q1, q2, ... in the order
+// content/predictions.md asks them, which holds the wording), the path of the page whose block
+// answers it, and what its number counts. A question is always answered by its experiment at the
+// document's values, the parameters its wording states: a reader's run at other values answers a
+// different question.
+type Question struct {
+	ID   string
+	Page string
+	Unit string
 }
 
 // definition is an experiment being defined: its methods add the typed parts one by one, each
@@ -82,8 +94,10 @@ func (d *definition[P, R]) memory(f func(P) int64) *definition[P, R] {
 	return d
 }
 
-// counts sets the numbers a result's charts and tables report (see Count).
-func (d *definition[P, R]) counts(f func(R) []Count) *definition[P, R] {
+// counts sets the numbers a result's charts and tables report (see Count), and the kind of points
+// they stand at.
+func (d *definition[P, R]) counts(kind PointKind, f func(R) []Count) *definition[P, R] {
+	d.e.pointKind = kind
 	d.e.counts = func(r any) []Count {
 		if typed, ok := r.(R); ok {
 			return f(typed)
@@ -110,8 +124,8 @@ func (d *definition[P, R]) untraced(why string) *definition[P, R] {
 
 // answers adds a prediction question the experiment answers: measure is its value on a run, or
 // false when the run is not the one the question's wording states.
-func (d *definition[P, R]) answers(id string, measure func(P, R) (int64, bool)) *definition[P, R] {
-	d.e.answers = append(d.e.answers, answer{id, func(p, r any) (int64, bool) {
+func (d *definition[P, R]) answers(q Question, measure func(P, R) (int64, bool)) *definition[P, R] {
+	d.e.answers = append(d.e.answers, answer{q, func(p, r any) (int64, bool) {
 		tp, okP := p.(P)
 		tr, okR := r.(R)
 		if !okP || !okR {
@@ -168,6 +182,11 @@ func (e *Experiment) Lacks() []string {
 	if e.tracer != nil && e.noJobs != "" {
 		out = append(out, "both a tracer and a reason to have none")
 	}
+	for _, a := range e.answers {
+		if a.ID == "" || a.Page == "" || a.Unit == "" {
+			out = append(out, fmt.Sprintf("an id, a page and a unit for its question %q (.answers)", a.ID))
+		}
+	}
 	return append(out, e.wrong...)
 }
 
@@ -198,6 +217,9 @@ func (e *Experiment) Counts(result any) []Count {
 	return e.counts(result)
 }
 
+// PointKind is the kind of points e's counts stand at.
+func (e *Experiment) PointKind() PointKind { return e.pointKind }
+
 // Memory estimates, in bytes, the most memory a run of e on params holds at once (see memory).
 func (e *Experiment) Memory(params any) int64 {
 	if e.memory == nil {
@@ -206,20 +228,31 @@ func (e *Experiment) Memory(params any) int64 {
 	return e.memory(params)
 }
 
-// Questions returns the ids of the prediction questions e answers, in the order it defines them.
-func (e *Experiment) Questions() []string {
-	ids := make([]string, len(e.answers))
+// Questions returns the prediction questions e answers, in the order it defines them.
+func (e *Experiment) Questions() []Question {
+	qs := make([]Question, len(e.answers))
 	for i, a := range e.answers {
-		ids[i] = a.id
+		qs[i] = a.Question
 	}
-	return ids
+	return qs
+}
+
+// Questions returns every prediction question the catalog's experiments answer, in the order of
+// the catalog and of each definition, which is the order the questions are asked in (q1, q2, ...;
+// TestEveryDefinitionIsWhole holds it).
+func Questions() []Question {
+	var out []Question
+	for _, e := range catalog() {
+		out = append(out, e.Questions()...)
+	}
+	return out
 }
 
 // Answer measures prediction question id on a run of e: false when e does not answer it, or
 // when the run is not the one the question's wording states.
 func (e *Experiment) Answer(id string, params, result any) (int64, bool) {
 	for _, a := range e.answers {
-		if a.id == id {
+		if a.ID == id {
 			return a.measure(params, result)
 		}
 	}
@@ -229,7 +262,7 @@ func (e *Experiment) Answer(id string, params, result any) (int64, bool) {
 // Answering returns the experiment of the catalog that answers prediction question id.
 func Answering(id string) (*Experiment, bool) {
 	for _, e := range catalog() {
-		if slices.Contains(e.Questions(), id) {
+		if slices.ContainsFunc(e.answers, func(a answer) bool { return a.ID == id }) {
 			return e, true
 		}
 	}

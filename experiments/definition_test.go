@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -17,6 +18,12 @@ func TestEveryDefinitionIsWhole(t *testing.T) {
 	for _, id := range []string{"q1", "q2", "q3", "q4", "q5"} {
 		if _, ok := Answering(id); !ok {
 			t.Errorf("no experiment answers %s", id)
+		}
+	}
+	// The questions come in the order content/predictions.md asks them, q1 first.
+	for i, q := range Questions() {
+		if want := fmt.Sprintf("q%d", i+1); q.ID != want {
+			t.Errorf("question %d of the catalog is %s, want %s: the catalog and the definitions list them in the order they are asked", i+1, q.ID, want)
 		}
 	}
 }
@@ -37,7 +44,7 @@ func TestLacksSaysEveryMissingPart(t *testing.T) {
 	}
 	crossed := define("crossed", "Crossed", "A tracer of another experiment.", streamFields,
 		DefaultStreamParams, Assembly, streamCost).
-		memory(streamMemory).counts(assemblyCounts).traced(windowTracer()).build()
+		memory(streamMemory).counts(NamedRows, assemblyCounts).traced(windowTracer()).build()
 	if got := crossed.Lacks(); len(got) != 1 || !strings.Contains(got[0], "WindowParams") {
 		t.Errorf("crossed lacks %q, want only its tracer's wrong type named", got)
 	}

@@ -131,6 +131,7 @@ func (e *Experiment) ParseSpread(p any, raw string) (int, *FieldError) {
 // every run shares is at the 50th.
 type SpreadCount struct {
 	Point      string  `json:"point"`
+	At         Point   `json:"-"` // the point's values, as Count.At
 	Name       string  `json:"name"`
 	Value      float64 `json:"value"`
 	Median     float64 `json:"median"`
@@ -228,7 +229,7 @@ func summarise(runs [][]Count) ([]SpreadCount, error) {
 			vals[k] = r[i].Value
 		}
 		slices.Sort(vals)
-		out[i] = SpreadCount{Point: c.Point, Name: c.Name, Value: c.Value,
+		out[i] = SpreadCount{Point: c.Point, At: c.At, Name: c.Name, Value: c.Value,
 			Median: Quantile(vals, 0.5), P5: Quantile(vals, 0.05), P95: Quantile(vals, 0.95),
 			Min: vals[0], Max: vals[len(vals)-1], Percentile: midRank(vals, c.Value)}
 	}

@@ -227,8 +227,10 @@ func assemblyExperiment() *Experiment {
 	return define("assembly", "Designs on one stream",
 		"Lost, exactly-once and duplicated jobs for ack-before-work, ack-after-work, and dedup with the key outside or inside the effect's transaction.",
 		streamFields, DefaultStreamParams, Assembly, streamCost, lower("jobs")).
-		memory(streamMemory).counts(assemblyCounts).traced(assemblyTracer()).
-		answers("q1", answerLost).answers("q2", answerDuplicated).answers("q3", answerCaught).build()
+		memory(streamMemory).counts(NamedRows, assemblyCounts).traced(assemblyTracer()).
+		answers(Question{"q1", "/blocks/1", "jobs lost"}, answerLost).
+		answers(Question{"q2", "/blocks/2", "jobs duplicated"}, answerDuplicated).
+		answers(Question{"q3", "/assembly", "duplicates caught"}, answerCaught).build()
 }
 
 // KeyKind names what a dedup key is built from. Only a key that stays the same across a job's
@@ -316,7 +318,7 @@ func keysExperiment() *Experiment {
 	return define("keys", "Which dedup key",
 		"Duplicates that escape when the dedup key is the job id, the job id plus the attempt number, or a fresh id per attempt.",
 		streamFields, DefaultStreamParams, Keys, streamCost, lower("jobs")).
-		memory(keysMemory).counts(keysCounts).traced(keysTracer()).build()
+		memory(keysMemory).counts(NamedRows, keysCounts).traced(keysTracer()).build()
 }
 
 // Order names when the dedup key is written relative to the effect: the crash between the two
@@ -407,7 +409,7 @@ func orderingsExperiment() *Experiment {
 	return define("orderings", "Key and effect: which order",
 		"Lost and duplicated jobs when the dedup key is written before the effect, after it, or in the same transaction.",
 		streamFields, DefaultStreamParams, Orderings, streamCost, lower("jobs")).
-		memory(streamMemory).counts(orderingsCounts).traced(orderingsTracer()).build()
+		memory(streamMemory).counts(NamedRows, orderingsCounts).traced(orderingsTracer()).build()
 }
 
 // streamCost is linear in jobs: drawing the stream and three or four passes over it, measured at

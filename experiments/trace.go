@@ -83,6 +83,7 @@ type Trace struct {
 	ID       int64   `json:"id"`
 	Outcome  string  `json:"outcome"`
 	Point    string  `json:"point"`
+	At       Point   `json:"-"` // the point's values, as Count.At
 	StepUnit string  `json:"step_unit"`
 	Events   []Event `json:"events"`
 }
@@ -92,6 +93,7 @@ type Trace struct {
 type JobList struct {
 	Outcome string  `json:"outcome"`
 	Point   string  `json:"point"`
+	At      Point   `json:"-"` // the point's values, as Count.At
 	Total   int64   `json:"total"`
 	IDs     []int64 `json:"ids"`
 }
@@ -106,8 +108,8 @@ type tracer struct {
 	unit   string
 	// outcomes are the names Jobs accepts; the first ones are count names of Counts.
 	outcomes []string
-	// points names a run's chart points as Counts does, in the result's order.
-	points func(p any) []string
+	// points are a run's chart points as Counts makes them, in the result's order.
+	points func(p any) []pointAt
 	// ids is how many job ids a run has: they are 0..ids-1.
 	ids func(p any) int64
 	// classify replays the run at the point with index pt and calls found for every job with
@@ -118,12 +120,12 @@ type tracer struct {
 }
 
 // typedTracer builds a tracer from functions on the experiment's own Params type.
-func typedTracer[P any](unit string, outcomes []string, points func(P) []string, ids func(P) int64,
+func typedTracer[P any](unit string, outcomes []string, points func(P) []pointAt, ids func(P) int64,
 	classify func(context.Context, P, int, string, func(int64)) error,
 	trace func(context.Context, P, int, string, int64) (string, []Event, error)) *tracer {
 	return &tracer{
 		params: reflect.TypeFor[P](), unit: unit, outcomes: outcomes,
-		points: func(p any) []string { return points(p.(P)) },
+		points: func(p any) []pointAt { return points(p.(P)) },
 		ids:    func(p any) int64 { return ids(p.(P)) },
 		classify: func(ctx context.Context, p any, pt int, o string, found func(int64)) error {
 			return classify(ctx, p.(P), pt, o, found)
@@ -154,9 +156,18 @@ func (e *Experiment) Outcomes() []string {
 // one of them (nil when not Traceable).
 func (e *Experiment) Points(params any) []string {
 	if t := e.tracer; t != nil {
-		return t.points(params)
+		return labels(t.points(params))
 	}
 	return nil
+}
+
+// labels are the labels of points.
+func labels(points []pointAt) []string {
+	out := make([]string, len(points))
+	for i, p := range points {
+		out[i] = p.label
+	}
+	return out
 }
 
 // StepUnit says what the steps of the experiment's traces count ("" when not Traceable).
@@ -169,10 +180,10 @@ func (e *Experiment) StepUnit() string {
 
 // pick checks the outcome and the point, returning the point's index. An empty point is the
 // first point, so that a run with one point needs none.
-func (e *Experiment) pick(params any, outcome, point string, outcomeRequired bool) (*tracer, int, string, error) {
+func (e *Experiment) pick(params any, outcome, point string, outcomeRequired bool) (*tracer, int, pointAt, error) {
 	t := e.tracer
 	if t == nil {
-		return nil, 0, "", FieldErrors{{Field: "outcome", Message: e.NoJobsReason()}}
+		return nil, 0, pointAt{}, FieldErrors{{Field: "outcome", Message: e.NoJobsReason()}}
 	}
 	var errs FieldErrors
 	if outcome == "" && outcomeRequired {
@@ -181,7 +192,7 @@ func (e *Experiment) pick(params any, outcome, point string, outcomeRequired boo
 		errs = append(errs, FieldError{"outcome", fmt.Sprintf("%q is not an outcome of %s; it must be one of %s",
 			Clip(outcome, 40), e.Name, strings.Join(t.outcomes, ", "))})
 	}
-	points := t.points(params)
+	points := labels(t.points(params))
 	pt := 0
 	if point != "" {
 		pt = slices.Index(points, point)
@@ -191,25 +202,25 @@ func (e *Experiment) pick(params any, outcome, point string, outcomeRequired boo
 		}
 	}
 	if len(errs) > 0 {
-		return nil, 0, "", errs
+		return nil, 0, pointAt{}, errs
 	}
 	if len(points) == 0 {
-		return nil, 0, "", FieldErrors{{Field: "point", Message: "this run has no points to trace"}}
+		return nil, 0, pointAt{}, FieldErrors{{Field: "point", Message: "this run has no points to trace"}}
 	}
-	return t, pt, points[pt], nil
+	return t, pt, t.points(params)[pt], nil
 }
 
 // Jobs lists every job with the outcome at the point (the first point when point is ""), in id
 // order, replaying the run on params (from Parse or Defaults). A bad outcome or point is a
 // FieldErrors naming the field and the values it accepts.
 func (e *Experiment) Jobs(ctx context.Context, params any, outcome, point string) (JobList, error) {
-	t, pt, name, err := e.pick(params, outcome, point, true)
+	t, pt, at, err := e.pick(params, outcome, point, true)
 	if err != nil {
 		return JobList{}, err
 	}
-	list := JobList{Outcome: outcome, Point: name, IDs: []int64{}}
+	list := JobList{Outcome: outcome, Point: at.label, At: at.Point, IDs: []int64{}}
 	if err := t.classify(ctx, params, pt, outcome, func(id int64) { list.IDs = append(list.IDs, id) }); err != nil {
-		return JobList{}, fmt.Errorf("%s jobs at %s: %w", e.Name, name, err)
+		return JobList{}, fmt.Errorf("%s jobs at %s: %w", e.Name, at.label, err)
 	}
 	list.Total = int64(len(list.IDs))
 	return list, nil
@@ -221,7 +232,7 @@ func (e *Experiment) Jobs(ctx context.Context, params any, outcome, point string
 // the one whose story is told; elsewhere it changes nothing. Bad input is a FieldErrors naming
 // id, outcome or point.
 func (e *Experiment) Trace(ctx context.Context, params any, point, id, outcome string) (Trace, error) {
-	t, pt, name, err := e.pick(params, outcome, point, false)
+	t, pt, at, err := e.pick(params, outcome, point, false)
 	if err != nil {
 		return Trace{}, err
 	}
@@ -233,9 +244,9 @@ func (e *Experiment) Trace(ctx context.Context, params any, point, id, outcome s
 	}
 	got, events, err := t.trace(ctx, params, pt, outcome, j)
 	if err != nil {
-		return Trace{}, fmt.Errorf("%s trace of job %d at %s: %w", e.Name, j, name, err)
+		return Trace{}, fmt.Errorf("%s trace of job %d at %s: %w", e.Name, j, at.label, err)
 	}
-	return Trace{ID: j, Outcome: got, Point: name, StepUnit: t.unit, Events: events}, nil
+	return Trace{ID: j, Outcome: got, Point: at.label, At: at.Point, StepUnit: t.unit, Events: events}, nil
 }
 
 // IDCount is how many job ids a run on params has (0 when not Traceable): ids run from 0 to

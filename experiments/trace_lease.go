@@ -20,10 +20,10 @@ const maxBeats = 40
 
 func leaseTracer() *tracer {
 	return typedTracer("s", leaseOutcomes,
-		func(p LeaseParams) []string {
-			var out []string
+		func(p LeaseParams) []pointAt {
+			var out []pointAt
 			for _, t := range p.Timeouts {
-				out = append(out, FormatFloat(t))
+				out = append(out, swept(t))
 			}
 			return out
 		},

@@ -11,10 +11,10 @@ import "context"
 var outboxOutcomes = []string{"lost", "phantom", "duplicate_applications", "exactly_once", "failed_cleanly"}
 
 func outboxTracer() *tracer {
-	points := func(OutboxParams) []string {
-		var out []string
+	points := func(OutboxParams) []pointAt {
+		var out []pointAt
 		for _, d := range OutboxDesigns() {
-			out = append(out, OutboxPoint(d, false), OutboxPoint(d, true))
+			out = append(out, outboxAt(d, false), outboxAt(d, true))
 		}
 		return out
 	}

@@ -46,10 +46,10 @@ func streamStory(ctx context.Context, p StreamParams, id int64,
 
 func streamIDs(p StreamParams) int64 { return p.Jobs }
 
-func designPoints(StreamParams) []string {
-	var out []string
+func designPoints(StreamParams) []pointAt {
+	var out []pointAt
 	for _, d := range Designs() {
-		out = append(out, string(d))
+		out = append(out, named(string(d)))
 	}
 	return out
 }
@@ -116,10 +116,10 @@ func assemblyJob(r *recorder, kind int, j int64, crashed bool) string {
 }
 
 func keysTracer() *tracer {
-	points := func(StreamParams) []string {
-		var out []string
+	points := func(StreamParams) []pointAt {
+		var out []pointAt
 		for _, k := range KeyKinds() {
-			out = append(out, string(k))
+			out = append(out, named(string(k)))
 		}
 		return out
 	}
@@ -165,10 +165,10 @@ func keysJob(r *recorder, kind int, j int64, crashed bool) string {
 }
 
 func orderingsTracer() *tracer {
-	points := func(StreamParams) []string {
-		var out []string
+	points := func(StreamParams) []pointAt {
+		var out []pointAt
 		for _, o := range Orders() {
-			out = append(out, string(o))
+			out = append(out, named(string(o)))
 		}
 		return out
 	}
@@ -234,10 +234,10 @@ func orderingsJob(r *recorder, kind int, j, jobs int64, crashed bool) string {
 }
 
 func crashSweepTracer() *tracer {
-	points := func(p CrashSweepParams) []string {
-		var out []string
+	points := func(p CrashSweepParams) []pointAt {
+		var out []pointAt
 		for _, r := range p.CrashRates {
-			out = append(out, FormatFloat(r))
+			out = append(out, swept(r))
 		}
 		return out
 	}

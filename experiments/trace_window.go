@@ -3,7 +3,6 @@ package experiments
 import (
 	"context"
 	"fmt"
-	"strconv"
 )
 
 // windowWatch follows one job through a replay of the window: when its id left the window before
@@ -176,10 +175,10 @@ func windowTracer() *tracer {
 		return windowAt{StreamParams{p.Jobs, p.CrashRate, p.Seed}, p.MaxDelay, p.DelaySeed, p.Windows[pt]}
 	}
 	return typedTracer("job", windowOutcomes,
-		func(p WindowParams) []string {
-			var out []string
+		func(p WindowParams) []pointAt {
+			var out []pointAt
 			for _, w := range p.Windows {
-				out = append(out, strconv.FormatInt(w, 10))
+				out = append(out, swept(float64(w)))
 			}
 			return out
 		},
@@ -199,11 +198,11 @@ func windowGridTracer() *tracer {
 		return windowAt{StreamParams{p.Jobs, p.CrashRate, p.Seed}, p.MaxDelays[pt/w], p.DelaySeed, p.Windows[pt%w]}
 	}
 	return typedTracer("job", windowOutcomes,
-		func(p WindowGridParams) []string {
-			var out []string
+		func(p WindowGridParams) []pointAt {
+			var out []pointAt
 			for _, md := range p.MaxDelays {
 				for _, w := range p.Windows {
-					out = append(out, GridPoint(md, w))
+					out = append(out, cell(md, w))
 				}
 			}
 			return out

@@ -70,54 +70,28 @@ func outcomeOfKey(key string, outcomes []string) (outcome, window string, ok boo
 	return "", "", false
 }
 
-// pointOfRow names the chart point of row r of t as the experiment's Counts does, from the row's
-// cells for programs (their numbers and words, not their text); window is set for the window
-// grid, whose columns are its windows.
-func (j JobLinks) pointOfRow(t present.Table, r int, window string) (string, bool) {
-	if r >= len(t.Data) || len(t.Data[r]) == 0 {
-		return "", false
-	}
-	first := t.Data[r][0]
-	switch j.Experiment {
-	case "window-grid":
-		return strconv.FormatInt(int64(first.Number), 10) + "/" + window, first.IsNumber && window != ""
-	case "lease", "crash-sweep":
-		return experiments.FormatFloat(first.Number), first.IsNumber
-	case "outbox":
-		if len(t.Data[r]) < 2 {
-			return "", false
-		}
-		return experiments.OutboxPoint(experiments.OutboxDesign(first.Word), t.Data[r][1].Word == "true"), true
-	}
-	return first.Raw(), true
-}
-
 // For returns the link on cell (r, c) of t, if that cell is a job count above zero.
 func (j JobLinks) For(t present.Table, r, c int) (CellLink, bool) {
 	if j.Experiment == "" || c == 0 || c >= len(t.Keys) || r >= len(t.Data) || c >= len(t.Data[r]) {
 		return CellLink{}, false
 	}
 	outcome, window, ok := outcomeOfKey(t.Keys[c], j.Outcomes)
-	if n := t.Data[r][c]; !ok || !n.IsNumber || n.Number == 0 || math.IsNaN(n.Number) || math.IsInf(n.Number, 0) {
-		return CellLink{}, false
-	}
-	point, ok := j.pointOfRow(t, r, window)
-	if !ok {
+	n := t.Data[r][c]
+	if !ok || !n.IsNumber || n.Number == 0 || math.IsNaN(n.Number) || math.IsInf(n.Number, 0) || n.Point == "" {
 		return CellLink{}, false
 	}
 	q := maps.Clone(j.Query) // Set below replaces values whole, so the run's own slices stay untouched
 	q.Set("outcome", outcome)
-	q.Set("point", point)
+	q.Set("point", n.Point)
 	label := "which jobs? " + t.Rows[r][c] + " " + OutcomeWords(outcome) + " at " + t.Head[0] + " " + t.Rows[r][0]
 	if window != "" {
 		label += ", " + t.Head[c]
 	}
-	if j.Experiment == "outbox" {
-		// The outbox's rows come in pairs, one design without and one with consumer dedup: the
-		// row's first cell names only the design, so the label names the consumer too, or two
-		// links would read the same.
-		_, consumer, _ := strings.Cut(present.PointWords(j.Experiment, point), ", ")
-		label += ", " + consumer
+	if n.RowAlso != "" {
+		// The row's first cell does not tell it from another (the outbox's designs come in
+		// pairs, without and with consumer dedup), so the label says what does, or two links
+		// would read the same.
+		label += ", " + n.RowAlso
 	}
 	return CellLink{URL: j.Base + "?" + q.Encode(), Label: label}, true
 }
@@ -156,6 +130,7 @@ type JobsView struct {
 	Title      string
 	Outcome    string
 	Point      string
+	At         experiments.Point // the point's values, for its words
 	Total      int64
 	IDs        []JobID
 	// CSVURL is every id, through the API; JSONURL the same as JSON.
@@ -194,6 +169,7 @@ type JobView struct {
 	ID         string
 	Outcome    string
 	Point      string
+	At         experiments.Point // the point's values, for its words
 	StepUnit   string
 	Events     []EventView
 	Marks      []StepMark
@@ -252,7 +228,7 @@ func KindWords(kind experiments.EventKind) string {
 // exact steps; the figure's job is their order and rough spacing); events at one step share a mark.
 func NewJobView(e *experiments.Experiment, tr experiments.Trace) JobView {
 	v := JobView{Experiment: e.Name, Title: e.Title, ID: strconv.FormatInt(tr.ID, 10), Outcome: tr.Outcome,
-		Point: tr.Point, StepUnit: tr.StepUnit}
+		Point: tr.Point, At: tr.At, StepUnit: tr.StepUnit}
 	if len(tr.Events) == 0 {
 		return v
 	}

@@ -3,10 +3,13 @@ package pages
 import (
 	"bytes"
 	"context"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/present"
 )
 
 func renderTimeline(t *testing.T, v JobView) string {
@@ -111,5 +114,58 @@ func TestTimelineAtOneStep(t *testing.T) {
 	html := renderTimeline(t, NewJobView(keys, traceAt("job", 16, 16, 16, 16)))
 	if strings.Contains(html, "<svg") || !strings.Contains(html, "All of it happens at step 16") {
 		t.Errorf("a one-step trace draws a figure or does not say so: %s", html)
+	}
+}
+
+// TestEveryJobCountIsLinked: at the defaults of every traceable experiment, each count with jobs
+// behind it (an outcome its tracer lists, above zero) has a "which jobs?" link on its table that
+// asks for exactly its point and outcome, and no link asks for a point the run's counts do not
+// have: the tables carry the counts' own points rather than rebuilding them from their cells.
+func TestEveryJobCountIsLinked(t *testing.T) {
+	for _, e := range experiments.All() {
+		if !e.Traceable() {
+			continue
+		}
+		p := e.Defaults()
+		res, err := e.Run(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr, err := present.PresenterOf(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tables, err := pr.Tables(p, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		links := NewJobLinks(Site{}, e, p, DOMID(e.Name))
+		asked := map[[2]string]bool{}
+		for _, tb := range tables {
+			for r := range tb.Data {
+				for c := range tb.Data[r] {
+					if l, ok := links.For(tb, r, c); ok {
+						u, err := url.Parse(l.URL)
+						if err != nil {
+							t.Fatal(err)
+						}
+						asked[[2]string{u.Query().Get("point"), u.Query().Get("outcome")}] = true
+					}
+				}
+			}
+		}
+		counted := map[[2]string]bool{}
+		for _, c := range e.Counts(res) {
+			k := [2]string{c.Point, c.Name}
+			counted[k] = true
+			if slices.Contains(e.Outcomes(), c.Name) && c.Value > 0 && !asked[k] {
+				t.Errorf("%s: %v %s at %q has no link", e.Name, c.Value, c.Name, c.Point)
+			}
+		}
+		for k := range asked {
+			if !counted[k] {
+				t.Errorf("%s: a link asks for %s at %q, which the run does not count", e.Name, k[1], k[0])
+			}
+		}
 	}
 }

@@ -36,12 +36,11 @@ func (p SpreadProgress) ReloadPath() string {
 }
 
 // PageSpreads reports whether e's block on a page offers a spread over seeds: every experiment
-// that draws at random, except the verifier's claims. Its block answers whether each claim holds
-// on the reader's stream, with its own checks and smallest failing cases, and draws no chart a
-// band could go on; a field that changed nothing there would be a lie. The API still gives the
-// claims' counts over N seeds.
+// that draws at random, unless its presenter says its block has no use for one (the verifier's;
+// see present's noPageSpread). The API still gives every such experiment's counts over N seeds.
 func PageSpreads(e *experiments.Experiment) bool {
-	return experiments.Spreadable(e) && e.Name != "claims"
+	p, ok := present.PresenterFor(e.Name)
+	return experiments.Spreadable(e) && ok && p.PageSpreads()
 }
 
 // spreadFieldLabel is the spread's label in every form that has it.

@@ -57,6 +57,16 @@ type Site struct {
 // URL joins the base path and a site-relative path.
 func (s Site) URL(p string) string { return strings.TrimSuffix(s.Base, "/") + p }
 
+// ErrorPages draws the page of a refused request as the web layer's one error handler asks for it
+// (web.Errors.Page): the message in the site's layout, with a link home; site gives the site as it
+// is when the error happens.
+func ErrorPages(site func() Site) func(status int, title, msg string) templ.Component {
+	return func(_ int, title, msg string) templ.Component {
+		s := site()
+		return Layout(s, title, ErrorPage(title, msg, s.URL("/")))
+	}
+}
+
 // Field is one parameter input as the reader sees it: the value they typed (kept when it is wrong)
 // and the message that says why it is wrong.
 type Field struct {
@@ -119,9 +129,9 @@ type ExperimentView struct {
 	// experiments.Experiment.ParamsHash), set when there is a result.
 	Version    string
 	ParamsHash string
-	// AfterTables is what a page family adds under the tables (the verifier's smallest failing
-	// cases); nil on every other block.
-	AfterTables templ.Component
+	// Shrunk are the verifier's smallest failing cases, drawn under its tables; nil on every
+	// other block, and when every claim held.
+	Shrunk []ShrinkView
 	// Progress is the box of a spread over seeds still running (or stopped) for this block.
 	Progress *SpreadProgress
 	// Jobs turns the job counts of the tables into "which jobs?" links (zero: no links).
@@ -150,11 +160,64 @@ type Run struct {
 	SpreadRaw string
 	SpreadN   int
 	Spread    *experiments.SpreadResult
+	// Shrunk and Progress are what the handler worked out for the block before its view is built:
+	// the verifier's smallest failing cases of the claims the run broke, and the progress box of
+	// a spread over seeds still running (or stopped). Nil when there are none.
+	Shrunk   []ShrinkView
+	Progress *SpreadProgress
 }
 
 // NewExperimentView builds the view of run r on the page at pagePath; all runs on the page are
 // needed so the form can carry the others' values and the permalink can hold the whole page.
 func NewExperimentView(site Site, pagePath string, r Run, all []Run) (ExperimentView, error) {
+	e := r.Experiment
+	v := form(site, pagePath, r, all)
+	v.Shrunk, v.Progress = r.Shrunk, r.Progress
+	api := url.Values{}
+	if r.Params != nil {
+		for k, val := range e.Format(r.Params) {
+			api.Set(k, val)
+		}
+		withSpreadQuery(api, r)
+	}
+	v.JSONURL = site.URL("/api/experiments/"+e.Name) + "?" + api.Encode()
+	api.Set("format", "csv")
+	v.CSVURL = site.URL("/api/experiments/"+e.Name) + "?" + api.Encode()
+	if r.Result != nil {
+		v.Version, v.ParamsHash = cmp.Or(site.Version, "devel"), e.ParamsHash(r.Params)
+		pr, err := present.PresenterOf(e)
+		if err != nil {
+			return v, err
+		}
+		if v.Charts, v.Tables, v.Reading, err = pr.View(v.DOMID, r.Scope, r.Params, r.Result); err != nil {
+			return v, err
+		}
+		addSpread(&v, r)
+		v.Jobs = NewJobLinks(site, e, r.Params, v.DOMID)
+	}
+	return v, nil
+}
+
+// Fragment is the answer to an htmx request for one block: the block v, then also, the blocks
+// that take v's form's values, drawn again and marked to be swapped in out of band by their ids.
+func Fragment(v ExperimentView, also []ExperimentView) templ.Component {
+	parts := []templ.Component{Experiment(v)}
+	for _, o := range also {
+		o.OutOfBand = true
+		parts = append(parts, Experiment(o))
+	}
+	return templ.Join(parts...)
+}
+
+// Permalink is the address of run r's block on the page at pagePath, as the block's "link to
+// this run" holds it: every value of the page's runs that differs from its default.
+func Permalink(site Site, pagePath string, r Run, all []Run) string {
+	return form(site, pagePath, r, all).Permalink
+}
+
+// form is the part of r's view that its values make, before any result: the form's fields, the
+// others' values it carries, and the addresses of the run and of the reset.
+func form(site Site, pagePath string, r Run, all []Run) ExperimentView {
 	e := r.Experiment
 	v := ExperimentView{
 		Name: e.Name, Title: e.Title, Summary: e.Summary, NoTitle: r.Scope.NoTitle,
@@ -232,29 +295,7 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) (Experiment
 		v.ResetURL += "?" + reset.Encode()
 	}
 	v.ResetURL += "#" + v.DOMID
-	api := url.Values{}
-	if r.Params != nil {
-		for k, val := range e.Format(r.Params) {
-			api.Set(k, val)
-		}
-		withSpreadQuery(api, r)
-	}
-	v.JSONURL = site.URL("/api/experiments/"+e.Name) + "?" + api.Encode()
-	api.Set("format", "csv")
-	v.CSVURL = site.URL("/api/experiments/"+e.Name) + "?" + api.Encode()
-	if r.Result != nil {
-		v.Version, v.ParamsHash = cmp.Or(site.Version, "devel"), e.ParamsHash(r.Params)
-		pr, err := present.PresenterOf(e)
-		if err != nil {
-			return v, err
-		}
-		if v.Charts, v.Tables, v.Reading, err = pr.View(v.DOMID, r.Scope, r.Params, r.Result); err != nil {
-			return v, err
-		}
-		addSpread(&v, r)
-		v.Jobs = NewJobLinks(site, e, r.Params, v.DOMID)
-	}
-	return v, nil
+	return v
 }
 
 // boundOf is the largest value of the whole-number field f that r's run, and every later run on
@@ -362,8 +403,11 @@ type Question struct {
 	Title    string
 	HTML     string
 	AnswerAt string
-	Measured string
-	Unit     string
+	// Measured is the question's value at the document's values, when IsMeasured (a run that
+	// failed leaves it out).
+	Measured   int64
+	IsMeasured bool
+	Unit       string
 }
 
 // MaxShownValue is the longest value a form shows and echoes as typed: experiments refuses a
@@ -372,11 +416,19 @@ type Question struct {
 const MaxShownValue = 1000
 
 // MeasuredText is the question's measurement as the page prints numbers, with thousands
-// separators; the data attribute keeps the plain digits for the script that compares a guess.
+// separators; "" when it was not measured.
 func (q Question) MeasuredText() string {
-	v, err := strconv.ParseInt(q.Measured, 10, 64)
-	if err != nil {
-		return q.Measured
+	if !q.IsMeasured {
+		return ""
 	}
-	return experiments.Thousands(v)
+	return experiments.Thousands(q.Measured)
+}
+
+// MeasuredDigits is the measurement in plain digits, for the data attribute the script that
+// compares a guess reads; "" when it was not measured.
+func (q Question) MeasuredDigits() string {
+	if !q.IsMeasured {
+		return ""
+	}
+	return strconv.FormatInt(q.Measured, 10)
 }

@@ -14,6 +14,8 @@ var assemblyShows = shows[experiments.StreamParams, experiments.AssemblyResult]{
 	// A block shows the designs it has introduced so far and marks its own (see Scope).
 	focusCharts: assemblyCharts,
 	rows:        &scoping[experiments.AssemblyResult]{keys: designKeys, upTo: assemblyUpTo},
+	point:       byName,
+	rowWord:     "with design",
 }
 
 // assemblyCharts draws lost and duplicated jobs per design; the design a page is about (focus) is
@@ -71,7 +73,7 @@ func assemblyTables(_ experiments.StreamParams, r experiments.AssemblyResult) []
 		col{"duplicated", "duplicated_jobs", true}, col{"correct", "correct", false},
 		col{"deliveries", "deliveries", true}, col{"effects applied", "effects", true})
 	for _, row := range r.Rows {
-		t.add(textCell(string(row.Design)), countCell(row.Lost), countCell(row.ExactlyOnce), countCell(row.Duplicated), yesNoCell(row.Correct),
+		t.addAt(string(row.Design), textCell(string(row.Design)), countCell(row.Lost), countCell(row.ExactlyOnce), countCell(row.Duplicated), yesNoCell(row.Correct),
 			countCell(row.Deliveries), countCell(row.Effects))
 	}
 	return []Table{t}

@@ -50,41 +50,33 @@ func hiddenValue(name string, c experiments.SpreadCount) float64 {
 // floor and the band add up to the 95th percentile the tooltip shows.
 func bandWidth(c experiments.SpreadCount) float64 { return tenths(tenths(c.P95) - tenths(c.P5)) }
 
-// bandAxes are the x axes of the sweeps a spread draws as lines, as their own pages draw them
-// (pages/window.go, pages/lease.go): the timeouts go on a log axis from a tenfold span, so that
-// 5, 15, 30 and 60 s do not huddle at the left edge of an axis that runs to 300.
-var bandAxes = map[string]struct {
-	name, format string
-	ratio        float64
-}{
-	"window": {"window (ids)", "{value}", 100},
-	"lease":  {"visibility timeout (s)", "{value} s", 10},
-}
-
 // BandCharts draws a spread: one chart per count for a sweep and for up to three counts, else one
 // bar chart of every count.
 func BandCharts(domID, experiment string, s experiments.SpreadResult) []Chart {
 	var names []string
 	var points []string
-	numeric := true
 	for _, c := range s.Counts {
 		if !slices.Contains(names, c.Name) {
 			names = append(names, c.Name)
 		}
 		if !slices.Contains(points, c.Point) {
 			points = append(points, c.Point)
-			if _, err := strconv.ParseFloat(c.Point, 64); err != nil {
-				numeric = false
-			}
 		}
 	}
-	numeric = numeric && len(points) > 1
+	// A sweep over more than one number is drawn on its axis (the presenter's band); anything
+	// else, and a sweep of one point, as bars.
+	var axis *bandAxis
+	if pr, ok := PresenterFor(experiment); ok {
+		axis = pr.band
+	}
+	e, _ := experiments.Lookup(experiment)
+	numeric := axis != nil && e != nil && e.PointKind() == experiments.Sweep && len(points) > 1
 	var out []Chart
 	if !numeric && len(names) > 3 {
 		cs := slices.Clone(s.Counts)
 		labels := make([]string, len(cs))
 		for i, c := range cs {
-			labels[i] = pointLabel(experiment, c.Point) + ": " + countWords(experiment, c.Name)
+			labels[i] = pointLabel(experiment, c) + ": " + countWords(experiment, c.Name)
 		}
 		return []Chart{bandBars(domID+"-band", fmt.Sprintf("Every count over %d seeds", s.N), labels, cs, s.N)}
 	}
@@ -98,12 +90,12 @@ func BandCharts(domID, experiment string, s experiments.SpreadResult) []Chart {
 		id := domID + "-band-" + strconv.Itoa(i+1)
 		title := fmt.Sprintf("%s over %d seeds: median and middle 90%%", countTitle(experiment, name), s.N)
 		if numeric {
-			out = append(out, bandLines(id, title, experiment, name, cs, s.N))
+			out = append(out, bandLines(id, title, *axis, experiment, name, cs, s.N))
 			continue
 		}
 		labels := make([]string, len(cs))
 		for j, c := range cs {
-			labels[j] = pointLabel(experiment, c.Point)
+			labels[j] = pointLabel(experiment, c)
 		}
 		out = append(out, bandBars(id, title, labels, cs, s.N))
 	}
@@ -117,15 +109,11 @@ func bandAlt(kind string, n int) string {
 
 // bandLines draws one count of a sweep: the band is a transparent floor at p5 with the band's
 // width stacked on it as a filled area, so the fill runs from p5 to p95.
-func bandLines(id, title, experiment, name string, cs []experiments.SpreadCount, n int) Chart {
+func bandLines(id, title string, ax bandAxis, experiment, name string, cs []experiments.SpreadCount, n int) Chart {
 	build := func(narrow bool) (map[string]any, int) {
 		xs := make([]float64, len(cs))
 		for i, c := range cs {
-			xs[i], _ = strconv.ParseFloat(c.Point, 64)
-		}
-		ax, ok := bandAxes[experiment]
-		if !ok {
-			ax.name, ax.format, ax.ratio = "point", "{value}", 100
+			xs[i] = c.At.X
 		}
 		x, ticks := sweepAxis(ax.name, ax.format, xs, ax.ratio)
 		width := wideWidth

@@ -10,8 +10,11 @@ import (
 
 // claimsShows presents the verifier: a table alone, since nine sentences do not chart.
 var claimsShows = shows[experiments.ClaimsParams, experiments.ClaimsResult]{
-	tables:  claimsTables,
-	reading: readClaims,
+	tables:       claimsTables,
+	reading:      readClaims,
+	point:        byName,
+	rowWord:      "in the claim",
+	noPageSpread: true,
 }
 
 func claimsTables(_ experiments.ClaimsParams, r experiments.ClaimsResult) []Table {

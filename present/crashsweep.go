@@ -15,6 +15,8 @@ var crashSweepShows = shows[experiments.CrashSweepParams, experiments.CrashSweep
 	charts:  crashSweepCharts,
 	tables:  crashSweepTables,
 	reading: readCrashSweep,
+	point:   func(p experiments.Point) string { return "crash rate " + experiments.FormatFloat(p.X) },
+	rowWord: "at",
 }
 
 func crashSweepCharts(domID string, _ experiments.CrashSweepParams, r experiments.CrashSweepResult) []Chart {
@@ -36,7 +38,7 @@ func crashSweepTables(_ experiments.CrashSweepParams, r experiments.CrashSweepRe
 		Keys:    []string{"crash_rate", "lost_jobs", "duplicated_jobs", "errors_raised", "ack_after_duplicated_jobs"},
 		Numeric: []bool{true, true, true, true, true}}
 	for _, p := range r.Points {
-		t.add(rateCell(p.CrashRate), countCell(p.Lost), countCell(p.Duplicated), countCell(p.Errors), countCell(p.AckAfterDuplicated))
+		t.addAt(experiments.SweepPoint(p.CrashRate), rateCell(p.CrashRate), countCell(p.Lost), countCell(p.Duplicated), countCell(p.Errors), countCell(p.AckAfterDuplicated))
 	}
 	return []Table{t}
 }

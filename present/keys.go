@@ -12,6 +12,8 @@ var keysShows = shows[experiments.StreamParams, experiments.KeysResult]{
 	charts:  keysCharts,
 	tables:  keysTables,
 	reading: readKeys,
+	point:   byName,
+	rowWord: "with the dedup key",
 }
 
 func keysCharts(domID string, _ experiments.StreamParams, r experiments.KeysResult) []Chart {
@@ -26,7 +28,7 @@ func keysTables(_ experiments.StreamParams, r experiments.KeysResult) []Table {
 		col{"dedup key", "dedup_key", false}, col{"duplicates", "duplicated_jobs", true},
 		col{"deliveries", "deliveries", true}, col{"effects applied", "effects", true})
 	for _, row := range r.Rows {
-		t.add(textCell(string(row.Key)), countCell(row.Duplicated), countCell(row.Deliveries), countCell(row.Effects))
+		t.addAt(string(row.Key), textCell(string(row.Key)), countCell(row.Duplicated), countCell(row.Deliveries), countCell(row.Effects))
 	}
 	return []Table{t}
 }

@@ -18,6 +18,15 @@ var leaseShows = shows[experiments.LeaseParams, experiments.LeaseResult]{
 	},
 	tables:  leaseTables,
 	reading: readLease,
+	point:   func(p experiments.Point) string { return "timeout " + experiments.FormatFloat(p.X) + " s" },
+	rowWord: "at",
+	// The timeouts go on a log axis from a tenfold span, so that 5, 15, 30 and 60 s do not huddle
+	// at the left edge of an axis that runs to 300.
+	band: &bandAxis{"visibility timeout (s)", "{value} s", 10},
+	// Its counts are its renewal policies, named as its table heads their columns.
+	counts: map[string]string{"no_renewal": "no renewal", "renew_third": "renew at t/3",
+		"renew_double": "2t, document", "renew_double_real": "2t, real queue"},
+	countsOf: "Jobs run twice",
 }
 
 func leaseTables(_ experiments.LeaseParams, r experiments.LeaseResult) []Table {
@@ -27,7 +36,7 @@ func leaseTables(_ experiments.LeaseParams, r experiments.LeaseResult) []Table {
 		col{"2t, document", "twice_renew_double_jobs", true},
 		col{"2t, real queue", "twice_renew_double_real_jobs", true})
 	for _, p := range r.Points {
-		t.add(secondsCell(p.TimeoutS), countCell(p.NoRenewal), countCell(p.RenewThird), countCell(p.RenewDouble), countCell(p.RenewDoubleReal))
+		t.addAt(experiments.SweepPoint(p.TimeoutS), secondsCell(p.TimeoutS), countCell(p.NoRenewal), countCell(p.RenewThird), countCell(p.RenewDouble), countCell(p.RenewDoubleReal))
 	}
 	return []Table{t}
 }

@@ -11,6 +11,8 @@ var orderingsShows = shows[experiments.StreamParams, experiments.OrderingsResult
 	charts:  orderingsCharts,
 	tables:  orderingsTables,
 	reading: readOrderings,
+	point:   byName,
+	rowWord: "with the order",
 }
 
 func orderingsCharts(domID string, _ experiments.StreamParams, r experiments.OrderingsResult) []Chart {
@@ -25,7 +27,7 @@ func orderingsTables(_ experiments.StreamParams, r experiments.OrderingsResult) 
 	t := newTable("Dedup key and effect, "+Plural(r.Jobs, "job", "jobs"),
 		col{"order", "order", false}, col{"lost", "lost_jobs", true}, col{"duplicated", "duplicated_jobs", true})
 	for _, row := range r.Rows {
-		t.add(textCell(string(row.Order)), countCell(row.Lost), countCell(row.Duplicated))
+		t.addAt(string(row.Order), textCell(string(row.Order)), countCell(row.Lost), countCell(row.Duplicated))
 	}
 	return []Table{t}
 }

@@ -11,6 +11,9 @@ var outboxShows = shows[experiments.OutboxParams, experiments.OutboxResult]{
 	charts:  outboxCharts,
 	tables:  outboxTables,
 	reading: readOutbox,
+	point:   func(p experiments.Point) string { return p.Name + ", " + outboxConsumer(p.Flag) },
+	rowWord: "with",
+	units:   map[string]string{"lost": "events lost"},
 }
 
 func outboxCharts(domID string, _ experiments.OutboxParams, r experiments.OutboxResult) []Chart {
@@ -37,9 +40,21 @@ func outboxTables(_ experiments.OutboxParams, r experiments.OutboxResult) []Tabl
 		if row.ConsumerDedup {
 			c = "dedup key"
 		}
-		t.add(textCell(string(row.Design)), flagCell(c, row.ConsumerDedup), countCell(row.Lost), countCell(row.Phantom), countCell(row.DuplicateApplications))
+		cells := []cell{textCell(string(row.Design)), flagCell(c, row.ConsumerDedup), countCell(row.Lost), countCell(row.Phantom), countCell(row.DuplicateApplications)}
+		for i := range cells {
+			cells[i].RowAlso = outboxConsumer(row.ConsumerDedup)
+		}
+		t.addAt(experiments.OutboxPoint(row.Design, row.ConsumerDedup), cells...)
 	}
 	return []Table{t}
+}
+
+// outboxConsumer names the consumer of an outbox row, beside its producer design.
+func outboxConsumer(dedup bool) string {
+	if dedup {
+		return "consumer with dedup"
+	}
+	return "consumer without dedup"
 }
 
 // outboxDesign names a producer design of the outbox experiment for prose.

@@ -25,6 +25,14 @@ type Presenter struct {
 	upTo    func(result any, key string) (any, error)
 	tables  func(params, result any) ([]Table, error)
 	reading func(params, result any) ([]string, error)
+	// point, rowWord, band, counts, countsOf, units and noPageSpread are shows' own (see there).
+	point        func(experiments.Point) string
+	rowWord      string
+	band         *bandAxis
+	counts       map[string]string
+	countsOf     string
+	units        map[string]string
+	noPageSpread bool
 	// params and result are the types the presenter is written for.
 	params, result reflect.Type
 }
@@ -41,7 +49,40 @@ type shows[P, R any] struct {
 	focusCharts func(domID string, p P, r R, focus string) []Chart
 	// rows may be nil: only an experiment whose rows a page shows in part has it (see Scope).
 	rows *scoping[R]
+	// point names a point the experiment's counts stand at, from its values, for a heading
+	// ("window 1,000", "timeout 5 s", "outbox, consumer with dedup"), and rowWord puts a count in
+	// its row before that name, in words that follow the count's unit ("escaped duplicates at
+	// window 1,000", "jobs lost with design at-most-once"). Both are needed by an experiment whose
+	// counts stand at points (experiments.PointKind), and by no other.
+	point   func(experiments.Point) string
+	rowWord string
+	// band is the x axis a spread over seeds draws a sweep's counts on, as the experiment's own
+	// chart draws them; needed by an experiment whose counts are a sweep and that has seeds.
+	band *bandAxis
+	// counts names the counts whose words are not their names with spaces for underscores, as
+	// the experiment's own table heads them (the lease's policies: "renew at t/3"), and countsOf,
+	// when set, is what those counts count, for a chart's title ("Jobs run twice (renew at t/3)").
+	counts   map[string]string
+	countsOf string
+	// units says what the experiment's counts count where that is not what a count of the name
+	// counts elsewhere (countUnits): the outbox loses events, not jobs.
+	units map[string]string
+	// noPageSpread says the experiment's block offers no spread over seeds on its page, though it
+	// draws at random: the verifier answers whether each claim holds on the reader's stream, with
+	// its own checks and smallest failing cases, and draws no chart a band could go on, so a field
+	// that changed nothing there would be a lie. The API still gives its counts over N seeds.
+	noPageSpread bool
 }
+
+// bandAxis is the x axis of a spread's lines: its name, the format of its labels, and the span
+// (largest over smallest value) from which it turns logarithmic (see sweepAxis).
+type bandAxis struct {
+	name, format string
+	ratio        float64
+}
+
+// byName is the point of a named row in words: its name, as the row's first cell writes it.
+func byName(p experiments.Point) string { return p.Name }
 
 // present wraps typed parts as a Presenter.
 func present[P, R any](name string, s shows[P, R]) *Presenter {
@@ -89,7 +130,9 @@ func present[P, R any](name string, s shows[P, R]) *Presenter {
 			}
 			return s.reading(p, r), nil
 		},
-		params: reflect.TypeFor[P](), result: reflect.TypeFor[R](),
+		point: s.point, rowWord: s.rowWord, band: s.band, counts: s.counts, countsOf: s.countsOf, units: s.units,
+		noPageSpread: s.noPageSpread,
+		params:       reflect.TypeFor[P](), result: reflect.TypeFor[R](),
 	}
 	if s.rows != nil {
 		pr.rowKeys = s.rows.keys
@@ -158,14 +201,68 @@ func (p *Presenter) Reading(params, result any) ([]string, error) { return p.rea
 // nil when the experiment is shown whole. TestEveryExperimentIsWhole prints every experiment's in
 // one message.
 func Lacks(e *experiments.Experiment) []string {
+	p, _ := PresenterFor(e.Name)
+	return lacks(e, p)
+}
+
+// lacks is Lacks of e shown by p (nil for none).
+func lacks(e *experiments.Experiment, p *Presenter) []string {
 	out := e.Lacks()
-	p, ok := PresenterFor(e.Name)
-	if !ok {
-		return append(out, "a presenter (pages/presenter.go)")
+	if p == nil {
+		return append(out, "a presenter (present/presenter.go)")
 	}
 	if p.params != e.ParamsType() || p.result != e.ResultType() {
 		out = append(out, fmt.Sprintf("a presenter for its own types: it shows %s and %s, the run has %s and %s",
 			p.params, p.result, e.ParamsType(), e.ResultType()))
 	}
+	atPoints := e.PointKind() != experiments.WholeRun
+	if atPoints && (p.point == nil || p.rowWord == "") {
+		out = append(out, fmt.Sprintf("words for the points its counts stand at, %s (shows' point and rowWord)", e.PointKind()))
+	}
+	if !atPoints && (p.point != nil || p.rowWord != "") {
+		out = append(out, "no words for points: its counts are of the whole run")
+	}
+	if e.PointKind() == experiments.Sweep && experiments.Spreadable(e) && p.band == nil {
+		out = append(out, "the x axis a spread over seeds draws its sweep on (shows' band)")
+	}
+	if p.noPageSpread && !experiments.Spreadable(e) {
+		out = append(out, "no noPageSpread: it has no seeds to spread over")
+	}
+	if p.countsOf != "" && len(p.counts) == 0 {
+		out = append(out, "the counts' words that countsOf titles (shows' counts)")
+	}
 	return out
+}
+
+// PageSpreads reports whether the experiment's block on a page offers a spread over seeds (see
+// shows' noPageSpread); whether it draws at random at all is experiments.Spreadable's to say.
+func (p *Presenter) PageSpreads() bool { return !p.noPageSpread }
+
+// PointWords names a point of the experiment's counts for a heading, from the point's values:
+// "window 1,000", "max delay 5,000, window 500", "timeout 30 s", "outbox, consumer with dedup";
+// "the run" for a count of the whole run (label "").
+func (p *Presenter) PointWords(label string, at experiments.Point) string {
+	if label == "" || p.point == nil {
+		return "the run"
+	}
+	return p.point(at)
+}
+
+// PointWords names a point of the named experiment's counts, its label and its values, for a
+// heading (see Presenter.PointWords); the label itself for an experiment with no presenter.
+func PointWords(experiment, label string, at experiments.Point) string {
+	p, ok := PresenterFor(experiment)
+	if !ok {
+		return label // unreachable for the catalog's experiments: TestEveryExperimentIsWhole
+	}
+	return p.PointWords(label, at)
+}
+
+// rowWords places a count in its row, in words that follow the count's unit: "at window 1,000",
+// "with design at-most-once", "" for a count of the whole run.
+func (p *Presenter) rowWords(label string, at experiments.Point) string {
+	if label == "" || p.point == nil {
+		return ""
+	}
+	return p.rowWord + " " + p.point(at)
 }

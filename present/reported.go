@@ -3,7 +3,6 @@ package present
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"effectivelyonce/experiments"
@@ -22,8 +21,8 @@ type Reported struct {
 	Words      string  // the number and its row: "escaped duplicates at window 1,000"
 }
 
-// countUnits say what each count counts, by experiment and count name, or by count name alone
-// for the experiments that share one meaning. A count missing here is a test failure
+// countUnits say what each count counts, by count name, in every experiment whose presenter does
+// not say otherwise (shows' units). A count missing here and there is a test failure
 // (TestEveryCountHasWords), so a new one cannot reach a room unnamed.
 var countUnits = map[string]string{
 	"lost":                       "jobs lost",
@@ -36,7 +35,6 @@ var countUnits = map[string]string{
 	"renew_third":                "jobs run twice renewing at t/3",
 	"renew_double":               "jobs run twice renewing at 2t (the document's count)",
 	"renew_double_real":          "jobs run twice renewing at 2t (a real queue)",
-	"outbox/lost":                "events lost",
 	"phantom":                    "phantom events",
 	"duplicate_applications":     "duplicate applications",
 	"passed":                     "claims that hold",
@@ -55,8 +53,10 @@ var countUnits = map[string]string{
 
 // countUnit says what the count name of experiment counts, as a noun phrase.
 func countUnit(experiment, name string) string {
-	if u, ok := countUnits[experiment+"/"+name]; ok {
-		return u
+	if p, ok := PresenterFor(experiment); ok {
+		if u, ok := p.units[name]; ok {
+			return u
+		}
 	}
 	if u, ok := countUnits[name]; ok {
 		return u
@@ -64,33 +64,16 @@ func countUnit(experiment, name string) string {
 	return countWords(experiment, name)
 }
 
-// rowWords places a count in its row, in words that follow the count's unit: "at window 1,000",
-// "with design at-most-once", "" for a run of one row.
-func rowWords(experiment, point string) string {
-	if point == "" {
-		return ""
-	}
-	switch experiment {
-	case "assembly":
-		return "with design " + point
-	case "orderings":
-		return "with the order " + point
-	case "keys":
-		return "with the dedup key " + point
-	case "outbox":
-		return "with " + PointWords(experiment, point)
-	case "claims":
-		return "in the claim " + point
-	}
-	return "at " + PointWords(experiment, point)
-}
-
 // ReportedBy lists every number a run of e reports in result, in the result's own order.
 func ReportedBy(e *experiments.Experiment, result any) []Reported {
+	pr, ok := PresenterFor(e.Name)
+	if !ok {
+		return nil // unreachable for the catalog's experiments: TestEveryExperimentIsWhole
+	}
 	var out []Reported
 	for _, c := range e.Counts(result) {
 		r := Reported{Experiment: e.Name, Measure: c.Name, Point: c.Point, Value: c.Value, Unit: countUnit(e.Name, c.Name)}
-		r.Words = strings.TrimSpace(r.Unit + " " + rowWords(e.Name, c.Point))
+		r.Words = strings.TrimSpace(r.Unit + " " + pr.rowWords(c.Point, c.At))
 		out = append(out, r)
 	}
 	return out
@@ -158,32 +141,4 @@ func MovedParams(e *experiments.Experiment, p any, fields []experiments.Field) s
 		words = append(words, w)
 	}
 	return strings.Join(words, "; ")
-}
-
-// PointWords names a chart point for a heading: the axis it lies on, then its value as the
-// tables write it ("window 1,000", "timeout 30 s", "outbox, consumer with dedup").
-func PointWords(experiment, point string) string {
-	num := func(s string) string {
-		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return count(n)
-		}
-		return s
-	}
-	switch experiment {
-	case "window":
-		return "window " + num(point)
-	case "window-grid":
-		md, w, _ := strings.Cut(point, "/")
-		return "max delay " + num(md) + ", window " + num(w)
-	case "lease":
-		return "timeout " + point + " s"
-	case "crash-sweep":
-		return "crash rate " + point
-	case "outbox":
-		if design, ok := strings.CutSuffix(point, "/dedup"); ok {
-			return design + ", consumer with dedup"
-		}
-		return point + ", consumer without dedup"
-	}
-	return point
 }

@@ -12,33 +12,31 @@ import (
 )
 
 // pointLabel is a count's point as the experiment's own tables and the "which jobs?" headings
-// write it ("timeout 5 s", "max delay 5,000, window 500", "outbox, consumer with dedup").
-func pointLabel(experiment, point string) string {
-	if point == "" {
-		return "the run"
-	}
-	return PointWords(experiment, point)
+// write it ("timeout 5 s", "max delay 5,000, window 500", "outbox, consumer with dedup"), or "the
+// run" for a count of the whole run.
+func pointLabel(experiment string, c experiments.SpreadCount) string {
+	return PointWords(experiment, c.Point, c.At)
 }
 
-// leaseCountWords are the lease's counts as its own table heads its columns (leaseShows).
-var leaseCountWords = map[string]string{"no_renewal": "no renewal", "renew_third": "renew at t/3",
-	"renew_double": "2t, document", "renew_double_real": "2t, real queue"}
-
 // countWords is a count's name as prose: "duplicate_applications" reads "duplicate applications",
-// and the lease's policies read as its table names them.
+// unless the experiment's presenter names it otherwise (the lease's policies read as its table
+// heads them).
 func countWords(experiment, name string) string {
-	if experiment == "lease" {
-		if w, ok := leaseCountWords[name]; ok {
+	if p, ok := PresenterFor(experiment); ok {
+		if w, ok := p.counts[name]; ok {
 			return w
 		}
 	}
 	return strings.ReplaceAll(name, "_", " ")
 }
 
-// countTitle names a count for a chart's title: the lease's counts are policies, of jobs run twice.
+// countTitle names a count for a chart's title: the count in words, or, for counts the presenter
+// names as kinds of one thing (the lease's policies, of jobs run twice), the thing and the kind.
 func countTitle(experiment, name string) string {
-	if _, ok := leaseCountWords[name]; ok && experiment == "lease" {
-		return "Jobs run twice (" + countWords(experiment, name) + ")"
+	if p, ok := PresenterFor(experiment); ok && p.countsOf != "" {
+		if w, ok := p.counts[name]; ok {
+			return p.countsOf + " (" + w + ")"
+		}
 	}
 	return SayCap(countWords(experiment, name))
 }
@@ -116,7 +114,7 @@ func SpreadTable(experiment string, s experiments.SpreadResult) Table {
 	t.Keys = []string{"point", "count", "value", "median", "p5", "p95", "min", "max", "percentile"}
 	t.Data = nil
 	for _, c := range s.Counts {
-		point, name := pointLabel(experiment, c.Point), countWords(experiment, c.Name)
+		point, name := pointLabel(experiment, c), countWords(experiment, c.Name)
 		t.Rows = append(t.Rows, []string{point, name, num(c.Value), num(c.Median),
 			num(c.P5) + "–" + num(c.P95), rank(c, s.N)})
 		t.Data = append(t.Data, []Cell{WordCell(point, c.Point), WordCell(name, c.Name),
@@ -185,7 +183,7 @@ func SpreadReading(experiment string, s experiments.SpreadResult) []string {
 	for _, c := range headlines(s) {
 		where := ""
 		if c.Point != "" {
-			where = pointLabel(experiment, c.Point) + ": "
+			where = pointLabel(experiment, c) + ": "
 		}
 		item := fmt.Sprintf("%s %s (%s%s percentile; median %s, middle 90%% %s to %s)", num(c.Value), countWords(experiment, c.Name),
 			where, ordinal(int(math.Round(c.Percentile))), num(c.Median), num(c.P5), num(c.P95))

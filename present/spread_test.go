@@ -4,6 +4,7 @@ import (
 	"effectivelyonce/experiments"
 	"encoding/json"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -44,11 +45,16 @@ func TestSpreadTableWords(t *testing.T) {
 			t.Errorf("lease row %d = %q, want %q", i, row, want[i])
 		}
 	}
-	if got := pointLabel("window-grid", "5000/500"); got != "max delay 5,000, window 500" {
+	grid := experiments.SpreadCount{Point: "5000/500", At: experiments.Point{X: 500, Y: 5000}}
+	if got := pointLabel("window-grid", grid); got != "max delay 5,000, window 500" {
 		t.Errorf("window-grid point reads %q", got)
 	}
-	if got := pointLabel("outbox", "dual-write-db-first/dedup"); strings.Contains(got, "/") {
-		t.Errorf("outbox point reads %q, with a slash for words", got)
+	outbox := experiments.SpreadCount{Point: "dual-write-db-first/dedup", At: experiments.Point{Name: "dual-write-db-first", Flag: true}}
+	if got := pointLabel("outbox", outbox); got != "dual-write-db-first, consumer with dedup" {
+		t.Errorf("outbox point reads %q", got)
+	}
+	if got := pointLabel("window", experiments.SpreadCount{Name: "escaped"}); got != "the run" {
+		t.Errorf("a count of the whole run reads %q", got)
 	}
 }
 
@@ -155,10 +161,27 @@ func spreadOf(n int, rows ...[]any) experiments.SpreadResult {
 	s := experiments.SpreadResult{N: n}
 	for _, r := range rows {
 		f := func(i int) float64 { return r[i].(float64) }
-		s.Counts = append(s.Counts, experiments.SpreadCount{Point: r[0].(string), Name: r[1].(string), Value: f(2), Median: f(3),
-			P5: f(4), P95: f(5), Min: f(6), Max: f(7), Percentile: f(8)})
+		s.Counts = append(s.Counts, experiments.SpreadCount{Point: r[0].(string), At: fixturePoint(r[0].(string)), Name: r[1].(string),
+			Value: f(2), Median: f(3), P5: f(4), P95: f(5), Min: f(6), Max: f(7), Percentile: f(8)})
 	}
 	return s
+}
+
+// fixturePoint is the values a fixture's point label stands for, as a run's Counts would give
+// them beside it: a number for a sweep ("5"), two for a grid ("5000/500"), else a named row.
+func fixturePoint(label string) experiments.Point {
+	if x, err := strconv.ParseFloat(label, 64); err == nil {
+		return experiments.Point{X: x}
+	}
+	if row, col, ok := strings.Cut(label, "/"); ok {
+		y, errY := strconv.ParseFloat(row, 64)
+		x, errX := strconv.ParseFloat(col, 64)
+		if errY == nil && errX == nil {
+			return experiments.Point{X: x, Y: y}
+		}
+		return experiments.Point{Name: row, Flag: col == "dedup"}
+	}
+	return experiments.Point{Name: label}
 }
 
 // seriesJSON is the data of a chart's series, what its tooltip shows, as JSON.

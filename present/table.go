@@ -42,6 +42,12 @@ type Cell struct {
 	Number   float64
 	IsNumber bool
 	Word     string
+	// Point is, on a row (or, in a grid, a cell) that stands for a point of the run's counts, the
+	// point as the counts name it (experiments.Count.Point), so that a "which jobs?" link on the
+	// cell asks for it as it is; RowAlso says, for the link's label, what tells the row from
+	// another with the same first cell (the outbox's rows come in pairs of one design: "consumer
+	// with dedup").
+	Point, RowAlso string
 }
 
 // Raw writes the cell for a program: its number as raw does, or its word.
@@ -80,6 +86,20 @@ func (t *Table) add(cells ...cell) {
 	}
 	t.Rows = append(t.Rows, text)
 	t.Data = append(t.Data, cells)
+}
+
+// addAt appends one row that stands for the counts' point, marking each of its cells with it.
+func (t *Table) addAt(point string, cells ...cell) {
+	for i := range cells {
+		cells[i].Point = point
+	}
+	t.add(cells...)
+}
+
+// at marks a cell with the point of the counts it shows (see Cell.Point).
+func (c cell) at(point string) cell {
+	c.Point = point
+	return c
 }
 
 // The cells a table is made of, one per kind of value.

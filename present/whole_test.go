@@ -22,8 +22,8 @@ func TestEveryExperimentIsWhole(t *testing.T) {
 	for _, q := range QuestionSpecs {
 		var by []string
 		for _, e := range experiments.All() {
-			for _, id := range e.Questions() {
-				if id == q.ID {
+			for _, asked := range e.Questions() {
+				if asked.ID == q.ID {
 					by = append(by, e.Name)
 				}
 			}
@@ -53,5 +53,24 @@ func TestLacksNamesAMissingPresenter(t *testing.T) {
 	whole, _ := experiments.Lookup("window")
 	if l := Lacks(whole); l != nil {
 		t.Errorf("window lacks %q", l)
+	}
+}
+
+// TestLacksNamesThePointsParts: a presenter that does not say its experiment's points in words,
+// or leaves a sweep with seeds without the axis its spread is drawn on, is told so, all at once;
+// and one that gives words to points an experiment does not have is told that too.
+func TestLacksNamesThePointsParts(t *testing.T) {
+	window, _ := experiments.Lookup("window")
+	bare := present("window", shows[experiments.WindowParams, experiments.WindowResult]{tables: windowTables, reading: readWindow})
+	got := strings.Join(lacks(window, bare), "; ")
+	for _, want := range []string{"words for the points its counts stand at, a sweep", "the x axis a spread over seeds draws"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks = %q, want it to name %q", got, want)
+		}
+	}
+	scale, _ := experiments.Lookup("scale")
+	worded := present("scale", shows[experiments.ScaleParams, experiments.ScaleResult]{tables: scaleTables, reading: readScale, point: byName, rowWord: "at"})
+	if got := strings.Join(lacks(scale, worded), "; "); !strings.Contains(got, "of the whole run") {
+		t.Errorf("lacks = %q, want it to refuse words for points scale's counts do not have", got)
 	}
 }

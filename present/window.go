@@ -20,6 +20,9 @@ var windowShows = shows[experiments.WindowParams, experiments.WindowResult]{
 	},
 	tables:  windowTables,
 	reading: readWindow,
+	point:   func(p experiments.Point) string { return "window " + count(int64(p.X)) },
+	rowWord: "at",
+	band:    &bandAxis{"window (ids)", "{value}", 100},
 }
 
 // windowGridShows presents block 4's grid of windows against maximum delays.
@@ -29,6 +32,10 @@ var windowGridShows = shows[experiments.WindowGridParams, experiments.WindowGrid
 	},
 	tables:  windowGridTables,
 	reading: readWindowGrid,
+	point: func(p experiments.Point) string {
+		return "max delay " + count(int64(p.Y)) + ", window " + count(int64(p.X))
+	},
+	rowWord: "at",
 }
 
 // stateBytesPerID is what the experiment charges an id of the dedup window (its StateKB is
@@ -48,7 +55,7 @@ func windowTables(_ experiments.WindowParams, r experiments.WindowResult) []Tabl
 	t := newTable(windowCaption(r.MaxDelay),
 		col{"window", "window_ids", true}, col{"state", "state_bytes", true}, col{"duplicates escaped", "escaped_duplicates", true}, col{"rate", "escape_rate", true})
 	for _, p := range r.Points {
-		t.add(countCell(p.Window), stateCell(p.Window*stateBytesPerID), countCell(p.Escaped), shareCell(p.EscapeRate))
+		t.addAt(experiments.SweepPoint(float64(p.Window)), countCell(p.Window), stateCell(p.Window*stateBytesPerID), countCell(p.Escaped), shareCell(p.EscapeRate))
 	}
 	return []Table{t}
 }
@@ -62,7 +69,7 @@ func windowGridTables(_ experiments.WindowGridParams, r experiments.WindowGridRe
 	for di, d := range r.MaxDelays {
 		row := []cell{countCell(d)}
 		for wi := range r.Windows {
-			row = append(row, countCell(gridCell(r, di, wi)))
+			row = append(row, countCell(gridCell(r, di, wi)).at(experiments.GridPoint(d, r.Windows[wi])))
 		}
 		t.add(row...)
 	}

@@ -352,7 +352,4 @@ func TestAttackOutage(t *testing.T) {
 	}
 	report(t, "outage: 30 s with the database stopped; B's stream stayed open; A took its first guess %s after the restart (%d refused with 503 before), B's stream showed it %s after the restart (%s after A took it)",
 		accepted.Sub(back).Round(time.Millisecond), down, seen.Sub(back).Round(time.Millisecond), seen.Sub(accepted).Round(time.Millisecond))
-	if seen.Sub(back) > 3*time.Second {
-		t.Errorf("B caught up %s after the database came back, want within about a second (3 s at most)", seen.Sub(back).Round(time.Millisecond))
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"effectivelyonce/internal/sitetest"
 	"effectivelyonce/lab"
 	"effectivelyonce/lab/labtest"
 )
@@ -32,14 +33,9 @@ func TestSIGTERMMidLabRunLeavesNothing(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the site did not exit within 30 s of SIGTERM during a lab run")
 	}
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		alive := labtest.RunningWorkers(t)
-		if len(alive) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("lab workers %v outlived the site (the run had %v)", alive, pids)
-		}
+	var alive []int
+	if !sitetest.WaitFor(sitetest.Patience, func() bool { alive = labtest.RunningWorkers(t); return len(alive) == 0 }) {
+		t.Fatalf("lab workers %v outlived the site (the run had %v)", alive, pids)
 	}
 	for _, dir := range []string{tmp, lab.ScratchDir(data)} {
 		if left := labtest.DirNames(dir); len(left) != 0 {
@@ -50,19 +46,22 @@ func TestSIGTERMMidLabRunLeavesNothing(t *testing.T) {
 	// A new site runs the lab again, to the end.
 	k2 := startKillable(t, "TMPDIR="+tmp, "DATA_DIR="+t.TempDir())
 	postLabRun(t, k2, url.Values{"design": {"ack-before-work"}, "jobs": {"60"}, "workers": {"2"}, "crash_rate": {"0.05"}, "seed": {"13"}})
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+	var getErr error
+	finished := sitetest.WaitFor(2*sitetest.Patience, func() bool {
 		resp, err := k2.client.Get(k2.base + "/lab")
 		if err != nil {
-			t.Fatal(err)
+			getErr = err
+			return true
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if strings.Contains(string(body), "The real counts are the model") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the next lab run did not finish with counts equal to the model's")
-		}
+		return strings.Contains(string(body), "The real counts are the model")
+	})
+	if getErr != nil {
+		t.Fatal(getErr)
+	}
+	if !finished {
+		t.Fatal("the next lab run did not finish with counts equal to the model's")
 	}
 }
 
@@ -83,14 +82,9 @@ func TestSIGKILLMidLabRunLeavesNothingForever(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-k.exited
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		alive := labtest.RunningWorkers(t)
-		if len(alive) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("lab workers %v outlived the killed site (the run had %v)", alive, pids)
-		}
+	var alive []int
+	if !sitetest.WaitFor(sitetest.Patience, func() bool { alive = labtest.RunningWorkers(t); return len(alive) == 0 }) {
+		t.Fatalf("lab workers %v outlived the killed site (the run had %v)", alive, pids)
 	}
 	left := labtest.DirNames(lab.ScratchDir(data))
 	if len(left) == 0 {

@@ -13,8 +13,14 @@ import (
 	"strings"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/runs"
 	"effectivelyonce/present"
 )
+
+// Children make the processes the command line starts: the site binary's own hidden commands,
+// which only its dispatch knows how to start (tests start their test binary). They are
+// runs.Children, which the server's assembly takes too without importing the command line.
+type Children = runs.Children
 
 // ErrSilent is a failure already told on stdout or stderr (a FAIL line, a breaking handler, a lab
 // run that differs from its model): the binary exits 1 without saying more.

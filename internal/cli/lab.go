@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os/exec"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -18,15 +17,6 @@ import (
 	"effectivelyonce/pages"
 	"effectivelyonce/present"
 )
-
-// Children make the processes the command line starts: the site binary's own hidden
-// subcommands, which only its dispatch knows how to start (tests start their test binary).
-type Children struct {
-	// LabWorker makes one of a lab run's worker processes (`site lab-worker`).
-	LabWorker func(context.Context) *exec.Cmd
-	// Check makes a workbench check's child process (`site workbench-check`, workbench.ChildCommand).
-	Check func(context.Context) *exec.Cmd
-}
 
 // labDesignJSON is one design's line of "site lab -format json", in the shape the issue names,
 // with the values the design ran with.

@@ -15,7 +15,8 @@ import (
 
 // Verify implements "site verify": every claim re-derived, PASS/FAIL lines, non-zero on a FAIL.
 // Under a FAIL it prints the smallest failing case of each failed claim, the same search the verify
-// page runs, so a failure in CI comes with a permalink short enough to open and read.
+// page runs, so a failure in CI comes with a permalink short enough to open and read. It reads the
+// run as the page does, through the claims' definition (its searches) and presenter (its table).
 func Verify(ctx context.Context, args []string, stdout io.Writer) error {
 	e, _ := experiments.Lookup("claims")
 	raw, err := readFlags(args)
@@ -30,24 +31,31 @@ func Verify(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("verify: %w", err)
 	}
-	r := res.(experiments.ClaimsResult)
+	pr, err := present.PresenterOf(e)
+	if err != nil {
+		return fmt.Errorf("verify: %w", err)
+	}
+	tables, err := pr.Tables(p, res)
+	if err != nil {
+		return fmt.Errorf("verify: %w", err)
+	}
+	// The verifier's table: one row per claim (its id, its text, PASS or FAIL, what was measured),
+	// captioned with how many hold.
+	t := tables[0]
 	w := 0
-	for _, c := range r.Claims {
-		w = max(w, len(c.ID)+2+len(c.Text))
+	for _, row := range t.Rows {
+		w = max(w, len(row[0])+2+len(row[1]))
 	}
-	for _, c := range r.Claims {
-		label := c.ID + "  " + c.Text
-		fmt.Fprintf(stdout, "  [%s] %-*s  %s\n", present.PassFail(c.Holds), w, label, c.Detail)
+	for _, row := range t.Rows {
+		fmt.Fprintf(stdout, "  [%s] %-*s  %s\n", row[2], w, row[0]+"  "+row[1], row[3])
 	}
-	fmt.Fprintf(stdout, "  %d/%d claims verified\n", r.Passed, r.Total)
-	if r.Passed == r.Total {
+	fmt.Fprintf(stdout, "  %s\n", t.Caption)
+	searches := e.Shrinks(p, res)
+	if len(searches) == 0 {
 		return nil
 	}
-	for _, c := range r.Claims {
-		if c.Holds {
-			continue
-		}
-		s := experiments.ShrinkFrom(ctx, p.(experiments.ClaimsParams), c, experiments.ShrinkBudget)
+	for _, search := range searches {
+		s := search(ctx)
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("verify: %w", err)
 		}

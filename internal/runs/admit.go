@@ -16,8 +16,8 @@ type Rate interface {
 	Allow(client netip.Addr) (bool, time.Duration)
 	AllowN(client netip.Addr, n int) (bool, time.Duration)
 	Refund(client netip.Addr, n int)
-	// SpreadCharge is how many runs' worth a spread over n seeds costs.
-	SpreadCharge(n int) int
+	// Burst is the most runs' worth a client's allowance holds at once.
+	Burst() int
 }
 
 // Admission charges readers' runs to their client address before they reach the Runner: a result
@@ -46,12 +46,12 @@ func (a *Admission) Work(client netip.Addr) error {
 }
 
 // Spread charges a spread of n seeds of e on p to client, after Run has charged the form's own
-// run: SpreadCharge(n) runs' worth, so that spread=200 on the API is not one run's worth of the
-// allowance, yet any spread fits a fresh client's bucket with its run. cached says the summary is
-// already kept, which costs nothing. A refusal gives back the run's token too, since the client
-// will ask for both again, and so its Retry-After is the time until both fit.
-func (a *Admission) Spread(client netip.Addr, e *experiments.Experiment, p any, n int, cached bool) error {
-	charge := a.Rate.SpreadCharge(n)
+// run: charge runs' worth, the spread's price, which its caller sets (so that spread=200 on the API
+// is not one run's worth of the allowance, yet any spread fits a fresh client's bucket with its
+// run). cached says the summary is already kept, which costs nothing. A refusal gives back the
+// run's token too, since the client will ask for both again, and so its Retry-After is the time
+// until both fit.
+func (a *Admission) Spread(client netip.Addr, e *experiments.Experiment, p any, n, charge int, cached bool) error {
 	if cached || charge == 0 {
 		return nil
 	}

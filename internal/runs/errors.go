@@ -16,6 +16,7 @@ type Error struct {
 	Err  error
 }
 
+// Error says the status, the message and the cause, for the log.
 func (e *Error) Error() string {
 	if e.Err != nil {
 		return fmt.Sprintf("%d %s: %v", e.Code, e.Msg, e.Err)
@@ -23,6 +24,7 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%d %s", e.Code, e.Msg)
 }
 
+// Unwrap is the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
 // Status is the HTTP status the refusal means.

@@ -18,6 +18,9 @@ type Tasks[D any] struct {
 	max       int
 	unwatched time.Duration // 0: no such clock (the command line is its task's watcher)
 	kept      time.Duration
+	// now is the clock that watching, ending and forgetting are timed by; a test sets its own
+	// and sweeps by hand, so that what it checks does not hang on how fast the machine is.
+	now func() time.Time
 
 	root context.Context // ends at Stop, taking every task with it
 	stop context.CancelCauseFunc
@@ -56,7 +59,7 @@ var ErrAbandoned = errors.New("runs: nobody was watching the task")
 // NewTasks makes an empty set of at most max running tasks (0: no bound).
 func NewTasks[D any](max int, unwatched, kept time.Duration) *Tasks[D] {
 	root, stop := context.WithCancelCause(context.Background())
-	return &Tasks[D]{max: max, unwatched: unwatched, kept: kept, root: root, stop: stop,
+	return &Tasks[D]{max: max, unwatched: unwatched, kept: kept, now: time.Now, root: root, stop: stop,
 		byID: map[string]*Task[D]{}, byKey: map[string]*Task[D]{}}
 }
 
@@ -68,6 +71,7 @@ type Task[D any] struct {
 	cancel  context.CancelCauseFunc
 	done    chan struct{}
 	started time.Time
+	now     func() time.Time // its Tasks' clock
 
 	mu        sync.Mutex
 	state     State
@@ -116,8 +120,8 @@ func (ts *Tasks[D]) Start(key string, timeout time.Duration, admit func() error,
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	stop := func(cause error) { cancel(cause); cancelTimeout() }
-	now := time.Now()
-	t = &Task[D]{ID: newID(), Key: key, Data: data, cancel: stop, done: make(chan struct{}), started: now, watched: now}
+	now := ts.now()
+	t = &Task[D]{ID: newID(), Key: key, Data: data, cancel: stop, done: make(chan struct{}), started: now, watched: now, now: ts.now}
 	ts.byID[t.ID], ts.byKey[key] = t, t
 	ts.wg.Add(1)
 	go ts.run(ctx, t, work)
@@ -142,7 +146,7 @@ func (ts *Tasks[D]) run(ctx context.Context, t *Task[D], work Work) {
 	onDone, err := work(ctx)
 	t.mu.Lock()
 	if t.state == Running {
-		t.ended = time.Now()
+		t.ended = t.now()
 		switch {
 		case err == nil:
 			t.state = Done
@@ -161,7 +165,8 @@ func (ts *Tasks[D]) run(ctx context.Context, t *Task[D], work Work) {
 	ts.mu.Unlock()
 }
 
-// watch cancels running tasks nobody asks about and forgets ended ones, until none is left.
+// watch sweeps a fifth of the shorter of the unwatched and kept times apart (at most a second),
+// until no task is left, or Stop.
 func (ts *Tasks[D]) watch() {
 	every := time.Second
 	if ts.unwatched > 0 {
@@ -175,26 +180,46 @@ func (ts *Tasks[D]) watch() {
 	for {
 		select {
 		case <-ts.root.Done():
+			// Stop has cancelled every task; the ended ones still answer Get, and nothing is
+			// left to cancel, so the watching ends here rather than spinning on a closed channel.
+			ts.mu.Lock()
+			ts.watching = false
+			ts.mu.Unlock()
+			return
 		case <-tick.C:
 		}
 		ts.mu.Lock()
-		for id, t := range ts.byID {
-			t.mu.Lock()
-			if t.state == Running && ts.unwatched > 0 && time.Since(t.watched) > ts.unwatched {
-				t.abandoned = true
-				t.cancel(ErrAbandoned)
-			}
-			if t.state != Running && time.Since(t.ended) > ts.kept {
-				delete(ts.byID, id)
-			}
-			t.mu.Unlock()
-		}
+		ts.sweepLocked()
 		if len(ts.byID) == 0 {
 			ts.watching = false
 			ts.mu.Unlock()
 			return
 		}
 		ts.mu.Unlock()
+	}
+}
+
+// sweep cancels, as abandoned, the running tasks nobody has asked about for the unwatched time,
+// and forgets the tasks that ended more than the kept time ago, by the Tasks' clock. The watcher
+// sweeps on its ticker; a test sweeps by hand after moving its clock.
+func (ts *Tasks[D]) sweep() {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.sweepLocked()
+}
+
+func (ts *Tasks[D]) sweepLocked() {
+	now := ts.now()
+	for id, t := range ts.byID {
+		t.mu.Lock()
+		if t.state == Running && ts.unwatched > 0 && now.Sub(t.watched) > ts.unwatched {
+			t.abandoned = true
+			t.cancel(ErrAbandoned)
+		}
+		if t.state != Running && now.Sub(t.ended) > ts.kept {
+			delete(ts.byID, id)
+		}
+		t.mu.Unlock()
 	}
 }
 
@@ -221,7 +246,7 @@ func (ts *Tasks[D]) Stop() {
 // Watch says someone is looking at t, which keeps it from being cancelled as abandoned.
 func (t *Task[D]) Watch() {
 	t.mu.Lock()
-	t.watched = time.Now()
+	t.watched = t.now()
 	t.mu.Unlock()
 }
 
@@ -231,7 +256,7 @@ func (t *Task[D]) Cancel() bool {
 	t.mu.Lock()
 	was := t.state == Running
 	if was {
-		t.state, t.ended, t.err = Cancelled, time.Now(), context.Canceled
+		t.state, t.ended, t.err = Cancelled, t.now(), context.Canceled
 	}
 	t.mu.Unlock()
 	t.cancel(context.Canceled)
@@ -257,7 +282,7 @@ func (t *Task[D]) Took() time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.state == Running {
-		return time.Since(t.started)
+		return t.now().Sub(t.started)
 	}
 	return t.ended.Sub(t.started)
 }

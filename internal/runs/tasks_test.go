@@ -3,21 +3,27 @@ package runs
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 )
 
-// waitFor polls cond until it holds, failing the test after a generous timeout: the machine may
-// be busy, and the test is of what happens, not how fast.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("never: %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+// clock is a test's own time: it moves only when the test moves it.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
 }
 
 // block is work that runs until its context ends or release is closed.
@@ -56,7 +62,10 @@ func TestTasksJoinBoundAndDone(t *testing.T) {
 	if st, err, _ := a.State(); st != Done || err != nil {
 		t.Fatalf("finished task: state %v err %v", st, err)
 	}
-	waitFor(t, "the key free again", func() bool { return ts.Running() == 0 })
+	// The key is given back before the task's Wait returns, so a start right after finds it free.
+	if n := ts.Running(); n != 0 {
+		t.Fatalf("%d tasks still run after the only one finished", n)
+	}
 	done := 0
 	c, joined, err := ts.Start("a", 0, nil, struct{}{}, func(context.Context) (func(), error) { return func() { done++ }, nil })
 	if err != nil || joined {
@@ -103,30 +112,36 @@ func TestTaskCancelFirstStands(t *testing.T) {
 	}
 }
 
-// TestTasksUnwatchedAndForgotten: a task nobody asks about is cancelled as abandoned, one that
-// is asked about goes on; an ended task is forgotten after its kept time.
+// TestTasksUnwatchedAndForgotten: a task nobody asks about for the unwatched time is cancelled
+// as abandoned (its context's cause says so), one that is asked about goes on; an ended task is
+// forgotten once its kept time has passed, and not before. The test keeps the clock and sweeps by
+// hand: any sweep of the watcher's own in between sees the same time, so nothing hangs on how
+// fast the machine is.
 func TestTasksUnwatchedAndForgotten(t *testing.T) {
-	ts := NewTasks[struct{}](0, 50*time.Millisecond, 50*time.Millisecond)
+	c := &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	ts := NewTasks[struct{}](0, time.Minute, time.Minute)
+	ts.now = c.Now
 	defer ts.Stop()
 	release := make(chan struct{})
 	lost, _, _ := ts.Start("lost", 0, nil, struct{}{}, block(release))
+	c.add(50 * time.Second)
 	kept, _, _ := ts.Start("kept", 0, nil, struct{}{}, block(release))
-	stopWatching := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-stopWatching:
-				return
-			case <-time.After(5 * time.Millisecond):
-				ts.Get(kept.ID)
-			}
-		}
-	}()
+	c.add(20 * time.Second) // lost unwatched for 70 s, kept for 20 s
+	ts.sweep()
 	lost.Wait()
+	if st, _, abandoned := lost.State(); st != Cancelled || !abandoned {
+		t.Errorf("unwatched task: state %v abandoned %v", st, abandoned)
+	}
+	c.add(30 * time.Second)
+	if _, ok := ts.Get(kept.ID); !ok { // asked about: watched again now
+		t.Fatal("the running task is not found")
+	}
+	c.add(30 * time.Second) // 80 s since kept started, 30 s since it was asked about
+	ts.sweep()
 	if st, _, _ := kept.State(); st != Running {
 		t.Errorf("watched task: state %v, want running", st)
 	}
-	close(stopWatching)
+
 	var cause error
 	ct, _, err := ts.Start("cause", 0, nil, struct{}{}, func(ctx context.Context) (func(), error) {
 		<-ctx.Done()
@@ -136,20 +151,25 @@ func TestTasksUnwatchedAndForgotten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st, _, abandoned := lost.State(); st != Cancelled || !abandoned {
-		t.Errorf("unwatched task: state %v abandoned %v", st, abandoned)
+	close(release)
+	kept.Wait() // ended now, Done
+	c.add(30 * time.Second)
+	ts.sweep()
+	if _, ok := ts.Get(kept.ID); !ok {
+		t.Error("a task that ended 30 s ago, within a kept time of a minute, was forgotten")
 	}
+	if _, ok := ts.Get(lost.ID); ok {
+		t.Error("a task that ended 90 s ago is still kept, with a kept time of a minute")
+	}
+	c.add(31 * time.Second) // cause unwatched for 61 s; kept ended 61 s ago
+	ts.sweep()
 	ct.Wait()
 	if !errors.Is(cause, ErrAbandoned) {
 		t.Errorf("an abandoned task's context ended with cause %v, want ErrAbandoned", cause)
 	}
-	close(release)
-	kept.Wait()
-	waitFor(t, "ended tasks forgotten", func() bool {
-		_, a := ts.Get(lost.ID)
-		_, b := ts.Get(kept.ID)
-		return !a && !b
-	})
+	if _, ok := ts.Get(kept.ID); ok {
+		t.Error("a task that ended 61 s ago is still kept, with a kept time of a minute")
+	}
 }
 
 // TestTasksStopAndTimeout: a task's timeout ends its work with DeadlineExceeded (Failed, with

@@ -94,7 +94,7 @@ func (c Config) labMaxJobs() int {
 	return c.LabMaxJobs
 }
 
-// roomsDSN is where the study rooms are stored: the Postgres URL when one is set, else the SQLite
+// RoomsDSN is where the study rooms are stored: the Postgres URL when one is set, else the SQLite
 // file in the data directory.
 func (c Config) RoomsDSN() string {
 	if c.DatabaseURL != "" {
@@ -103,6 +103,9 @@ func (c Config) RoomsDSN() string {
 	return filepath.Join(c.DataDir, sqlstore.FileName)
 }
 
+// LoadConfig reads the configuration from the flags in args, each defaulting to its environment
+// variable (getenv), and refuses a value it cannot use with a message naming it; stderr takes the
+// flags' usage.
 func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Config, error) {
 	env := func(k, def string) string {
 		if v := getenv(k); v != "" {

@@ -14,6 +14,7 @@ import (
 
 	"effectivelyonce/experiments"
 	"effectivelyonce/internal/runs"
+	"effectivelyonce/internal/sitetest"
 	"effectivelyonce/internal/web"
 )
 
@@ -57,22 +58,21 @@ func TestRunStopsWhenClientLeaves(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { _, err := s.runner.Run(ctx, e, p); done <- err }()
-	time.Sleep(5 * time.Millisecond)
+	// The reader leaves while the run holds its slot, not before it has one.
+	if !sitetest.WaitFor(sitetest.Patience, func() bool { return s.runner.HeavyInUse() == 1 || len(done) > 0 }) || len(done) > 0 {
+		t.Fatal("the run never held a heavy slot while it ran")
+	}
 	cancel()
 	select {
 	case err := <-done:
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v, want context.Canceled", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(sitetest.Patience):
 		t.Fatal("run did not stop after the client left")
 	}
-	if s.runner.HeavyInUse() != 0 {
-		// The slot must be released once the cancelled run returns.
-		time.Sleep(100 * time.Millisecond)
-		if s.runner.HeavyInUse() != 0 {
-			t.Error("heavy slot not released")
-		}
+	if !sitetest.WaitFor(sitetest.Patience, func() bool { return s.runner.HeavyInUse() == 0 }) {
+		t.Error("heavy slot not released after the cancelled run returned")
 	}
 }
 
@@ -174,6 +174,10 @@ func TestBodyLimitAndTimeouts(t *testing.T) {
 	s.echo.ServeHTTP(rec, req)
 	if rec.Code != http.StatusRequestEntityTooLarge {
 		t.Errorf("100 KB body answered %d, want 413", rec.Code)
+	}
+	// The web layer knows no domain: the limits it names are the assembly's.
+	if want := "larger than this route takes: 8 KB for the study rooms, 64 KB elsewhere"; !strings.Contains(rec.Body.String(), want) {
+		t.Errorf("the refusal does not say %q: %.300s", want, rec.Body.String())
 	}
 	hs := newHTTPServer(testConfig(), s.echo)
 	if hs.ReadHeaderTimeout == 0 || hs.ReadTimeout == 0 || hs.WriteTimeout <= testConfig().RunTimeout || hs.IdleTimeout == 0 || hs.MaxHeaderBytes == 0 {

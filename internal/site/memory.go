@@ -33,7 +33,7 @@ func memoryLimit(getenv func(string) string) (int64, string, error) {
 	return total / 4 * 3, "3/4 of the " + src, nil
 }
 
-// applyMemoryLimit sets the runtime's limit, unless the runtime already has a lower one.
+// ApplyMemoryLimit sets the runtime's limit, unless the runtime already has a lower one.
 func ApplyMemoryLimit(limit int64) {
 	if cur := debug.SetMemoryLimit(-1); cur > limit {
 		debug.SetMemoryLimit(limit)

@@ -10,14 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
-	"effectivelyonce/internal/cli"
 	"effectivelyonce/internal/runs"
 	"effectivelyonce/internal/web"
 	"effectivelyonce/internal/web/labweb"
@@ -31,7 +29,7 @@ import (
 	"effectivelyonce/workbench"
 )
 
-// server holds every dependency of the handlers.
+// Server holds every dependency of the handlers.
 type Server struct {
 	cfg     Config
 	log     *slog.Logger
@@ -75,7 +73,7 @@ type Deps struct {
 	Shares workbenchweb.ShareStore
 	// Children are the processes the site starts: its own binary as a lab worker and as a
 	// workbench check's sandbox.
-	Children cli.Children
+	Children runs.Children
 	// RoomsDB names the rooms' database for the start-up log line.
 	RoomsDB string
 }
@@ -126,11 +124,9 @@ func New(cfg Config, d Deps) (*Server, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = web.Errors{Log: log, APIPrefix: cfg.BasePath + "/api/", FieldOf: roomsweb.ErrorField,
-		APIBody: func(field, msg string) any { return present.APIError(field, msg) },
-		Page: func(status int, title, msg string) templ.Component {
-			site := s.site("")
-			return pages.Layout(site, title, pages.ErrorPage(title, msg, site.URL("/")))
-		}}.Handler
+		APIBody:    func(field, msg string) any { return present.APIError(field, msg) },
+		Page:       pages.ErrorPages(func() pages.Site { return s.site("") }),
+		BodyLimits: kilobytes(roomsweb.BodyLimit) + " for the study rooms, " + kilobytes(bodyLimit) + " elsewhere"}.Handler
 	switch cfg.ClientIP {
 	case "x-forwarded-for":
 		e.IPExtractor = echo.ExtractIPFromXFFHeader()
@@ -156,7 +152,7 @@ func New(cfg Config, d Deps) (*Server, error) {
 	}
 	e.Use(cop)
 	e.Use(notebook.StrictQuery(cfg.BasePath, m.Rejected))
-	e.Use(middleware.BodyLimit("64K"))
+	e.Use(middleware.BodyLimit(bodyLimit))
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
 		Level: 5,
 		// Assets carry their own gzip; and echo's check is a substring match, which would gzip
@@ -199,6 +195,13 @@ func (s *Server) checkBook() error {
 	}
 	return nil
 }
+
+// bodyLimit bounds the body of every request but the study rooms' (roomsweb.BodyLimit, in
+// routes.go): the largest a form or an API call sends is a workbench handler's source.
+const bodyLimit = "64K"
+
+// kilobytes writes a body limit as echo takes it ("8K") for a person: "8 KB".
+func kilobytes(limit string) string { return strings.TrimSuffix(limit, "K") + " KB" }
 
 // site is the part of every view that does not depend on the request.
 func (s *Server) site(current string) pages.Site {
@@ -251,7 +254,7 @@ func (s *Server) httpServer(ln net.Listener) (*http.Server, *web.ConnLimiter) {
 	return hs, conns
 }
 
-// newHub is the rooms' hub: in-process with SQLite (one instance), LISTEN/NOTIFY with Postgres,
+// NewHub is the rooms' hub: in-process with SQLite (one instance), LISTEN/NOTIFY with Postgres,
 // so that every replica's streams hear of a change made through any of them.
 func NewHub(ctx context.Context, cfg Config, log *slog.Logger) (roomsweb.Hub, error) {
 	if cfg.DatabaseURL == "" {
@@ -264,7 +267,7 @@ func NewHub(ctx context.Context, cfg Config, log *slog.Logger) (roomsweb.Hub, er
 	return h, nil
 }
 
-// newRooms is the rooms' service over store with the configured limits, telling hub of every
+// NewRooms is the rooms' service over store with the configured limits, telling hub of every
 // change. A change is stored before it is announced, so a failed announcement loses nothing: the
 // streams catch up at their next change or reconnect.
 func NewRooms(store rooms.Store, cfg Config, hub roomsweb.Hub, log *slog.Logger) *rooms.Service {
@@ -282,9 +285,6 @@ func NewRooms(store rooms.Store, cfg Config, hub roomsweb.Hub, log *slog.Logger)
 // count: they are refused at once.
 func gracePeriod(cfg Config) time.Duration { return cfg.RunTimeout + 5*time.Second }
 
-// serve starts the HTTP server and stops it gracefully when ctx ends: it stops accepting, answers
-// every queued run with a 503 at once, lets the running ones finish within the run timeout, and
-// returns nil. (A second signal does not wait for any of that: see main.)
 // Serve serves on ln until ctx ends, then stops gracefully: it stops accepting, answers every
 // queued run with a 503 at once, lets the running ones finish within the run timeout, and returns
 // nil. (A second signal does not wait for any of that: see the binary's main.)

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"effectivelyonce/content"
-	"effectivelyonce/internal/cli"
+	"effectivelyonce/internal/runs"
 	"effectivelyonce/internal/sitetest"
 	"effectivelyonce/internal/web"
 	"effectivelyonce/rooms/sqlstore"
@@ -75,7 +75,7 @@ func newLoggingServer(t testing.TB, cfg Config, w io.Writer) *Server {
 	// check's child process is the test binary too (TestCheckChildProcess); shares are kept in
 	// the test's own store.
 	s, err := New(cfg, Deps{Log: log, Book: book, Assets: a, Rooms: NewRooms(store, cfg, hub, log), Hub: hub, Shares: store,
-		Children: cli.Children{LabWorker: (&sitetest.Workers{}).Command, Check: testChild}, RoomsDB: store.Dialect()})
+		Children: runs.Children{LabWorker: (&sitetest.Workers{}).Command, Check: testChild}, RoomsDB: store.Dialect()})
 	if err != nil {
 		t.Fatal(err)
 	}

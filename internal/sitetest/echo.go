@@ -4,7 +4,6 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"effectivelyonce/internal/web"
@@ -19,9 +18,7 @@ func Echo(fieldOf func(error) string) *echo.Echo {
 	e := echo.New()
 	e.HTTPErrorHandler = web.Errors{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), APIPrefix: "/api/", FieldOf: fieldOf,
 		APIBody: func(field, msg string) any { return present.APIError(field, msg) },
-		Page: func(status int, title, msg string) templ.Component {
-			return pages.Layout(pages.Site{}, title, pages.ErrorPage(title, msg, "/"))
-		}}.Handler
+		Page:    pages.ErrorPages(func() pages.Site { return pages.Site{} })}.Handler
 	e.Use(web.Identify)
 	return e
 }

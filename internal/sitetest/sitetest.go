@@ -1,6 +1,6 @@
 // Package sitetest is what the site's tests share across packages (internal/site's, which run the
 // server in the test process, and cmd/site's, which run the real binary): a client for the event
-// streams, a JSON API call, and readers of /metrics. Only tests import it.
+// streams, a JSON API call, readers of /metrics, and a wait on a condition. Only tests import it.
 package sitetest
 
 import (
@@ -248,24 +248,22 @@ func APICall(client *http.Client, method, url, key, body string) (int, string, e
 }
 
 // DialFrom connects to addr from the loopback source address src, so that the server sees a
-
 // client of its own.
-
 func DialFrom(addr, src string) (net.Conn, error) {
 	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 30 * time.Second}
 	return d.Dial("tcp", addr)
 }
 
-// MetricValue reads one series' value from /metrics Text; 0 when it is absent.
-
-func MetricValue(Text, series string) int {
+// MetricValue reads one series' value from /metrics text; 0 when it is absent.
+func MetricValue(text, series string) int {
 	var v float64
-	fmt.Sscan(strings.TrimPrefix(GrepLine(Text, series+" "), series+" "), &v)
+	fmt.Sscan(strings.TrimPrefix(GrepLine(text, series+" "), series+" "), &v)
 	return int(v)
 }
 
-func GrepLine(Text, prefix string) string {
-	for line := range strings.SplitSeq(Text, "\n") {
+// GrepLine is the first line of text that starts with prefix, or "".
+func GrepLine(text, prefix string) string {
+	for line := range strings.SplitSeq(text, "\n") {
 		if strings.HasPrefix(line, prefix) {
 			return line
 		}

@@ -30,6 +30,7 @@ type asset struct {
 	gz    []byte
 }
 
+// LoadAssets reads every file of fsys once, hashing and compressing each for its versioned URL.
 func LoadAssets(fsys fs.FS) (*Assets, error) {
 	a := &Assets{files: map[string]*asset{}}
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
@@ -63,13 +64,13 @@ func LoadAssets(fsys fs.FS) (*Assets, error) {
 	return a, nil
 }
 
-// url is the versioned, site-relative URL of an asset.
+// URL is the versioned, site-relative URL of an asset.
 func (a *Assets) URL(base, name string) string {
 	f := a.files[name]
 	return base + "/static/" + f.hash + "/" + name
 }
 
-// serve writes the named asset. A current hash gets a year of immutable caching; a stale one (a
+// Serve writes the named asset. A current hash gets a year of immutable caching; a stale one (a
 // page cached across an upgrade) still gets the file, but only briefly cached.
 func (a *Assets) Serve(w http.ResponseWriter, r *http.Request, hash, name string) bool {
 	f := a.files[name]
@@ -112,7 +113,7 @@ func (a *Assets) Handler() echo.HandlerFunc {
 	}
 }
 
-// etagMatches reports whether an If-None-Match header names the tag: "*", or a list of tags any of
+// ETagMatches reports whether an If-None-Match header names the tag: "*", or a list of tags any of
 // which is the tag, weak (W/"...") or strong alike, since If-None-Match compares weakly (RFC 9110
 // 13.1.2).
 func ETagMatches(headers []string, hash string) bool {
@@ -127,7 +128,7 @@ func ETagMatches(headers []string, hash string) bool {
 	return false
 }
 
-// acceptsGzip reports whether Accept-Encoding allows gzip: named (or "*") with a q-value above 0.
+// AcceptsGzip reports whether Accept-Encoding allows gzip: named (or "*") with a q-value above 0.
 // An explicit "gzip;q=0" refuses it even when "*" would allow it.
 func AcceptsGzip(headers []string) bool {
 	gzip, star := -1.0, -1.0

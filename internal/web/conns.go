@@ -14,7 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// connLimiter is a listener that bounds the open connections, in all and per client address (an
+// ConnLimiter is a listener that bounds the open connections, in all and per client address (an
 // IPv6 /64), so that one client can neither exhaust the process's file descriptors nor crowd out
 // everyone else. At a bound, the longest-idle connection goes first (a keep-alive waiting for a
 // request that may never come, then one that has not finished sending its first request); a
@@ -65,6 +65,7 @@ const (
 	laneBusy = -1
 )
 
+// NewConnLimiter bounds the connections inner accepts: total in all, perClient from one address.
 func NewConnLimiter(inner net.Listener, total, perClient int, m *Metrics) *ConnLimiter {
 	return &ConnLimiter{Listener: inner, total: max(1, total), perClient: max(1, perClient), metrics: m,
 		clients: map[netip.Addr]*connClient{}, waiting: [2]*list.List{list.New(), list.New()}, streamGroups: map[string]*list.List{}}
@@ -178,7 +179,7 @@ func (l *ConnLimiter) forget(c *limitedConn) {
 	}
 }
 
-// connState is the http.Server's ConnState hook: it moves a connection between the lanes.
+// ConnState is the http.Server's ConnState hook: it moves a connection between the lanes.
 func (l *ConnLimiter) ConnState(nc net.Conn, st http.ConnState) {
 	c, ok := nc.(*limitedConn)
 	if !ok {
@@ -253,14 +254,14 @@ func writeSecurityHeaders(b *bytes.Buffer) {
 	}
 }
 
-// openConns reports the connections held, for /metrics.
+// OpenConns reports the connections held, for /metrics.
 func (l *ConnLimiter) OpenConns() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.open
 }
 
-// raiseFileLimit raises the soft limit on open files to the hard limit (Go's runtime does so too
+// RaiseFileLimit raises the soft limit on open files to the hard limit (Go's runtime does so too
 // since 1.19; doing it here makes the number the connection bound is derived from explicit) and
 // returns it.
 func RaiseFileLimit() (uint64, error) {
@@ -277,7 +278,7 @@ func RaiseFileLimit() (uint64, error) {
 	return r.Cur, nil
 }
 
-// maxConnsDefault derives the bound on connections from the file limit, leaving a tenth (and at
+// MaxConnsDefault derives the bound on connections from the file limit, leaving a tenth (and at
 // least 64) of the descriptors for everything else, and from the memory limit: a connection costs
 // about 20 KB at rest and a busy one more, so the connections may take at most an eighth of it at
 // 32 KB each.
@@ -289,14 +290,14 @@ func MaxConnsDefault(files uint64, memLimit int64) int {
 	return int(max(64, n))
 }
 
-// registerGauge publishes the open connections in /metrics.
+// RegisterGauge publishes the open connections in /metrics.
 func (l *ConnLimiter) RegisterGauge(reg prometheus.Registerer) {
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "site_open_connections", Help: "Client connections open now.",
 	}, func() float64 { return float64(l.OpenConns()) }))
 }
 
-// heldBy reports the connections one client address holds.
+// HeldBy reports the connections one client address holds.
 func (l *ConnLimiter) HeldBy(key netip.Addr) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()

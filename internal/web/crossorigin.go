@@ -7,7 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// crossOrigin refuses a change (POST, PUT, DELETE, ...) that a browser says comes from another
+// CrossOrigin refuses a change (POST, PUT, DELETE, ...) that a browser says comes from another
 // site, with net/http's CrossOriginProtection: it reads Sec-Fetch-Site, or compares Origin with
 // Host for older browsers. Reads pass, and so do requests with neither header (curl, scripts),
 // which carry no cookies of a victim's. Behind a proxy that rewrites Host, it compares Origin

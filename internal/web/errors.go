@@ -25,6 +25,7 @@ type Error struct {
 	Err        error
 }
 
+// Error says the status, the message and the cause, for the log.
 func (e *Error) Error() string {
 	if e.Err != nil {
 		return fmt.Sprintf("%d %s: %v", e.Status, e.Msg, e.Err)
@@ -32,6 +33,7 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%d %s", e.Status, e.Msg)
 }
 
+// Unwrap is the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
 // Refusal is an error from below the web layer (runs, which must not import it) that says the
@@ -63,7 +65,10 @@ type PanicError struct {
 	Stack []byte
 }
 
+// Error says the panic's value.
 func (e *PanicError) Error() string { return "panic: " + e.Err.Error() }
+
+// Unwrap is the panic's value as an error.
 func (e *PanicError) Unwrap() error { return e.Err }
 
 // Render writes a component through a buffer, so a failing template never sends half a page.
@@ -88,6 +93,9 @@ type Errors struct {
 	APIBody func(field, msg string) any
 	// Page is the page of a refused request for a reader.
 	Page func(status int, title, msg string) templ.Component
+	// BodyLimits says, to a request refused for a body too large, how much each kind of route
+	// takes ("8 KB here, 64 KB elsewhere"): the routes' limits are the assembly's; "" says none.
+	BodyLimits string
 }
 
 // Handler is the one place errors become responses and the one place they are logged.
@@ -115,7 +123,10 @@ func (h Errors) Handler(err error, c echo.Context) {
 		field = h.FieldOf(err)
 	}
 	if status == http.StatusRequestEntityTooLarge {
-		field, msg = "body", "the body is larger than this route takes: 8 KB for the study rooms, 64 KB elsewhere"
+		field, msg = "body", "the body is larger than this route takes"
+		if h.BodyLimits != "" {
+			msg += ": " + h.BodyLimits
+		}
 	}
 	if status >= 500 {
 		attrs := []any{"method", c.Request().Method, "path", c.Request().URL.Path, "status", status, "err", err}

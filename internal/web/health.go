@@ -6,7 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// handleHealth handles "GET /healthz": the server is up and its default results are warm.
+// HandleHealth handles "GET /healthz": the server is up and its default results are warm.
 func HandleHealth() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		c.Response().Header().Set("Cache-Control", "no-store")

@@ -10,7 +10,7 @@ import (
 const (
 	HXRequestHeader = "HX-Request"
 	HXTargetHeader  = "HX-Target"
-	// hxRestoreHeader marks the request htmx makes for a page the back button returns to when it
+	// HXRestoreHeader marks the request htmx makes for a page the back button returns to when it
 	// keeps no copy of it (historyCacheSize 0): it swaps the answer in as the whole body.
 	HXRestoreHeader = "HX-History-Restore-Request"
 	// The response headers that move a swap elsewhere than the request's target.
@@ -18,14 +18,14 @@ const (
 	HXReswapHeader   = "HX-Reswap"
 )
 
-// htmxRequest is what htmx says about a request: whether htmx sent it, and the id of the element
+// HTMX is what htmx says about a request: whether htmx sent it, and the id of the element
 // it will swap the answer into.
 type HTMX struct {
 	Active bool
 	Target string
 }
 
-// htmxOf reads the htmx headers once. A history restore is no fragment request: it wants the page
+// HTMXOf reads the htmx headers once. A history restore is no fragment request: it wants the page
 // as a plain visit gets it, the room bar and every block included, or the back button would bring
 // back a page without them.
 func HTMXOf(r *http.Request) HTMX {
@@ -35,7 +35,7 @@ func HTMXOf(r *http.Request) HTMX {
 	return HTMX{Active: true, Target: r.Header.Get(HXTargetHeader)}
 }
 
-// varyHTMX says on every answer that it may depend on the htmx headers, since the same URL answers
+// VaryHTMX says on every answer that it may depend on the htmx headers, since the same URL answers
 // a fragment to htmx and a whole page otherwise: a cache (the browser's own, for the back button,
 // or a proxy's) must not hand one to the other.
 func VaryHTMX(next echo.HandlerFunc) echo.HandlerFunc {

@@ -14,6 +14,7 @@ type Memo[V any] struct {
 // NewMemo holds at most max values.
 func NewMemo[V any](max int) *Memo[V] { return &Memo[V]{max: max, m: map[string]V{}} }
 
+// Get returns the value kept for k.
 func (m *Memo[V]) Get(k string) (V, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -21,6 +22,7 @@ func (m *Memo[V]) Get(k string) (V, bool) {
 	return v, ok
 }
 
+// Put keeps v for k, starting over when the memo is full.
 func (m *Memo[V]) Put(k string, v V) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

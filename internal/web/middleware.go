@@ -25,13 +25,14 @@ var securityHeaderList = [][2]string{
 	{"Cross-Origin-Opener-Policy", "same-origin"},
 }
 
+// SetSecurityHeaders sets every security header, the CSP among them, on h.
 func SetSecurityHeaders(h http.Header) {
 	for _, kv := range securityHeaderList {
 		h.Set(kv[0], kv[1])
 	}
 }
 
-// securityHeaders sets the security headers on every answer echo gives.
+// SecurityHeaders sets the security headers on every answer echo gives.
 func SecurityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		SetSecurityHeaders(c.Response().Header())
@@ -39,7 +40,7 @@ func SecurityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// withSecurityHeaders is the HTTP server's handler around echo: it sets the security headers
+// WithSecurityHeaders is the HTTP server's handler around echo: it sets the security headers
 // before anything else runs, and answers "OPTIONS *" itself (net/http's built-in answer to it
 // would carry none).
 func WithSecurityHeaders(next http.Handler) http.Handler {

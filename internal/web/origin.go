@@ -10,7 +10,7 @@ import (
 	"sync"
 )
 
-// origins is where the absolute links the site hands out (a room's join link and its QR code, the
+// Origins is where the absolute links the site hands out (a room's join link and its QR code, the
 // host link) take their scheme and host from. A request's Host header is the visitor's to write,
 // so it is used only when it names a host the server answers for: PUBLIC_ORIGIN, when set, always
 // wins; otherwise the addresses the server listens on (every address of the machine's interfaces
@@ -48,7 +48,7 @@ func NewOrigins(public, listenAddr string, hosts []string) *Origins {
 	return o
 }
 
-// listening records an address the server accepts connections on (its port is known only once it
+// Listening records an address the server accepts connections on (its port is known only once it
 // listens: -addr :0 in tests), with localhost beside a loopback address and every address of the
 // machine for an unspecified one.
 func (o *Origins) Listening(addr net.Addr) {
@@ -80,12 +80,12 @@ func (o *Origins) Listening(addr net.Addr) {
 	}
 }
 
-// fallback is the origin of links answering a Host the server does not answer for.
+// Fallback is the origin of links answering a Host the server does not answer for.
 func (o *Origins) Fallback() string {
 	return cmp.Or(o.configured, o.listen, o.addr)
 }
 
-// of is the origin ("http://host:port") links on an answer to r are built on; known is false when
+// Of is the origin ("http://host:port") links on an answer to r are built on; known is false when
 // r's Host was not one the server answers for, and the links fell back to another.
 func (o *Origins) Of(r *http.Request) (origin string, known bool) {
 	if o.public != "" {
@@ -107,7 +107,7 @@ func (o *Origins) Of(r *http.Request) (origin string, known bool) {
 	return o.Fallback(), false
 }
 
-// hostPort normalises a host with an optional port as a Host header carries it: lower case, no
+// HostPort normalises a host with an optional port as a Host header carries it: lower case, no
 // trailing dot on the name, and no port when it is HTTP's default, so "Eo.Example:80" and
 // "eo.example" are the same host.
 func HostPort(h string) string {
@@ -126,7 +126,7 @@ func HostPort(h string) string {
 	return net.JoinHostPort(name, port)
 }
 
-// validHost reports whether h is a host, with an optional port, and nothing else: no scheme, path,
+// ValidHost reports whether h is a host, with an optional port, and nothing else: no scheme, path,
 // user or space, as HOSTS entries must be.
 func ValidHost(h string) bool {
 	if h == "" || strings.ContainsAny(h, "/?#@ \t") {

@@ -10,7 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// clientKey is the address a limit counts against: the client's IP, with an IPv6 address cut to
+// ClientKey is the address a limit counts against: the client's IP, with an IPv6 address cut to
 // its /64, since one home or one host is usually handed a whole /64 and could otherwise take as
 // many allowances as it likes. An address that does not parse shares the zero key.
 func ClientKey(ip string) netip.Addr {
@@ -30,7 +30,7 @@ func ClientKey(ip string) netip.Addr {
 // that code below the handlers (a page's runs) can charge the right client without echo.Context.
 type clientCtxKey struct{}
 
-// identify stores the client's limit key in the request's context.
+// Identify stores the client's limit key in the request's context.
 func Identify(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
@@ -39,13 +39,13 @@ func Identify(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// clientOf returns the limit key identify stored.
+// ClientOf returns the limit key identify stored.
 func ClientOf(ctx context.Context) netip.Addr {
 	k, _ := ctx.Value(clientCtxKey{}).(netip.Addr)
 	return k
 }
 
-// rateLimiter is a token bucket per key (a client address, or a room key for the changes a member
+// RateLimiter is a token bucket per key (a client address, or a room key for the changes a member
 // makes), in memory bounded by a number of keys: at most max are tracked, the least recently seen
 // is forgotten first, and a bucket that has had time to fill up again is forgotten by a timer,
 // whether or not anyone else asks (a forgotten bucket and a full one mean the same, so forgetting
@@ -72,12 +72,12 @@ type bucket[K comparable] struct {
 	prev, next *bucket[K]
 }
 
-// newRateLimiter limits per client address.
+// NewRateLimiter limits per client address.
 func NewRateLimiter(rate float64, burst, maxClients int) *RateLimiter[netip.Addr] {
 	return NewKeyedLimiter[netip.Addr](rate, burst, maxClients)
 }
 
-// newKeyedLimiter limits per key of type K: rate tokens a second, burst at most, for at most
+// NewKeyedLimiter limits per key of type K: rate tokens a second, burst at most, for at most
 // maxKeys keys at once.
 func NewKeyedLimiter[K comparable](rate float64, burst, maxKeys int) *RateLimiter[K] {
 	// The time a bucket takes to fill again, capped so that a tiny rate cannot overflow the
@@ -87,10 +87,10 @@ func NewKeyedLimiter[K comparable](rate float64, burst, maxKeys int) *RateLimite
 		clients: map[K]*bucket[K]{}}
 }
 
-// allow takes one token from key's bucket. When there is none it says how long until there is.
+// Allow takes one token from key's bucket. When there is none it says how long until there is.
 func (l *RateLimiter[K]) Allow(key K) (bool, time.Duration) { return l.AllowN(key, 1) }
 
-// allowN takes n tokens from key's bucket, for work worth n runs; n above the burst is charged as
+// AllowN takes n tokens from key's bucket, for work worth n runs; n above the burst is charged as
 // the burst, since a bucket never holds more and the work would otherwise never be allowed. When
 // there are too few it takes none and says how long until there are enough.
 func (l *RateLimiter[K]) AllowN(key K, n int) (bool, time.Duration) {
@@ -123,7 +123,7 @@ func (l *RateLimiter[K]) AllowN(key K, n int) (bool, time.Duration) {
 	return false, time.Duration((need - b.tokens) / l.rate * float64(time.Second))
 }
 
-// close stops the expiry timer, so a server that has shut down (or a test's) leaves nothing
+// Close stops the expiry timer, so a server that has shut down (or a test's) leaves nothing
 // running behind it.
 func (l *RateLimiter[K]) Close() {
 	l.mu.Lock()
@@ -163,7 +163,7 @@ func (l *RateLimiter[K]) expire(now time.Time) {
 	}
 }
 
-// size is the number of clients tracked, for /metrics.
+// Size is the number of clients tracked, for /metrics.
 func (l *RateLimiter[K]) Size() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -193,7 +193,7 @@ func (l *RateLimiter[K]) pushFront(b *bucket[K]) {
 	l.head = b
 }
 
-// refund gives n tokens back to key's bucket (never past the burst): a request refused part-way
+// Refund gives n tokens back to key's bucket (never past the burst): a request refused part-way
 // has its earlier charge returned, so the wait it is told covers the whole request when it comes
 // back, and is then true.
 func (l *RateLimiter[K]) Refund(key K, n int) {
@@ -204,15 +204,11 @@ func (l *RateLimiter[K]) Refund(key K, n int) {
 	}
 }
 
-// retrySeconds is a wait in whole seconds for Retry-After: rounded up, and at least 1.
+// RetrySeconds is a wait in whole seconds for Retry-After: rounded up, and at least 1.
 func RetrySeconds(d time.Duration) int { return max(1, int(math.Ceil(d.Seconds()))) }
 
-// spreadCharge is what a spread of n seeds takes from a client's allowance: n runs, but never more
-// than half the burst. A spread is asked for together with the form's own run, and the two must
-// fit in one full bucket together, or a spread as large as the burst could never run at all (the
-// run takes its token, then the spread finds one too few, again and again). With a burst under
-// two, the run's own token is the whole allowance, and a spread adds nothing to it.
-func (l *RateLimiter[K]) SpreadCharge(n int) int { return min(n, int(l.burst)/2) }
+// Burst is the most a key's bucket holds: the largest charge that can ever be allowed at once.
+func (l *RateLimiter[K]) Burst() int { return int(l.burst) }
 
 // Forgets is how long a bucket lasts unseen before it is forgotten: the time an empty one takes
 // to fill up again, so forgetting it changes nothing.

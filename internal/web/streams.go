@@ -8,19 +8,20 @@ import (
 )
 
 // Event streams are connections that stay busy for as long as a tab is open, so the connection
-// limiter can never close them to make room: left alone, one member key opening streams from a few
+// limiter can never close them to make room: left alone, one key opening streams from a few
 // addresses filled every connection the server had, and /healthz answered 503 for everyone. The
 // limiter therefore counts streams apart from the rest (a connection serving one is still one of
 // its connections): at most streamCap in all, which keeps a share of the bound for ordinary
-// requests that streams can never take, and at most a cap per group (a room key, a room). Over a
-// key's cap the key's oldest stream is ended, since it is most likely a tab left open elsewhere;
-// over a room's cap, or the bound in all, the new stream is refused with a 503.
+// requests that streams can never take, and at most a cap per group the caller names (a study
+// room's member key, the room). Over an evicting group's cap (a key's) its oldest stream is ended,
+// since it is most likely a tab left open elsewhere; over another group's cap, or the bound in
+// all, the new stream is refused with a 503.
 
 // streamReserve is the share of the connection bound that streams can never take: a quarter, so
 // that pages, runs and /healthz are answered whatever the streams do.
 const streamReserve = 4
 
-// streamGroup is one bound a stream counts against: its name (a key's hash, a room's id), how many
+// StreamGroup is one bound a stream counts against: its name (a key's hash, a room's id), how many
 // streams the group may hold, and whether a new stream over it ends the group's oldest (true) or is
 // refused (false).
 type StreamGroup struct {
@@ -43,7 +44,7 @@ func (l *ConnLimiter) SetStreamCap(n int) {
 	l.streams = n
 }
 
-// streamClaim is one stream's place in the limiter: ended is closed when the limiter ends the
+// StreamClaim is one stream's place in the limiter: ended is closed when the limiter ends the
 // stream to make room for a newer one of its key; release gives the place back.
 type StreamClaim struct {
 	l      *ConnLimiter
@@ -53,17 +54,18 @@ type StreamClaim struct {
 	done   bool
 }
 
-// errStreamsFull is a stream refused by a bound that ends nobody's stream.
+// ErrStreamsFull is a stream refused by a bound that ends nobody's stream.
 type ErrStreamsFull struct{ group string }
 
+// Error names the bound that refused.
 func (e ErrStreamsFull) Error() string { return "stream bound reached: " + e.group }
 
-// streamCost is what one open room stream holds in memory, rounded up from the measure of
+// StreamCost is what one open event stream holds in memory, rounded up from the measure of
 // TestAttackStreamFlood (1,000 streams of members in rooms of 100: 122 KB of RSS and 88 KB of heap
 // each): its goroutine's stack, its buffers, and the last HTML of every part it has sent.
 const StreamCost = 128 << 10
 
-// maxStreams bounds the streams in all: never more than the connection bound less its reserved
+// MaxStreams bounds the streams in all: never more than the connection bound less its reserved
 // quarter, and, under a memory limit, never more than an eighth of it at streamCost each, the share
 // maxConnsDefault gives connections (in a 1 GiB container, 768 streams of the 3,072 connections).
 func MaxStreams(totalConns int, memLimit int64) int {
@@ -82,7 +84,7 @@ func (l *ConnLimiter) streamCap() int {
 	return MaxStreams(l.total, 0)
 }
 
-// claimStream admits one stream within every bound of groups and in all, ending the oldest stream
+// ClaimStream admits one stream within every bound of groups and in all, ending the oldest stream
 // of an evicting group when it is full. A refusal is an errStreamsFull.
 func (l *ConnLimiter) ClaimStream(groups ...StreamGroup) (*StreamClaim, error) {
 	l.mu.Lock()
@@ -143,7 +145,7 @@ func countIn(cs []*StreamClaim, group string) int {
 	return n
 }
 
-// release gives the stream's place back; calling it again does nothing.
+// Release gives the stream's place back; calling it again does nothing.
 func (c *StreamClaim) Release() {
 	if c.l == nil {
 		return
@@ -168,16 +170,16 @@ func (c *StreamClaim) releaseLocked() {
 	}
 }
 
-// openStreams reports the streams held, for a test or a figure.
+// OpenStreams reports the streams held, for a test or a figure.
 func (l *ConnLimiter) OpenStreams() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.streamsOpen
 }
 
-// streamsFull answers a stream refused by a bound: 503 with a wait, after which the browser's
+// StreamsFull answers a stream refused by a bound: 503 with a wait, after which the browser's
 // stream tries again (and until then each action reloads the page).
 func StreamsFull(err error) error {
 	return &Error{Status: http.StatusServiceUnavailable, RetryAfter: 30 * time.Second, Err: err,
-		Msg: "Too many live streams are open (on this room, or on the server) to open another now; the page still works, and reloads after each action."}
+		Msg: "Too many live streams are open (on this page, or on the server) to open another now; the page still works, and reloads after each action."}
 }

@@ -63,7 +63,7 @@ func describe(base string, e *experiments.Experiment) APIExperiment {
 	return out
 }
 
-// handleExperimentList handles "GET /api/experiments".
+// ExperimentList handles "GET /api/experiments".
 func (h *Handlers) ExperimentList() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var out []APIExperiment
@@ -74,7 +74,7 @@ func (h *Handlers) ExperimentList() echo.HandlerFunc {
 	}
 }
 
-// handleExperiment handles "GET /api/experiments/:name": 200 with params and result (JSON, or
+// Experiment handles "GET /api/experiments/:name": 200 with params and result (JSON, or
 // CSV with format=csv), 400 with field errors, 404 for an unknown experiment. With spread=N the
 // answer adds the spread over N seeds (a "spread" object, or a second CSV table), computed while
 // the request waits.

@@ -10,17 +10,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
 	"effectivelyonce/internal/web"
 	"effectivelyonce/pages"
-	"effectivelyonce/present"
 )
 
-// handleArticle handles "GET <path>" for every page of content.Contents(): the page's prose with
+// Article handles "GET <path>" for every page of content.Contents(): the page's prose with
 // its experiments run on the query's parameters. An htmx request for one experiment's block, or
 // for a step of the timeline, gets that fragment alone and costs only its own work.
 func (h *Handlers) Article(entry content.Entry) echo.HandlerFunc {
@@ -55,23 +53,24 @@ func (h *Handlers) Article(entry content.Entry) echo.HandlerFunc {
 		status := http.StatusOK
 		var retry time.Duration
 		views := map[string]pages.ExperimentView{}
-		var also []templ.Component // runs drawn again beside an htmx fragment, swapped out of band
+		var also []pages.ExperimentView // runs drawn again beside an htmx fragment, swapped out of band
 		for _, r := range runs {
 			own := only == "" || r.Experiment.Name == only
 			if !own && (r.Result == nil && r.Errors == nil && r.Busy == "") {
 				continue // read for its values, not run
 			}
+			r.Shrunk = h.shrunk(ctx, site, entry.Path, r) // the verifier's smallest failing cases (verify.go)
+			if own {
+				r.Progress = h.spreadProgress(ctx, site, entry.Path, r, runs) // spread_api.go: starts or shows a spread still running
+			}
 			v, err := pages.NewExperimentView(site, entry.Path, r, runs)
 			if err != nil {
 				return err
 			}
-			h.addShrunk(ctx, site, entry.Path, r, &v) // the verifier's smallest failing cases (verify.go)
 			if !own {
-				v.OutOfBand = true
-				also = append(also, pages.Experiment(v))
+				also = append(also, v)
 				continue
 			}
-			h.spreadProgress(ctx, &v, r) // spread.go: starts or shows a spread still running
 			views[r.Experiment.Name] = v
 			if len(r.Errors) > 0 {
 				status = http.StatusUnprocessableEntity
@@ -88,7 +87,7 @@ func (h *Handlers) Article(entry content.Entry) echo.HandlerFunc {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(web.RetrySeconds(retry)))
 		}
 		if only != "" {
-			return web.Render(c, status, templ.Join(append([]templ.Component{pages.Experiment(views[only])}, also...)...))
+			return web.Render(c, status, pages.Fragment(views[only], also))
 		}
 
 		view := pages.ArticleView{Site: site, Page: pages.OnceEach(page), Runs: views, Code: h.sources}
@@ -234,45 +233,33 @@ func (h *Handlers) quiz(ctx context.Context, site pages.Site) []pages.Question {
 	if page == nil {
 		return nil
 	}
-	measured := h.defaultMeasures(ctx)
+	questions := experiments.Questions()
 	var qs []pages.Question
 	for i, sec := range page.Sections {
-		if i >= len(present.QuestionSpecs) {
+		if i >= len(questions) {
 			break
 		}
-		spec := present.QuestionSpecs[i]
-		answering := ""
-		if e, ok := experiments.Answering(spec.ID); ok {
-			answering = e.Name
-		}
-		qs = append(qs, pages.Question{
-			N: i + 1, ID: spec.ID, Title: sec.Title, HTML: sec.HTML, Unit: spec.Unit,
-			AnswerAt: site.URL(spec.Page) + "#" + pages.DOMID(answering), Measured: measured[spec.ID],
-		})
+		asked := questions[i]
+		e, _ := experiments.Answering(asked.ID) // the questions are the definitions' own
+		q := pages.Question{N: i + 1, ID: asked.ID, Title: sec.Title, HTML: sec.HTML, Unit: asked.Unit,
+			AnswerAt: site.URL(asked.Page) + "#" + pages.DOMID(e.Name)}
+		q.Measured, q.IsMeasured = h.defaultMeasure(ctx, e, asked.ID)
+		qs = append(qs, q)
 	}
 	return qs
 }
 
-// defaultMeasures runs the experiments that answer the questions at their defaults (cached): the
-// document's values are the parameters each question's wording states, so a question is never
-// compared with a reader's run at other values.
-func (h *Handlers) defaultMeasures(ctx context.Context) map[string]string {
-	out := map[string]string{}
-	for _, spec := range present.QuestionSpecs {
-		e, ok := experiments.Answering(spec.ID)
-		if !ok {
-			continue
-		}
-		p := e.Defaults()
-		res, err := h.runner.Run(ctx, e, p)
-		if err != nil {
-			continue
-		}
-		if v, ok := e.Answer(spec.ID, p, res); ok {
-			out[spec.ID] = strconv.FormatInt(v, 10)
-		}
+// defaultMeasure runs e, the experiment that answers question id, at its defaults (cached) and
+// measures the question on it: the document's values are the parameters each question's wording
+// states, so a question is never compared with a reader's run at other values. false when the run
+// failed.
+func (h *Handlers) defaultMeasure(ctx context.Context, e *experiments.Experiment, id string) (int64, bool) {
+	p := e.Defaults()
+	res, err := h.runner.Run(ctx, e, p)
+	if err != nil {
+		return 0, false
 	}
-	return out
+	return e.Answer(id, p, res)
 }
 
 // targetExperiment names the experiment whose block an htmx request will swap, if it targets one.

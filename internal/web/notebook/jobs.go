@@ -124,7 +124,7 @@ func (h *Handlers) apiRefusal(c echo.Context, err error) error {
 	return err
 }
 
-// handleJobsAPI handles "GET /api/experiments/:name/jobs": every job with the outcome at the
+// JobsAPI handles "GET /api/experiments/:name/jobs": every job with the outcome at the
 // point, as {"outcome","point","total","ids"} or, with format=csv, one id a line under the run's
 // parameters as comment lines.
 func (h *Handlers) JobsAPI() echo.HandlerFunc {
@@ -161,7 +161,7 @@ func jobsCSV(e *experiments.Experiment, params any, list experiments.JobList) st
 	return b.String()
 }
 
-// handleJobAPI handles "GET /api/experiments/:name/jobs/:id": the job's events at the point, as
+// JobAPI handles "GET /api/experiments/:name/jobs/:id": the job's events at the point, as
 // {"id","outcome","point","step_unit","events":[{"step","kind","detail"}]}; outcome, optional,
 // picks the policy or design whose story is told where a point has several (lease, crash-sweep).
 func (h *Handlers) JobAPI() echo.HandlerFunc {
@@ -219,7 +219,7 @@ func pageRefusal(err error) error {
 	return err
 }
 
-// handleJobsPage handles "GET /jobs/:name": the first pages.JobsShown jobs with the outcome at
+// JobsPage handles "GET /jobs/:name": the first pages.JobsShown jobs with the outcome at
 // the point, each linking to its timeline. An htmx request gets the list alone, for the block's
 // jobs panel; any other gets a whole page.
 func (h *Handlers) JobsPage() echo.HandlerFunc {
@@ -236,7 +236,7 @@ func (h *Handlers) JobsPage() echo.HandlerFunc {
 		if err != nil {
 			return pageRefusal(err)
 		}
-		v := pages.JobsView{Experiment: e.Name, Title: e.Title, Outcome: list.Outcome, Point: list.Point,
+		v := pages.JobsView{Experiment: e.Name, Title: e.Title, Outcome: list.Outcome, Point: list.Point, At: list.At,
 			Total: list.Total, Target: jobsTarget(c), Params: pages.ParamsText(e, jq.params),
 			CSVURL:  h.jobsURL("/api/experiments/"+e.Name+"/jobs", jq, "outcome", list.Outcome, "point", list.Point, "format", "csv"),
 			JSONURL: h.jobsURL("/api/experiments/"+e.Name+"/jobs", jq, "outcome", list.Outcome, "point", list.Point)}
@@ -255,7 +255,7 @@ func (h *Handlers) JobsPage() echo.HandlerFunc {
 	}
 }
 
-// handleJobPage handles "GET /jobs/:name/:id": the job's timeline at the point, as a figure and
+// JobPage handles "GET /jobs/:name/:id": the job's timeline at the point, as a figure and
 // a list of events in words; an htmx request gets the timeline alone, for the jobs panel.
 func (h *Handlers) JobPage() echo.HandlerFunc {
 	return func(c echo.Context) error {

@@ -135,7 +135,7 @@ func (h *Handlers) startSpread(ctx context.Context, e *experiments.Experiment, p
 	j := &spreadJob{n: n, field: field, back: back, block: block}
 	j.stopped.Store(-1)
 	charge := func() error {
-		if charge := h.admit.Rate.SpreadCharge(n); charge > 0 {
+		if charge := h.spreadCharge(n); charge > 0 {
 			if ok, wait := h.admit.Rate.AllowN(web.ClientOf(ctx), charge); !ok {
 				h.rejected.WithLabelValues("rate_limited").Inc()
 				return &web.Error{Status: http.StatusTooManyRequests, RetryAfter: wait,
@@ -163,7 +163,7 @@ func (h *Handlers) startSpread(ctx context.Context, e *experiments.Experiment, p
 	return t, err
 }
 
-// handleSpreadProgress handles "GET /spread/progress": the poll of a spread's meter. While the
+// SpreadProgress handles "GET /spread/progress": the poll of a spread's meter. While the
 // spread runs it answers with the meter alone, so the Cancel beside it stays in place; once the
 // spread has ended (or is unknown) it answers with the whole box and retargets the swap at it,
 // which takes the polling meter away: the box that fetches the banded block, or the note.
@@ -189,7 +189,7 @@ func retargetSpreadBox(c echo.Context) {
 	h.Set(web.HXReswapHeader, "outerHTML")
 }
 
-// handleSpreadCancel handles "POST /spread/cancel": it stops a spread and answers with the note
+// SpreadCancel handles "POST /spread/cancel": it stops a spread and answers with the note
 // that replaces its progress box, or, without script, sends the reader back to the block with
 // the spread left out of the address (which would otherwise start it again). A spread that had
 // finished before the press answers with the box that fetches its band: the work is done, and

@@ -43,18 +43,19 @@ func (h *Handlers) pageSpread(r *pages.Run) *experiments.FieldError {
 	return nil
 }
 
-// spreadProgress starts the spread a block asks for and has not got yet (or finds it running),
-// and puts its progress box in the block beside the form's own run.
-func (h *Handlers) spreadProgress(ctx context.Context, v *pages.ExperimentView, r pages.Run) {
+// spreadProgress starts the spread run r's block on the page at pagePath asks for and has not got
+// yet (or finds it running), and answers the progress box the block shows beside the form's own
+// run; nil when the block asks for no spread, or has it already.
+func (h *Handlers) spreadProgress(ctx context.Context, site pages.Site, pagePath string, r pages.Run, all []pages.Run) *pages.SpreadProgress {
 	if r.SpreadN == 0 || r.Spread != nil || r.Result == nil {
-		return
+		return nil
 	}
+	block, back := pages.DOMID(r.Experiment.Name), pages.Permalink(site, pagePath, r, all)
 	key := spreadKey(r.Experiment, r.Params, r.SpreadN)
 	if _, ok := h.spreads.cached(key); ok { // finished since pageSpread looked
-		v.Progress = &pages.SpreadProgress{Finished: true, N: r.SpreadN, Block: v.DOMID, ReloadURL: v.Permalink}
-		return
+		return &pages.SpreadProgress{Finished: true, N: r.SpreadN, Block: block, ReloadURL: back}
 	}
-	j, err := h.startSpread(ctx, r.Experiment, r.Params, r.SpreadN, key, r.Prefix+experiments.SpreadField, v.Permalink, v.DOMID)
+	j, err := h.startSpread(ctx, r.Experiment, r.Params, r.SpreadN, key, r.Prefix+experiments.SpreadField, back, block)
 	if err != nil {
 		msg := "The spread over seeds could not start; the block shows the form's own run."
 		var he *web.Error
@@ -64,9 +65,8 @@ func (h *Handlers) spreadProgress(ctx context.Context, v *pages.ExperimentView, 
 				msg += " " + waitText(he.RetryAfter)
 			}
 		}
-		v.Progress = &pages.SpreadProgress{Note: msg}
-		return
+		return &pages.SpreadProgress{Note: msg}
 	}
 	p := snapshot(j, h.base)
-	v.Progress = &p
+	return &p
 }

@@ -9,21 +9,22 @@ import (
 	"effectivelyonce/pages"
 )
 
-// addShrunk puts under the verifier's table, when claims failed on the reader's parameters, the
-// smallest failing case of each: the searches run within the request, one per failed claim side by
-// side, each bounded by experiments.ShrinkBudget and stopped with ctx when the reader leaves. Every
-// other block, and a verifier whose claims all hold, is left as it was.
-func (h *Handlers) addShrunk(ctx context.Context, site pages.Site, pagePath string, r pages.Run, v *pages.ExperimentView) {
+// shrunk finds, for the verifier's block when claims failed on the reader's parameters, the
+// smallest failing case of each, for the block to draw under its table: the searches run within
+// the request, one per failed claim side by side, each bounded by experiments.ShrinkBudget and
+// stopped with ctx when the reader leaves. Nil for every other block, and for a verifier whose
+// claims all hold.
+func (h *Handlers) shrunk(ctx context.Context, site pages.Site, pagePath string, r pages.Run) []pages.ShrinkView {
 	e := r.Experiment
 	searches := e.Shrinks(r.Params, r.Result)
 	if len(searches) == 0 {
-		return
+		return nil
 	}
 	// One run slot holds the searches, with the memory of one run per search, so a page of
 	// failing claims waits its turn like any other run instead of stepping past the limits.
 	var views []pages.ShrinkView
 	err := h.runner.Within(ctx, e.Name+"-shrink", e.Cost(r.Params), e.Memory(r.Params)*int64(len(searches)), func(ctx context.Context) error {
-		views = pages.NewShrinkViews(site, pagePath, v.DOMID, shrinkEach(ctx, searches),
+		views = pages.NewShrinkViews(site, pagePath, pages.DOMID(e.Name), shrinkEach(ctx, searches),
 			func(sh experiments.Shrunk) *pages.JobView { return h.culpritTrace(ctx, sh) })
 		return nil
 	})
@@ -31,9 +32,9 @@ func (h *Handlers) addShrunk(ctx context.Context, site pages.Site, pagePath stri
 		if ctx.Err() == nil {
 			h.log.Warn("shrink not run", "err", err)
 		}
-		return
+		return nil
 	}
-	v.AfterTables = pages.ShrinkCases(views, v.NoTitle)
+	return views
 }
 
 // culpritTrace traces the first culprit of a failing case, the job that breaks the claim, in the
