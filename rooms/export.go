@@ -82,11 +82,11 @@ type ExportPin struct {
 
 // Export gathers the session for its host. It works on a closed room too: that is when a host
 // most wants it.
-func (s *Service) Export(ctx context.Context, code, hostKey string) (Export, error) {
-	r, err := s.host(ctx, code, hostKey)
-	if err != nil {
+func (s *Service) Export(ctx context.Context, host Caller) (Export, error) {
+	if err := host.may(AsHost); err != nil {
 		return Export{}, err
 	}
+	r := host.Room
 	ms, err := s.store.Members(ctx, r.ID)
 	if err != nil {
 		return Export{}, err

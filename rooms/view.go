@@ -142,14 +142,19 @@ type PinView struct {
 	At     string // RFC 3339, so a view marshals the same from every store
 }
 
-// State builds the room as the holder of key may see it. A member is present when the store
-// marks their stream seen within PresentWindow, or when present (if not nil) says this replica
-// holds a stream of theirs that it has not written down yet.
-func (s *Service) State(ctx context.Context, code, key string, present func(memberID string) bool) (View, error) {
-	r, c, err := s.Identify(ctx, code, key)
-	if err != nil {
-		return View{}, err
+// State builds the room as caller c may see it: c's room as the request read it, with its
+// members, rounds, guesses and pins read now (only the members for nobody). A member is present
+// when the store marks their stream seen within PresentWindow, or when present (if not nil) says
+// this replica holds a stream of theirs that it has not written down yet. A refused caller gets
+// its refusal.
+func (s *Service) State(ctx context.Context, c Caller, present func(memberID string) bool) (View, error) {
+	if c.refused != nil {
+		return View{}, c.refused
 	}
+	if c.key == "" { // not made by Identify: nobody
+		c = Caller{Room: c.Room}
+	}
+	r := c.Room
 	ms, err := s.store.Members(ctx, r.ID)
 	if err != nil {
 		return View{}, err

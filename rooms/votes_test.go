@@ -16,7 +16,7 @@ import (
 
 func (f *fixture) view(t *testing.T, key string) View {
 	t.Helper()
-	v, err := f.svc.State(context.Background(), f.code, key, nil)
+	v, err := f.svc.State(context.Background(), f.as(t, key), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func (f *fixture) view(t *testing.T, key string) View {
 
 func (f *fixture) guess(t *testing.T, key string, seq int, v float64, c Confidence) {
 	t.Helper()
-	if err := f.svc.GuessWith(context.Background(), f.code, key, seq, v, c); err != nil {
+	if err := f.svc.GuessWith(context.Background(), f.as(t, key), seq, v, c); err != nil {
 		t.Fatalf("guess %v: %v", v, err)
 	}
 }
@@ -45,7 +45,7 @@ func TestTwoVotes(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, Config{})
 	ada, bo, cy := f.join(t, "Ada"), f.join(t, "Bo"), f.join(t, "Cy")
-	rd, err := f.svc.OpenRoundWith(ctx, f.code, f.host, custom, RoundOptions{Votes: 2})
+	rd, err := f.svc.OpenRoundWith(ctx, f.as(t, f.host), custom, RoundOptions{Votes: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,13 +69,13 @@ func TestTwoVotes(t *testing.T) {
 		t.Fatalf("member's own first answer: %v %q", mine.YourGuess, mine.YourConfidence)
 	}
 
-	if _, err := f.svc.LockRound(ctx, f.code, f.host, seq); err != nil { // the discussion
+	if _, err := f.svc.LockRound(ctx, f.as(t, f.host), seq); err != nil { // the discussion
 		t.Fatal(err)
 	}
-	_, err = f.svc.SecondVote(ctx, f.code, ada, seq)
+	_, err = f.svc.SecondVote(ctx, f.as(t, ada), seq)
 	is(t, err, ErrForbidden)
 	for range 2 { // a double click is harmless
-		if rd, err = f.svc.SecondVote(ctx, f.code, f.host, seq); err != nil {
+		if rd, err = f.svc.SecondVote(ctx, f.as(t, f.host), seq); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -101,10 +101,10 @@ func TestTwoVotes(t *testing.T) {
 		t.Fatalf("a member learns who has not answered: %v", mv.Unanswered)
 	}
 
-	if _, err := f.svc.Reveal(ctx, f.code, f.host, seq, measured(100)); err != nil {
+	if _, err := f.svc.Reveal(ctx, f.as(t, f.host), seq, measured(100)); err != nil {
 		t.Fatal(err)
 	}
-	_, err = f.svc.SecondVote(ctx, f.code, f.host, seq)
+	_, err = f.svc.SecondVote(ctx, f.as(t, f.host), seq)
 	is(t, err, ErrRoundState)
 	res := f.view(t, f.host).Rounds[0].Result
 	if !slices.Equal(values(res.Guesses), []float64{95, 250}) || res.Median != 172.5 {
@@ -142,15 +142,15 @@ func TestOneVoteRoundAsBefore(t *testing.T) {
 	f := newFixture(t, Config{})
 	ada := f.join(t, "Ada")
 	seq := f.round(t, custom)
-	_, err := f.svc.SecondVote(ctx, f.code, f.host, seq)
+	_, err := f.svc.SecondVote(ctx, f.as(t, f.host), seq)
 	is(t, err, ErrRoundState)
-	if err := f.svc.Guess(ctx, f.code, ada, seq, 7); err != nil {
+	if err := f.svc.Guess(ctx, f.as(t, ada), seq, 7); err != nil {
 		t.Fatal(err)
 	}
 	if hv := f.view(t, f.host).Rounds[0]; hv.FirstGuesses != nil || hv.Votes != 1 || hv.Vote != 1 || hv.Seconds != 0 || hv.Deadline != "" {
 		t.Fatalf("a one-vote round shows %+v", hv)
 	}
-	if _, err := f.svc.Reveal(ctx, f.code, f.host, seq, measured(10)); err != nil {
+	if _, err := f.svc.Reveal(ctx, f.as(t, f.host), seq, measured(10)); err != nil {
 		t.Fatal(err)
 	}
 	res := f.view(t, ada).Rounds[0].Result
@@ -158,7 +158,7 @@ func TestOneVoteRoundAsBefore(t *testing.T) {
 		len(res.Guesses) != 1 || res.Median != 7 || *res.YourDistance != -3 {
 		t.Fatalf("a one-vote round revealed as %+v", res)
 	}
-	err = f.svc.GuessWith(ctx, f.code, ada, seq, 7, "certain")
+	err = f.svc.GuessWith(ctx, f.as(t, ada), seq, 7, "certain")
 	is(t, err, ErrInvalid)
 }
 
@@ -170,10 +170,10 @@ func TestCountdown(t *testing.T) {
 	f := newFixture(t, Config{})
 	ada, bo := f.join(t, "Ada"), f.join(t, "Bo")
 	for _, bad := range []RoundOptions{{Seconds: 14}, {Seconds: 601}, {Votes: 3}, {Seconds: -1}} {
-		_, err := f.svc.OpenRoundWith(ctx, f.code, f.host, custom, bad)
+		_, err := f.svc.OpenRoundWith(ctx, f.as(t, f.host), custom, bad)
 		is(t, err, ErrInvalid)
 	}
-	rd, err := f.svc.OpenRoundWith(ctx, f.code, f.host, custom, RoundOptions{Seconds: 30})
+	rd, err := f.svc.OpenRoundWith(ctx, f.as(t, f.host), custom, RoundOptions{Seconds: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestCountdown(t *testing.T) {
 	}
 
 	f.clock.add(5 * time.Second)
-	if _, err := f.svc.SetPaused(ctx, f.code, f.host, seq, true); err != nil {
+	if _, err := f.svc.SetPaused(ctx, f.as(t, f.host), seq, true); err != nil {
 		t.Fatal(err)
 	}
 	f.clock.add(time.Hour) // paused: the time stands still and guesses are still taken
@@ -206,14 +206,14 @@ func TestCountdown(t *testing.T) {
 			t.Fatal("a paused countdown has a next deadline")
 		}
 	}
-	if _, err := f.svc.SetPaused(ctx, f.code, f.host, seq, false); err != nil {
+	if _, err := f.svc.SetPaused(ctx, f.as(t, f.host), seq, false); err != nil {
 		t.Fatal(err)
 	}
-	_, err = f.svc.ExtendTimer(ctx, f.code, f.host, seq, 600) // 15 s + 600 s is past 10 min
+	_, err = f.svc.ExtendTimer(ctx, f.as(t, f.host), seq, 600) // 15 s + 600 s is past 10 min
 	is(t, err, ErrInvalid)
-	_, err = f.svc.ExtendTimer(ctx, f.code, f.host, seq, 0)
+	_, err = f.svc.ExtendTimer(ctx, f.as(t, f.host), seq, 0)
 	is(t, err, ErrInvalid)
-	if rd, err = f.svc.ExtendTimer(ctx, f.code, f.host, seq, 10); err != nil {
+	if rd, err = f.svc.ExtendTimer(ctx, f.as(t, f.host), seq, 10); err != nil {
 		t.Fatal(err)
 	}
 	if left := rd.TimeLeft(f.clock.Now()); left != 25*time.Second {
@@ -221,7 +221,7 @@ func TestCountdown(t *testing.T) {
 	}
 
 	f.clock.add(25 * time.Second) // zero
-	err = f.svc.GuessWith(ctx, f.code, ada, seq, 3, ConfidenceHigh)
+	err = f.svc.GuessWith(ctx, f.as(t, ada), seq, 3, ConfidenceHigh)
 	is(t, err, ErrTimeUp)
 	is(t, err, ErrRoundState)
 	var te *TimeUpError
@@ -236,12 +236,12 @@ func TestCountdown(t *testing.T) {
 	if g := f.view(t, ada).Rounds[0].YourGuess; g == nil || *g != 1 {
 		t.Fatalf("the refused guess replaced Ada's: %v", g)
 	}
-	_, err = f.svc.ExtendTimer(ctx, f.code, f.host, seq, 30)
+	_, err = f.svc.ExtendTimer(ctx, f.as(t, f.host), seq, 30)
 	is(t, err, ErrTimeUp)
-	_, err = f.svc.SetPaused(ctx, f.code, f.host, seq, true)
+	_, err = f.svc.SetPaused(ctx, f.as(t, f.host), seq, true)
 	is(t, err, ErrTimeUp)
 	// The host can still reveal what was answered in time.
-	if _, err := f.svc.Reveal(ctx, f.code, f.host, seq, measured(2)); err != nil {
+	if _, err := f.svc.Reveal(ctx, f.as(t, f.host), seq, measured(2)); err != nil {
 		t.Fatal(err)
 	}
 	if res := f.view(t, ada).Rounds[0].Result; len(res.Guesses) != 2 {
@@ -249,7 +249,7 @@ func TestCountdown(t *testing.T) {
 	}
 	// A round without a countdown has nothing to pause.
 	plain := f.round(t, custom)
-	_, err = f.svc.SetPaused(ctx, f.code, f.host, plain, true)
+	_, err = f.svc.SetPaused(ctx, f.as(t, f.host), plain, true)
 	is(t, err, ErrRoundState)
 }
 
@@ -259,14 +259,14 @@ func TestSecondVoteRestartsTheCountdown(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, Config{})
 	ada := f.join(t, "Ada")
-	rd, err := f.svc.OpenRoundWith(ctx, f.code, f.host, custom, RoundOptions{Votes: 2, Seconds: 20})
+	rd, err := f.svc.OpenRoundWith(ctx, f.as(t, f.host), custom, RoundOptions{Votes: 2, Seconds: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.guess(t, ada, rd.Seq, 5, ConfidenceLow)
 	f.clock.add(21 * time.Second)
-	is(t, f.svc.Guess(ctx, f.code, ada, rd.Seq, 6), ErrTimeUp)
-	if rd, err = f.svc.SecondVote(ctx, f.code, f.host, rd.Seq); err != nil {
+	is(t, f.svc.Guess(ctx, f.as(t, ada), rd.Seq, 6), ErrTimeUp)
+	if rd, err = f.svc.SecondVote(ctx, f.as(t, f.host), rd.Seq); err != nil {
 		t.Fatal(err)
 	}
 	if !rd.Deadline.Equal(f.clock.Now().Add(20 * time.Second)) {
@@ -285,12 +285,12 @@ func TestSnapshotViewIsState(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, Config{})
 	ada, bo := f.join(t, "Ada"), f.join(t, "Bo")
-	rd, err := f.svc.OpenRoundWith(ctx, f.code, f.host, custom, RoundOptions{Votes: 2, Seconds: 60})
+	rd, err := f.svc.OpenRoundWith(ctx, f.as(t, f.host), custom, RoundOptions{Votes: 2, Seconds: 60})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.guess(t, ada, rd.Seq, 5, ConfidenceLow)
-	if _, err := f.svc.SecondVote(ctx, f.code, f.host, rd.Seq); err != nil {
+	if _, err := f.svc.SecondVote(ctx, f.as(t, f.host), rd.Seq); err != nil {
 		t.Fatal(err)
 	}
 	f.guess(t, bo, rd.Seq, 8, ConfidenceHigh)
@@ -327,11 +327,11 @@ func TestMemberCap(t *testing.T) {
 	f := newFixture(t, Config{MaxMembers: MaxMembersLimit})
 	ctx := context.Background()
 	for i := range MaxMembersLimit {
-		if _, err := f.svc.Join(ctx, f.code, fmt.Sprintf("Member %d", i)); err != nil {
+		if _, err := f.svc.Join(ctx, f.room(t), fmt.Sprintf("Member %d", i)); err != nil {
 			t.Fatalf("member %d of %d: %v", i+1, MaxMembersLimit, err)
 		}
 	}
-	_, err := f.svc.Join(ctx, f.code, "One too many")
+	_, err := f.svc.Join(ctx, f.room(t), "One too many")
 	is(t, err, ErrLimit)
 	var le *LimitError
 	if !errors.As(err, &le) || le.Max != MaxMembersLimit {
@@ -348,20 +348,20 @@ func TestExportCarriesVotesAndTimer(t *testing.T) {
 	ada, bo := f.join(t, "Ada"), f.join(t, "Bo")
 	q := Question{Kind: KindMeasure, Experiment: "window", Params: "max_delay=5000", Measure: "escaped", Point: "1000",
 		Text: "How many duplicates escape a window of 1,000 ids when redeliveries come up to 5,000 jobs late?", Unit: "duplicates"}
-	rd, err := f.svc.OpenRoundWith(ctx, f.code, f.host, q, RoundOptions{Votes: 2, Seconds: 45})
+	rd, err := f.svc.OpenRoundWith(ctx, f.as(t, f.host), q, RoundOptions{Votes: 2, Seconds: 45})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.guess(t, ada, rd.Seq, 100, ConfidenceLow)
 	f.guess(t, bo, rd.Seq, 300, "")
-	if _, err := f.svc.SecondVote(ctx, f.code, f.host, rd.Seq); err != nil {
+	if _, err := f.svc.SecondVote(ctx, f.as(t, f.host), rd.Seq); err != nil {
 		t.Fatal(err)
 	}
 	f.guess(t, ada, rd.Seq, 190, ConfidenceHigh)
-	if _, err := f.svc.Reveal(ctx, f.code, f.host, rd.Seq, measured(195)); err != nil {
+	if _, err := f.svc.Reveal(ctx, f.as(t, f.host), rd.Seq, measured(195)); err != nil {
 		t.Fatal(err)
 	}
-	ex, err := f.svc.Export(ctx, f.code, f.host)
+	ex, err := f.svc.Export(ctx, f.as(t, f.host))
 	if err != nil {
 		t.Fatal(err)
 	}

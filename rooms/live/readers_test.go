@@ -34,16 +34,26 @@ func readerRoom(t *testing.T, n int) (*rooms.Service, *rooms.Service, rooms.Room
 	}
 	var keys []string
 	for i := range n {
-		j, err := svc.Join(ctx, cr.Room.Code, fmt.Sprintf("Member %d", i+1))
+		j, err := svc.Join(ctx, cr.Room, fmt.Sprintf("Member %d", i+1))
 		if err != nil {
 			t.Fatal(err)
 		}
 		keys = append(keys, j.MemberKey)
 	}
-	if _, err := svc.OpenRound(ctx, cr.Room.Code, cr.HostKey, rooms.Question{Kind: rooms.KindPrediction, Prediction: "q1"}); err != nil {
+	if _, err := svc.OpenRound(ctx, caller(t, svc, cr.Room, cr.HostKey), rooms.Question{Kind: rooms.KindPrediction, Prediction: "q1"}); err != nil {
 		t.Fatal(err)
 	}
 	return svc, rooms.NewService(st, rooms.Config{}), cr.Room, keys
+}
+
+// caller resolves key in room r as a request does.
+func caller(t *testing.T, svc *rooms.Service, r rooms.Room, key string) rooms.Caller {
+	t.Helper()
+	c, err := svc.Identify(context.Background(), r, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // readsForOneGuess subscribes n streams to a room of n members, waits for their first frame, and
@@ -69,7 +79,7 @@ func readsForOneGuess(t *testing.T, n int) int64 {
 		return true
 	})
 	before, first := reading.StoreReads(), gen(watches[0])
-	if err := svc.Guess(context.Background(), room.Code, keys[0], 1, 7); err != nil {
+	if err := svc.Guess(context.Background(), caller(t, svc, room, keys[0]), 1, 7); err != nil {
 		t.Fatal(err)
 	}
 	if err := hub.Publish(context.Background(), room.ID); err != nil {

@@ -52,6 +52,8 @@ var cases = []struct {
 	{"a guess at or after the deadline is refused", testGuessTimeUp},
 	{"pins", testPins},
 	{"pins limit", testPinLimit},
+	{"a closed room takes no change", testClosedRoomRefuses},
+	{"a removed member pins nothing", testKickedPin},
 	{"rounds limit", testRoundLimit},
 	{"unknown ids", testUnknown},
 }

@@ -53,9 +53,8 @@ func (s *Store) AddRound(ctx context.Context, r rooms.Round, max int) (rooms.Rou
 	r.Votes, r.Vote = cmp.Or(r.Votes, 1), cmp.Or(r.Vote, 1)
 	deadline, left := timerCols(r)
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		var id string
-		if err := tx.QueryRowContext(ctx, `SELECT id FROM rooms WHERE id = $1`+s.d.claim, r.RoomID).Scan(&id); err != nil {
-			return notFound(err)
+		if err := s.openRoom(ctx, tx, r.RoomID, s.d.claim); err != nil {
+			return err
 		}
 		n, err := count(ctx, tx, `SELECT count(*) FROM rounds WHERE room_id = $1`, r.RoomID)
 		if err != nil {
@@ -96,9 +95,8 @@ func (s *Store) Rounds(ctx context.Context, roomID string) ([]rooms.Round, error
 func (s *Store) UpdateRound(ctx context.Context, roomID string, seq int, fn func(*rooms.Round) error) (rooms.Round, error) {
 	var r rooms.Round
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		var id string
-		if err := tx.QueryRowContext(ctx, `SELECT id FROM rooms WHERE id = $1`+s.d.claim, roomID).Scan(&id); err != nil {
-			return notFound(err)
+		if err := s.openRoom(ctx, tx, roomID, s.d.claim); err != nil {
+			return err
 		}
 		var err error
 		r, err = scanRound(tx.QueryRowContext(ctx,
