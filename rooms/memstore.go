@@ -303,6 +303,9 @@ func (s *MemStore) UpdateRound(ctx context.Context, roomID string, seq int, fn f
 		return Round{}, errChanged
 	}
 	if r.State == RoundOpen && m.rounds[seq-1].State != RoundOpen {
+		if seq != len(m.rounds) {
+			return Round{}, NotNewest(seq, len(m.rounds))
+		}
 		m.lockOpen(seq)
 	}
 	r.Votes, r.Vote = cmp.Or(r.Votes, 1), cmp.Or(r.Vote, 1)

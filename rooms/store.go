@@ -67,9 +67,10 @@ type Store interface {
 	Rounds(ctx context.Context, roomID string) ([]Round, error)
 	// UpdateRound changes a round atomically; the state machine's checks run inside fn, so two
 	// hosts' clicks cannot both move a round. When fn opens a round that was not open (a second
-	// vote), every other open round of the room is locked in the same step, as AddRound does, so
-	// that one round still takes answers at a time. RoomClosed in a closed room. A zero Votes or
-	// Vote is stored as 1.
+	// vote), it must be the room's newest round (NotNewest otherwise, however recently the newer
+	// one was added), and every other open round of the room is locked in the same step, as
+	// AddRound does, so that one round still takes answers at a time. RoomClosed in a closed room.
+	// A zero Votes or Vote is stored as 1.
 	UpdateRound(ctx context.Context, roomID string, seq int, fn func(*Round) error) (Round, error)
 	// PutGuess stores a member's guess for one vote of a round, replacing their earlier one for
 	// that vote (a zero Vote is vote 1). It answers a FieldError "round" wrapping ErrRoundState

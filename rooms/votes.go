@@ -33,7 +33,9 @@ func (o RoundOptions) normalize() (RoundOptions, error) {
 // see their first answer and answer again, and a countdown starts afresh from the round's
 // Seconds. It may follow the first vote directly (the host skipping the lock) or its lock, and
 // any other round still open is locked in the same step. Pressing it twice is harmless; a
-// one-vote round, a second vote already locked or a revealed round refuse with ErrRoundState.
+// one-vote round, a second vote already locked or a revealed round refuse with ErrRoundState, and
+// a round that is not the room's newest with NotNewest (the store judges it as it writes, so a
+// round opened meanwhile counts): members answer the question on screen.
 func (s *Service) SecondVote(ctx context.Context, host Caller, seq int) (Round, error) {
 	now := s.cfg.Now()
 	return s.changeRound(ctx, host, seq, func(rd *Round) error {

@@ -136,6 +136,28 @@ func TestTwoVotes(t *testing.T) {
 	}
 }
 
+// TestSecondVoteOnlyOnTheNewest: a second vote on a round the host has since moved on from is
+// refused naming the round's number, and the newer round keeps taking answers.
+func TestSecondVoteOnlyOnTheNewest(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Config{})
+	ada := f.join(t, "Ada")
+	older, err := f.svc.OpenRoundWith(ctx, f.as(t, f.host), custom, RoundOptions{Votes: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer := f.round(t, custom)
+	_, err = f.svc.SecondVote(ctx, f.as(t, f.host), older.Seq)
+	is(t, err, ErrRoundState)
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Field != "seq" {
+		t.Fatalf("refusal %v does not name seq", err)
+	}
+	if err := f.svc.Guess(ctx, f.as(t, ada), newer, 3); err != nil {
+		t.Fatalf("the newer round after the refused second vote: %v", err)
+	}
+}
+
 // TestOneVoteRoundAsBefore holds a one-vote round to what it always showed.
 func TestOneVoteRoundAsBefore(t *testing.T) {
 	ctx := context.Background()

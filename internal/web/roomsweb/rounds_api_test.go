@@ -113,6 +113,26 @@ func TestTwoVoteRoundAPI(t *testing.T) {
 	}
 }
 
+// TestSecondVoteOnlyOnTheNewestRound: once the host has moved on to another round, a second vote
+// on an earlier one is refused with 409 naming seq, and the newer round keeps taking answers.
+func TestSecondVoteOnlyOnTheNewestRound(t *testing.T) {
+	s := newHarness(t, limits{})
+	code, host := s.createRoom(t, "Moved on")
+	ada := s.join(t, code, "Ada")
+	path := "/api/rooms/" + code
+	must(t, s.call("POST", path+"/rounds", host, `{"question":"q1","votes":2}`), http.StatusCreated, nil)
+	must(t, s.call("POST", path+"/rounds", host, `{"question":"q2"}`), http.StatusCreated, nil)
+	r := s.call("POST", path+"/rounds/1/second-vote", host, "")
+	var got apiErrors
+	if err := json.Unmarshal([]byte(r.body), &got); err != nil || r.status != http.StatusConflict || len(got.Errors) != 1 || got.Errors[0].Field != "seq" {
+		t.Errorf("a second vote on round 1 after round 2 opened: %d %s; want 409 naming seq", r.status, r.body)
+	}
+	must(t, s.call("PUT", path+"/rounds/2/guess", ada, `{"value":3}`), http.StatusNoContent, nil)
+	if v := s.state(t, code, host); v.Rounds[0].State != "locked" || v.Rounds[1].State != "open" {
+		t.Errorf("after the refusal: round 1 %s, round 2 %s; want locked, open", v.Rounds[0].State, v.Rounds[1].State)
+	}
+}
+
 // TestGuessAfterTimeUp: at zero the server locks the round whatever the client says; a paused
 // countdown stands still and an extended one runs longer.
 func TestGuessAfterTimeUp(t *testing.T) {
