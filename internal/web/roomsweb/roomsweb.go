@@ -163,8 +163,9 @@ func (h *Handlers) Sweep(ctx context.Context) {
 	}
 }
 
-// Stop ends every room stream (which graceful shutdown would otherwise wait for) and the presence
-// writer, and closes the rooms' rate limiters. It may be called more than once.
+// Stop ends every room stream (which graceful shutdown would otherwise wait for), the presence
+// writer and the pins' headline tasks (waiting for those), and closes the rooms' rate limiters.
+// It may be called more than once.
 func (h *Handlers) Stop() {
 	if h.stopOnce.Swap(true) {
 		return
@@ -173,6 +174,7 @@ func (h *Handlers) Stop() {
 	h.joins.Close()
 	h.changes.Close()
 	close(h.stopping)
+	h.headlines.stop()
 }
 
 // Streams is how many room event streams are open now. A test hook (and the /metrics gauge's
