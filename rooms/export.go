@@ -35,8 +35,10 @@ type ExportMember struct {
 
 // ExportRound is one round in an export; Measured is nil until the round is revealed. Its
 // question carries the experiment, its parameters, the measure and the row it was asked at;
-// Text is the question in full words as the room saw it (a prediction's id, whose wording lives
-// with the prose). Guesses are of every vote, the first vote's first.
+// Text is the question in full words as the room saw it. A prediction's wording lives with the
+// prose, so Export leaves its id there and the site, which holds the prose, puts the predictions
+// page's words in its place (as it fills in Version). Guesses are of every vote, the first vote's
+// first.
 type ExportRound struct {
 	Seq      int           `json:"seq"`
 	Question Question      `json:"question"`

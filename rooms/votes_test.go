@@ -58,11 +58,11 @@ func TestTwoVotes(t *testing.T) {
 	f.guess(t, cy, seq, 90, ConfidenceMedium)
 
 	host, mine := f.view(t, f.host).Rounds[0], f.view(t, ada).Rounds[0]
-	if !slices.Equal(values(host.FirstGuesses), []float64{50, 90, 200}) || host.FirstMedian == nil || *host.FirstMedian != 90 ||
-		host.FirstGuesses[0].Name != "Ada" {
-		t.Fatalf("host's first spread: %+v median %v", host.FirstGuesses, host.FirstMedian)
+	if f := host.First; f == nil || !slices.Equal(values(f.Guesses), []float64{50, 90, 200}) || f.Guesses[0].Name != "Ada" ||
+		f.Median != 90 || f.Min != 50 || f.Max != 200 || f.Q1 != 70 || f.Q3 != 145 {
+		t.Fatalf("host's first spread: %+v", host.First)
 	}
-	if mine.FirstGuesses != nil || mine.FirstMedian != nil || mine.Result != nil {
+	if mine.First != nil || mine.Result != nil {
 		t.Fatalf("a member sees the first spread before the reveal: %+v", mine)
 	}
 	if mine.YourGuess == nil || *mine.YourGuess != 50 || mine.YourConfidence != ConfidenceHigh {
@@ -94,8 +94,8 @@ func TestTwoVotes(t *testing.T) {
 	if !slices.Equal(hv.Unanswered, []string{"Cy"}) || !slices.Equal(hv.Rounds[0].Unanswered, []string{"Cy"}) || hv.Rounds[0].Answered != 2 {
 		t.Fatalf("host's unanswered in vote 2: %v (answered %d)", hv.Unanswered, hv.Rounds[0].Answered)
 	}
-	if !slices.Equal(values(hv.Rounds[0].FirstGuesses), []float64{50, 90, 200}) {
-		t.Fatalf("host's first spread in vote 2: %v", values(hv.Rounds[0].FirstGuesses))
+	if f := hv.Rounds[0].First; f == nil || !slices.Equal(values(f.Guesses), []float64{50, 90, 200}) {
+		t.Fatalf("host's first spread in vote 2: %+v", f)
 	}
 	if mv := f.view(t, ada); mv.Unanswered != nil || mv.Rounds[0].Unanswered != nil {
 		t.Fatalf("a member learns who has not answered: %v", mv.Unanswered)
@@ -113,8 +113,8 @@ func TestTwoVotes(t *testing.T) {
 	if res.First == nil || !slices.Equal(values(res.First.Guesses), []float64{50, 90, 200}) || res.First.Median != 90 {
 		t.Fatalf("first vote revealed as %+v", res.First)
 	}
-	if res.MovedCloser != 1 {
-		t.Fatalf("moved closer = %d, want 1 (Ada 50 -> 95; Bo moved away, Cy did not vote again)", res.MovedCloser)
+	if res.MovedCloser != 1 || res.BothVotes != 2 {
+		t.Fatalf("moved closer = %d of %d, want 1 of 2 (Ada 50 -> 95; Bo moved away, Cy did not vote again)", res.MovedCloser, res.BothVotes)
 	}
 	wantCal := []Calibration{{ConfidenceLow, 1, 150}, {ConfidenceHigh, 1, 5}}
 	if !reflect.DeepEqual(res.Calibration, wantCal) {
@@ -131,7 +131,7 @@ func TestTwoVotes(t *testing.T) {
 		mres.YourFirstDistance == nil || *mres.YourFirstDistance != -50 || *mres.YourDistance != -5 {
 		t.Fatalf("Ada's reveal: %+v", mres)
 	}
-	if want := []Calibration{{ConfidenceHigh, 1, 0.05}}; !reflect.DeepEqual(mv.YourCalibration, want) {
+	if want := []RelativeCalibration{{ConfidenceHigh, 1, 0.05}}; !reflect.DeepEqual(mv.YourCalibration, want) {
 		t.Fatalf("Ada's own calibration over the session %+v, want %+v", mv.YourCalibration, want)
 	}
 }
@@ -158,6 +158,32 @@ func TestSecondVoteOnlyOnTheNewest(t *testing.T) {
 	}
 }
 
+// TestMovedCloserOfBothVotes: "moved closer N of M" reads N against the members who answered both
+// votes, not against everyone who answered the second: who joined the discussion late had no first
+// answer to move from.
+func TestMovedCloserOfBothVotes(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Config{})
+	ada, bo := f.join(t, "Ada"), f.join(t, "Bo")
+	rd, err := f.svc.OpenRoundWith(ctx, f.as(t, f.host), custom, RoundOptions{Votes: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.guess(t, ada, rd.Seq, 10, "")
+	if _, err := f.svc.SecondVote(ctx, f.as(t, f.host), rd.Seq); err != nil {
+		t.Fatal(err)
+	}
+	f.guess(t, ada, rd.Seq, 90, "")
+	f.guess(t, bo, rd.Seq, 95, "")
+	if _, err := f.svc.Reveal(ctx, f.as(t, f.host), rd.Seq, measured(100)); err != nil {
+		t.Fatal(err)
+	}
+	res := f.view(t, f.host).Rounds[0].Result
+	if len(res.Guesses) != 2 || res.MovedCloser != 1 || res.BothVotes != 1 {
+		t.Fatalf("%d second answers, moved closer %d of %d; want 2 answers, 1 of 1", len(res.Guesses), res.MovedCloser, res.BothVotes)
+	}
+}
+
 // TestOneVoteRoundAsBefore holds a one-vote round to what it always showed.
 func TestOneVoteRoundAsBefore(t *testing.T) {
 	ctx := context.Background()
@@ -169,7 +195,7 @@ func TestOneVoteRoundAsBefore(t *testing.T) {
 	if err := f.svc.Guess(ctx, f.as(t, ada), seq, 7); err != nil {
 		t.Fatal(err)
 	}
-	if hv := f.view(t, f.host).Rounds[0]; hv.FirstGuesses != nil || hv.Votes != 1 || hv.Vote != 1 || hv.Seconds != 0 || hv.Deadline != "" {
+	if hv := f.view(t, f.host).Rounds[0]; hv.First != nil || hv.Votes != 1 || hv.Vote != 1 || hv.Seconds != 0 || hv.Deadline != "" {
 		t.Fatalf("a one-vote round shows %+v", hv)
 	}
 	if _, err := f.svc.Reveal(ctx, f.as(t, f.host), seq, measured(10)); err != nil {

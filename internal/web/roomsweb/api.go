@@ -391,7 +391,8 @@ func (h *Handlers) Export() echo.HandlerFunc {
 	}
 }
 
-// writeExport answers the export for host, after checking the format asked for.
+// writeExport answers the export for host, after checking the format asked for. A prediction's
+// question reaches the export in the predictions page's words, which the rooms do not hold.
 func (h *Handlers) writeExport(c echo.Context, host rooms.Caller) error {
 	format := c.QueryParam("format")
 	if format == "" {
@@ -403,6 +404,11 @@ func (h *Handlers) writeExport(c echo.Context, host rooms.Caller) error {
 	ex, err := h.rooms.Export(c.Request().Context(), host)
 	if err != nil {
 		return Refusal(err)
+	}
+	for i, rd := range ex.Rounds {
+		if rd.Question.Kind == rooms.KindPrediction {
+			ex.Rounds[i].Text = h.askedTitle(rd.Question.Prediction)
+		}
 	}
 	c.Response().Header().Set("Content-Disposition", `attachment; filename="room-`+ex.Code+`.`+format+`"`)
 	c.Response().Header().Set("Cache-Control", "no-store")

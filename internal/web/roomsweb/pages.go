@@ -249,15 +249,17 @@ func (h *Handlers) Projector() echo.HandlerFunc {
 	}
 }
 
-// projector makes a host's view the projector's: its stream is the projector's, and it holds
-// no name at all, so that no later change to the page's template can show one.
+// projector makes a host's view the projector's: its stream is the projector's, and it holds no
+// name the members may not see, so that no later change to the page's template can show one: no
+// roster, no board, nobody's answer before the reveal, and after it names only where the host
+// shows them to members too (NamesVisible).
 func projector(v *pages.RoomView) {
 	v.Stream += "?view=projector"
 	v.Room.Roster, v.Room.Unanswered, v.Room.Pins, v.Room.You = nil, nil, nil, nil
 	rounds := make([]rooms.RoundView, len(v.Room.Rounds))
 	for i, rd := range v.Room.Rounds {
-		rd.Unanswered, rd.FirstGuesses, rd.FirstMedian = nil, nil, nil
-		if rd.Result != nil {
+		rd.Unanswered, rd.First = nil, nil
+		if rd.Result != nil && !rd.NamesVisible {
 			res := *rd.Result
 			res.Guesses = nameless(res.Guesses)
 			if res.First != nil {

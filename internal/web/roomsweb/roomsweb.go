@@ -188,6 +188,17 @@ func (h *Handlers) Rooms() *rooms.Service { return h.rooms }
 // benchmark waits on it for the background runs to finish.
 func (h *Handlers) HeadlinesKnown() int { return h.headlines.known.Len() }
 
+// askedTitle is one of the five questions in the predictions page's words, for the export; its id
+// when the page does not word it.
+func (h *Handlers) askedTitle(id string) string {
+	for _, a := range h.asked {
+		if a.ID == id {
+			return a.Title
+		}
+	}
+	return id
+}
+
 // admitRun charges one run of e on p to the client of ctx (see runs.Admission).
 func (h *Handlers) admitRun(ctx context.Context, e *experiments.Experiment, p any) error {
 	return h.admit.Run(web.ClientOf(ctx), e, p)
