@@ -236,15 +236,12 @@ func ConfidenceText(c rooms.Confidence) string {
 // FirstTally is the first vote so far, for the host before the reveal, as a Result a histogram
 // can draw (no measured value yet: the axis spans the guesses).
 func FirstTally(rd *rooms.RoundView) *rooms.Result {
-	if rd.FirstGuesses == nil && rd.FirstMedian == nil {
+	f := rd.First
+	if f == nil {
 		return nil
 	}
-	r := &rooms.Result{Guesses: rd.FirstGuesses}
-	if rd.FirstMedian != nil {
-		r.Median = *rd.FirstMedian
-	}
-	if n := len(rd.FirstGuesses); n > 0 {
-		r.Min, r.Max = rd.FirstGuesses[0].Value, rd.FirstGuesses[n-1].Value
+	r := &rooms.Result{Guesses: f.Guesses, Median: f.Median, Min: f.Min, Max: f.Max, Q1: f.Q1, Q3: f.Q3}
+	if len(f.Guesses) > 0 {
 		r.Measured = r.Median
 	}
 	return r
@@ -280,7 +277,8 @@ func histAlt(h Histogram, res *rooms.Result, truth bool) string {
 	if truth {
 		return h.Alt
 	}
-	return fmt.Sprintf("Histogram of %d answers from %s to %s; the median answer is %s.", len(res.Guesses), Num(res.Min), Num(res.Max), Num(res.Median))
+	return fmt.Sprintf("Histogram of %s from %s to %s; the median answer is %s.",
+		present.Plural(int64(len(res.Guesses)), "answer", "answers"), Num(res.Min), Num(res.Max), Num(res.Median))
 }
 
 // firstAnswerNote follows a member's first answer in the second vote: its confidence, and while
@@ -297,10 +295,10 @@ func firstAnswerNote(rd *rooms.RoundView) string {
 }
 
 // yourCalibration says a member's own calibration over the session in a sentence.
-func yourCalibration(cs []rooms.Calibration) string {
+func yourCalibration(cs []rooms.RelativeCalibration) string {
 	parts := make([]string, 0, len(cs))
 	for _, c := range cs {
-		parts = append(parts, pct(c.MeanDistance)+" when "+ConfidenceText(c.Confidence))
+		parts = append(parts, pct(c.MeanRelativeDistance)+" when "+ConfidenceText(c.Confidence))
 	}
 	return "Over every round you answered with a confidence, you were off on average by " + strings.Join(parts, ", ") + " of the measured value."
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"effectivelyonce/present"
 	"effectivelyonce/rooms"
 )
 
@@ -26,6 +27,7 @@ type HistBar struct {
 	X, Y, W, H float64
 	Count      int
 	Range      string
+	Tip        string // the bar in words, for its tooltip: "1 guess from 0 to 10"
 }
 
 const (
@@ -71,8 +73,9 @@ func NewHistogramOver(res, also *rooms.Result) Histogram {
 	for i, c := range counts {
 		bh := plot * float64(c) / float64(top)
 		a, b := lo+float64(i)*step, lo+float64(i+1)*step
+		r := fmt.Sprintf("%s to %s", Num(roundTo(a)), Num(roundTo(b)))
 		h.Bars = append(h.Bars, HistBar{X: x(a) + 1, W: span/float64(k) - 2, Y: float64(h.Base) - bh, H: bh, Count: c,
-			Range: fmt.Sprintf("%s to %s", Num(roundTo(a)), Num(roundTo(b)))})
+			Range: r, Tip: present.Plural(int64(c), "guess", "guesses") + " from " + r})
 	}
 	h.TruthX, h.MedianX = x(res.Measured), x(res.Median)
 	h.TruthLabel = "measured " + Num(res.Measured)
@@ -81,8 +84,8 @@ func NewHistogramOver(res, also *rooms.Result) Histogram {
 		h.TruthAnchor = "end"
 	}
 	h.Lo, h.Hi = Num(roundTo(lo)), Num(roundTo(hi))
-	h.Alt = fmt.Sprintf("Histogram of %d guesses from %s to %s; the measured value is %s and the median guess %s.",
-		n, Num(res.Min), Num(res.Max), Num(res.Measured), Num(res.Median))
+	h.Alt = fmt.Sprintf("Histogram of %s from %s to %s; the measured value is %s and the median guess %s.",
+		present.Plural(int64(n), "guess", "guesses"), Num(res.Min), Num(res.Max), Num(res.Measured), Num(res.Median))
 	if n == 0 {
 		h.Alt = "Nobody guessed; the measured value is " + Num(res.Measured) + "."
 	}

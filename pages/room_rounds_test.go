@@ -28,7 +28,7 @@ func twoVoteView(role rooms.Role, vote int) RoomView {
 	if role == rooms.AsHost {
 		med := 30.0
 		rd.Unanswered = []string{"Bob", "Cy"}
-		rd.FirstGuesses, rd.FirstMedian = []rooms.GuessView{{Name: "Ada", Value: 10}, {Name: "Bob", Value: 50}}, &med
+		rd.First = &rooms.Tally{Guesses: []rooms.GuessView{{Name: "Ada", Value: 10}, {Name: "Bob", Value: 50}}, Median: med, Min: 10, Max: 50, Q1: 20, Q3: 40}
 	} else if vote == 2 {
 		rd.YourFirstGuess, rd.YourFirstConfidence = &first, rooms.ConfidenceLow
 	} else {
@@ -106,7 +106,8 @@ func TestHostSeesTwoVotes(t *testing.T) {
 // measured value, how many moved closer, and the calibration with the member's own level.
 func TestRevealShowsBothVotes(t *testing.T) {
 	d, fd := 3.0, 5.0
-	res := &rooms.Result{Measured: 45, Median: 44, Min: 40, Max: 48, MovedCloser: 2,
+	// One of the two answered the first vote too: "moved closer" is read against them, not both.
+	res := &rooms.Result{Measured: 45, Median: 44, Min: 40, Max: 48, MovedCloser: 1, BothVotes: 1,
 		Guesses:      []rooms.GuessView{{Value: 40, Confidence: rooms.ConfidenceMedium}, {Value: 48, Confidence: rooms.ConfidenceHigh}},
 		Calibration:  []rooms.Calibration{{Confidence: rooms.ConfidenceMedium, Guesses: 1, MeanDistance: 5}, {Confidence: rooms.ConfidenceHigh, Guesses: 1, MeanDistance: 3}},
 		First:        &rooms.Tally{Guesses: []rooms.GuessView{{Value: 10}, {Value: 50}, {Value: 100}}, Median: 50, Min: 10, Max: 100},
@@ -114,10 +115,10 @@ func TestRevealShowsBothVotes(t *testing.T) {
 		YourCalibration: &rooms.Calibration{Confidence: rooms.ConfidenceHigh, Guesses: 1, MeanDistance: 3}}
 	v := RoomView{Room: rooms.View{Role: rooms.AsMember, Rounds: []rooms.RoundView{{Seq: 1, State: rooms.RoundRevealed, Votes: 2, Vote: 2,
 		Question: rooms.Question{Kind: rooms.KindCustom, Text: "How many?"}, Result: res}},
-		YourCalibration: []rooms.Calibration{{Confidence: rooms.ConfidenceHigh, Guesses: 1, MeanDistance: 0.0667}}}}
+		YourCalibration: []rooms.RelativeCalibration{{Confidence: rooms.ConfidenceHigh, Guesses: 1, MeanRelativeDistance: 0.0667}}}}
 	round := part(t, v, PartRound)
 	for _, want := range []string{`data-histogram="first"`, `data-histogram="second"`, "First vote, alone", "Second vote, after discussion",
-		"data-moved-closer>2 of 2<", "data-calibration", "fairly sure", "(you: 3 off)", "5 too high", "you were off on average by 7% when sure of"} {
+		"data-moved-closer>1 of 1<", "data-calibration", "fairly sure", "(you: 3 off)", "5 too high", "you were off on average by 7% when sure of"} {
 		if !strings.Contains(round, want) {
 			t.Errorf("reveal lacks %q", want)
 		}

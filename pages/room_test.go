@@ -72,6 +72,16 @@ func TestHistogram(t *testing.T) {
 	if none := NewHistogram(&rooms.Result{Measured: 7}); !strings.Contains(none.Alt, "Nobody guessed") {
 		t.Errorf("no guesses: alt %q", none.Alt)
 	}
+	// One guess is "1 guess", in the alternative text and in the tooltip of the bar that holds it.
+	one := NewHistogram(&rooms.Result{Measured: 7, Median: 5, Min: 5, Max: 5, Guesses: []rooms.GuessView{{Value: 5}}})
+	if !strings.Contains(one.Alt, "Histogram of 1 guess from") {
+		t.Errorf("one guess: alt %q", one.Alt)
+	}
+	for _, b := range one.Bars {
+		if want := map[int]string{0: "0 guesses from ", 1: "1 guess from "}[b.Count]; !strings.HasPrefix(b.Tip, want) {
+			t.Errorf("a bar of %d: tooltip %q, want it to start %q", b.Count, b.Tip, want)
+		}
+	}
 }
 
 // TestPartKeys checks what the board's and the history's keys follow: what they draw, and
@@ -156,7 +166,7 @@ func TestPartKeysCoverEveryField(t *testing.T) {
 	// earlier round ran (its votes, confidences, countdown, who had not answered), which only
 	// the newest round's own parts show while it is asked.
 	notDrawn := map[string]bool{"Of": true, "NamesVisible": true, "Votes": true, "Vote": true, "YourConfidence": true,
-		"YourFirstGuess": true, "YourFirstConfidence": true, "FirstGuesses": true, "FirstMedian": true, "Seconds": true,
+		"YourFirstGuess": true, "YourFirstConfidence": true, "First": true, "Seconds": true,
 		"Deadline": true, "Paused": true, "Left": true, "TimeUp": true, "Unanswered": true}
 	bump := func(f reflect.Value) bool {
 		switch f.Kind() {

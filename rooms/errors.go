@@ -95,6 +95,22 @@ func TimeUp(seq int, deadline time.Time) error {
 		Err: &TimeUpError{Seq: seq, Deadline: deadline}}
 }
 
+// RoomClosed answers the refusal of a change to a closed room: a FieldError "code" wrapping
+// ErrRoomClosed. Stores answer it too, since they check the room in the same step as the write
+// (a room closed after a request read it must take nothing more).
+func RoomClosed() error {
+	return &FieldError{Field: "code", Message: "the room is closed; its host can still export it", Err: ErrRoomClosed}
+}
+
+// NotNewest answers the refusal to open again (a second vote) a round that is not the room's
+// newest: members answer the question on screen, and opening an earlier one would lock the newer
+// one out of sight. A FieldError "seq" wrapping ErrRoundState; stores answer it, since a round
+// added meanwhile must count.
+func NotNewest(seq, newest int) error {
+	return &FieldError{Field: "seq", Err: ErrRoundState,
+		Message: fmt.Sprintf("round %d is not the newest (round %d is); only the newest round takes answers again", seq, newest)}
+}
+
 // notFoundAs names the field by which a missing thing was asked for (the join code, the round's
 // "seq", a member or a pin), so that an answer points at the right input and a missing round is
 // never mistaken for a wrong join code. Other errors pass unchanged.

@@ -35,8 +35,10 @@ type ExportMember struct {
 
 // ExportRound is one round in an export; Measured is nil until the round is revealed. Its
 // question carries the experiment, its parameters, the measure and the row it was asked at;
-// Text is the question in full words as the room saw it (a prediction's id, whose wording lives
-// with the prose). Guesses are of every vote, the first vote's first.
+// Text is the question in full words as the room saw it. A prediction's wording lives with the
+// prose, so Export leaves its id there and the site, which holds the prose, puts the predictions
+// page's words in its place (as it fills in Version). Guesses are of every vote, the first vote's
+// first.
 type ExportRound struct {
 	Seq      int           `json:"seq"`
 	Question Question      `json:"question"`
@@ -82,11 +84,11 @@ type ExportPin struct {
 
 // Export gathers the session for its host. It works on a closed room too: that is when a host
 // most wants it.
-func (s *Service) Export(ctx context.Context, code, hostKey string) (Export, error) {
-	r, err := s.host(ctx, code, hostKey)
-	if err != nil {
+func (s *Service) Export(ctx context.Context, host Caller) (Export, error) {
+	if err := host.may(AsHost); err != nil {
 		return Export{}, err
 	}
+	r := host.Room
 	ms, err := s.store.Members(ctx, r.ID)
 	if err != nil {
 		return Export{}, err

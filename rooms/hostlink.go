@@ -103,18 +103,17 @@ func (l HostLink) open(token string, now time.Time) (string, error) {
 }
 
 // NewHostLink makes a new host link for the room, to open it as host on another device; it
-// replaces an unused earlier one. The caller's key must be the host's: it is what the link hands on.
-func (s *Service) NewHostLink(ctx context.Context, code, hostKey string) (token string, expires time.Time, err error) {
-	r, err := s.host(ctx, code, hostKey)
+// replaces an unused earlier one. The caller must be the host: their key is what the link hands on.
+func (s *Service) NewHostLink(ctx context.Context, host Caller) (token string, expires time.Time, err error) {
+	if err := host.may(AsHost); err != nil {
+		return "", time.Time{}, err
+	}
+	link, token, err := newHostLink(s.cfg.Rand, host.key, s.cfg.Now())
 	if err != nil {
 		return "", time.Time{}, err
 	}
-	link, token, err := newHostLink(s.cfg.Rand, hostKey, s.cfg.Now())
-	if err != nil {
-		return "", time.Time{}, err
-	}
-	if _, err := s.store.UpdateRoom(ctx, r.ID, func(r *Room) error {
-		if !r.HostKeyHash.Matches(hostKey) { // replaced meanwhile: the link would hand on a dead key
+	if _, err := s.store.UpdateRoom(ctx, host.Room.ID, func(r *Room) error {
+		if !r.HostKeyHash.Matches(host.key) { // replaced meanwhile: the link would hand on a dead key
 			return ErrForbidden
 		}
 		r.HostLink = link
@@ -125,17 +124,14 @@ func (s *Service) NewHostLink(ctx context.Context, code, hostKey string) (token 
 	return token, link.Expires, nil
 }
 
-// CheckHostLink answers the room a host link belongs to if the link still works, without using
-// it: the confirmation page shows the room's title before anything changes.
-func (s *Service) CheckHostLink(ctx context.Context, roomID, token string) (Room, error) {
-	r, err := s.RoomByID(ctx, roomID)
-	if err != nil {
-		return Room{}, err
-	}
+// CheckHostLink answers whether a host link of room r (as the request read it) still works,
+// without using it: the confirmation page shows the room's title before anything changes.
+// UseHostLink decides for good, in the store's step.
+func (s *Service) CheckHostLink(r Room, token string) error {
 	if !r.HostLink.IsZero() && r.HostLink.TokenHash.Matches(token) && s.cfg.Now().Before(r.HostLink.Expires) {
-		return r, nil
+		return nil
 	}
-	return r, errHostLink
+	return errHostLink
 }
 
 // UseHostLink uses a host link once: it answers the host key and forgets the link, in one store

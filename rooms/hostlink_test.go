@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestHostLinks checks the host link's promises: it hands the host key to the browser that uses
@@ -12,20 +11,15 @@ import (
 // replaced host key; and the store keeps neither the key nor the token.
 func TestHostLinks(t *testing.T) {
 	ctx := context.Background()
-	st := NewMemStore()
-	c := &clock{now: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
-	svc := NewService(st, Config{Now: c.Now})
-	cr, err := svc.CreateRoom(ctx, "Links")
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := newFixture(t, Config{})
+	svc, st, cr, c := f.svc, f.store, f.created, f.clock
 	id := cr.Room.ID
 	stored, _ := st.RoomByID(ctx, id)
 	if cr.LinkToken == "" || stored.HostLink.IsZero() || strings.Contains(stored.HostLink.Sealed, cr.HostKey) ||
 		strings.Contains(stored.HostLink.Sealed, cr.LinkToken) {
 		t.Fatalf("the first host link: token %q, stored %+v", cr.LinkToken, stored.HostLink)
 	}
-	if _, err := svc.CheckHostLink(ctx, id, cr.LinkToken); err != nil {
+	if err := svc.CheckHostLink(f.room(t), cr.LinkToken); err != nil {
 		t.Fatalf("checking the first link: %v", err)
 	}
 	if _, _, err := svc.UseHostLink(ctx, id, cr.HostKey); err == nil {
@@ -38,23 +32,23 @@ func TestHostLinks(t *testing.T) {
 	if _, _, err := svc.UseHostLink(ctx, id, cr.LinkToken); !isField(err, "token") {
 		t.Fatalf("a link used twice: %v, want a refusal naming the token", err)
 	}
-	if _, err := svc.CheckHostLink(ctx, id, cr.LinkToken); err == nil {
+	if err := svc.CheckHostLink(f.room(t), cr.LinkToken); err == nil {
 		t.Fatal("a used link still checks out")
 	}
 
 	// Only the host makes links; a newer one replaces an older one; a link expires.
-	ada, err := svc.Join(ctx, cr.Room.Code, "Ada")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := svc.NewHostLink(ctx, cr.Room.Code, ada.MemberKey); err == nil {
+	ada := f.join(t, "Ada")
+	if _, _, err := svc.NewHostLink(ctx, f.as(t, ada)); err == nil {
 		t.Fatal("a member made a host link")
 	}
-	older, _, err := svc.NewHostLink(ctx, cr.Room.Code, cr.HostKey)
+	if _, _, err := svc.NewHostLink(ctx, Caller{Room: f.room(t), Role: AsHost}); err == nil {
+		t.Fatal("a caller put together by hand made a host link")
+	}
+	older, _, err := svc.NewHostLink(ctx, f.as(t, f.host))
 	if err != nil {
 		t.Fatal(err)
 	}
-	newer, expires, err := svc.NewHostLink(ctx, cr.Room.Code, cr.HostKey)
+	newer, expires, err := svc.NewHostLink(ctx, f.as(t, f.host))
 	if err != nil || !expires.Equal(c.Now().Add(HostLinkTTL)) {
 		t.Fatalf("a new link: %v, expires %v", err, expires)
 	}
@@ -66,16 +60,25 @@ func TestHostLinks(t *testing.T) {
 		t.Fatalf("a link after %v: %v, want a refusal", HostLinkTTL, err)
 	}
 
-	// Replacing the host key takes an unused link with it: the link carries the old key.
-	link, _, err := svc.NewHostLink(ctx, cr.Room.Code, cr.HostKey)
+	// Replacing the host key takes an unused link with it: the link carries the old key. The host
+	// RotateHostKey answers holds the new key, and makes links that hand it on.
+	link, _, err := svc.NewHostLink(ctx, f.as(t, f.host))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.RotateHostKey(ctx, cr.Room.Code, cr.HostKey); err != nil {
+	host, fresh, err := svc.RotateHostKey(ctx, f.as(t, f.host))
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := svc.UseHostLink(ctx, id, link); err == nil {
 		t.Fatal("a link made before the host key was replaced still works")
+	}
+	link, _, err = svc.NewHostLink(ctx, host)
+	if err != nil {
+		t.Fatalf("a link from the host RotateHostKey answered: %v", err)
+	}
+	if _, key, err := svc.UseHostLink(ctx, id, link); err != nil || key != fresh {
+		t.Fatalf("the new link handed on %q, %v; want the new key", key, err)
 	}
 }
 

@@ -43,6 +43,15 @@ func (s *MemStore) get(id string) (*memRoom, error) {
 	return r, nil
 }
 
+// open answers the room with this id for a write to what it holds: RoomClosed once it is closed.
+func (s *MemStore) open(id string) (*memRoom, error) {
+	r, err := s.get(id)
+	if err == nil && r.room.Closed {
+		return nil, RoomClosed()
+	}
+	return r, err
+}
+
 // CreateRoom implements Store.
 func (s *MemStore) CreateRoom(ctx context.Context, r Room, maxOpen int) error {
 	s.mu.Lock()
@@ -225,7 +234,7 @@ func (s *MemStore) TouchMember(ctx context.Context, roomID, memberID string, at 
 func (s *MemStore) UpdateMember(ctx context.Context, roomID, memberID string, fn func(*Member) error) (Member, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, err := s.get(roomID)
+	m, err := s.open(roomID)
 	if err != nil {
 		return Member{}, err
 	}
@@ -248,7 +257,7 @@ func (s *MemStore) UpdateMember(ctx context.Context, roomID, memberID string, fn
 func (s *MemStore) AddRound(ctx context.Context, r Round, max int) (Round, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, err := s.get(r.RoomID)
+	m, err := s.open(r.RoomID)
 	if err != nil {
 		return Round{}, err
 	}
@@ -279,7 +288,7 @@ func (s *MemStore) Rounds(ctx context.Context, roomID string) ([]Round, error) {
 func (s *MemStore) UpdateRound(ctx context.Context, roomID string, seq int, fn func(*Round) error) (Round, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, err := s.get(roomID)
+	m, err := s.open(roomID)
 	if err != nil {
 		return Round{}, err
 	}
@@ -294,6 +303,9 @@ func (s *MemStore) UpdateRound(ctx context.Context, roomID string, seq int, fn f
 		return Round{}, errChanged
 	}
 	if r.State == RoundOpen && m.rounds[seq-1].State != RoundOpen {
+		if seq != len(m.rounds) {
+			return Round{}, NotNewest(seq, len(m.rounds))
+		}
 		m.lockOpen(seq)
 	}
 	r.Votes, r.Vote = cmp.Or(r.Votes, 1), cmp.Or(r.Vote, 1)
@@ -314,7 +326,7 @@ func (m *memRoom) lockOpen(except int) {
 func (s *MemStore) PutGuess(ctx context.Context, g Guess) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, err := s.get(g.RoomID)
+	m, err := s.open(g.RoomID)
 	if err != nil {
 		return err
 	}
@@ -358,12 +370,16 @@ func (s *MemStore) Guesses(ctx context.Context, roomID string) ([]Guess, error) 
 func (s *MemStore) AddPin(ctx context.Context, p Pin, max, perRoom int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, err := s.get(p.RoomID)
+	m, err := s.open(p.RoomID)
 	if err != nil {
 		return err
 	}
-	if !slices.ContainsFunc(m.members, func(o Member) bool { return o.ID == p.MemberID }) {
+	i := slices.IndexFunc(m.members, func(o Member) bool { return o.ID == p.MemberID })
+	switch {
+	case i < 0:
 		return ErrNotFound
+	case m.members[i].Kicked:
+		return ErrKicked
 	}
 	n := 0
 	for _, o := range m.pins {
@@ -403,7 +419,7 @@ func (s *MemStore) Pins(ctx context.Context, roomID string) ([]Pin, error) {
 func (s *MemStore) UpdatePin(ctx context.Context, roomID, pinID string, fn func(*Pin) error) (Pin, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, err := s.get(roomID)
+	m, err := s.open(roomID)
 	if err != nil {
 		return Pin{}, err
 	}

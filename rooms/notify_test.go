@@ -44,18 +44,18 @@ func TestEveryChangeNotifies(t *testing.T) {
 		do   func() error
 		want int
 	}{
-		{"guess", func() error { return f.svc.Guess(ctx, f.code, ada, seq, 7) }, 1},
-		{"refused guess", func() error { _ = f.svc.Guess(ctx, f.code, ada, seq, 1e12); return nil }, 0},
-		{"state", func() error { _, err := f.svc.State(ctx, f.code, ada, nil); return err }, 0},
-		{"lock", func() error { _, err := f.svc.LockRound(ctx, f.code, f.host, seq); return err }, 1},
+		{"guess", func() error { return f.svc.Guess(ctx, f.as(t, ada), seq, 7) }, 1},
+		{"refused guess", func() error { _ = f.svc.Guess(ctx, f.as(t, ada), seq, 1e12); return nil }, 0},
+		{"state", func() error { _, err := f.svc.State(ctx, f.as(t, ada), nil); return err }, 0},
+		{"lock", func() error { _, err := f.svc.LockRound(ctx, f.as(t, f.host), seq); return err }, 1},
 		{"reveal", func() error {
-			_, err := f.svc.Reveal(ctx, f.code, f.host, seq, MeasureFunc(func(context.Context, Question) (float64, error) { return 9, nil }))
+			_, err := f.svc.Reveal(ctx, f.as(t, f.host), seq, MeasureFunc(func(context.Context, Question) (float64, error) { return 9, nil }))
 			return err
 		}, 2}, // the lock (a no-op here, still stored) and the reveal
-		{"names", func() error { return f.svc.SetNamesVisible(ctx, f.code, f.host, seq, true) }, 1},
-		{"pin", func() error { _, err := f.svc.AddPin(ctx, f.code, ada, "/blocks/4", "look"); return err }, 1},
-		{"present", func() error { return f.svc.Present(ctx, f.code, f.host, "/blocks/4?max_delay=5000") }, 1},
-		{"lock room", func() error { return f.svc.SetLocked(ctx, f.code, f.host, true) }, 1},
+		{"names", func() error { return f.svc.SetNamesVisible(ctx, f.as(t, f.host), seq, true) }, 1},
+		{"pin", func() error { _, err := f.svc.AddPin(ctx, f.as(t, ada), "/blocks/4", "look"); return err }, 1},
+		{"present", func() error { return f.svc.Present(ctx, f.as(t, f.host), "/blocks/4?max_delay=5000") }, 1},
+		{"lock room", func() error { return f.svc.SetLocked(ctx, f.as(t, f.host), true) }, 1},
 	}
 	for _, st := range steps {
 		if err := st.do(); err != nil {
@@ -67,16 +67,16 @@ func TestEveryChangeNotifies(t *testing.T) {
 	}
 }
 
-// TestPresence checks the roster's "present": a member is present once their stream is seen,
-// and fades after PresentWindow without a heartbeat; coming back tells the room again.
+// TestPresence checks the roster's "present" as the store keeps it: a member is present once
+// the live side has written that their stream was seen (Touch), and fades after PresentWindow
+// without another mark. (When the live side tells the room is rooms/live's Presence.)
 func TestPresence(t *testing.T) {
 	ctx := context.Background()
-	n := &notes{}
-	f := newFixture(t, Config{Notify: n.notify})
-	ada := f.join(t, "Ada")
+	f := newFixture(t, Config{})
+	ada := f.as(t, f.join(t, "Ada"))
 	present := func() bool {
 		t.Helper()
-		v, err := f.svc.State(ctx, f.code, f.host, nil)
+		v, err := f.svc.State(ctx, f.as(t, f.host), nil)
 		if err != nil || len(v.Roster) != 1 {
 			t.Fatalf("state: %v, roster %v", err, v.Roster)
 		}
@@ -85,29 +85,15 @@ func TestPresence(t *testing.T) {
 	if present() {
 		t.Fatal("a member who never opened a stream is present")
 	}
-	n.take()
-	if err := f.svc.Seen(ctx, f.code, ada); err != nil || !present() {
-		t.Fatalf("after Seen: err %v, present %v", err, present())
-	}
-	f.clock.add(PresentWindow / 2)
-	if err := f.svc.Seen(ctx, f.code, ada); err != nil {
-		t.Fatal(err)
-	}
-	if got := n.take(); got != 1 {
-		t.Errorf("arriving and a heartbeat notified %d times, want 1 (the arrival)", got)
+	if err := f.svc.Touch(ctx, ada.Room.ID, ada.Member.ID, f.clock.Now()); err != nil || !present() {
+		t.Fatalf("after a mark: err %v, present %v", err, present())
 	}
 	f.clock.add(PresentWindow + time.Second)
 	if present() {
-		t.Error("a member is still present after the window passed without a heartbeat")
+		t.Error("a member is still present after the window passed without a mark")
 	}
-	n.take()
-	if err := f.svc.Seen(ctx, f.code, ada); err != nil || !present() || n.take() != 1 {
-		t.Fatalf("back after fading: err %v, present %v, or the room was not told", err, present())
-	}
-	// The host's stream and an anonymous one mark nobody and change nothing.
-	n.take()
-	if err := f.svc.Seen(ctx, f.code, f.host); err != nil || n.take() != 0 {
-		t.Fatalf("host seen: err %v or notified", err)
+	if err := f.svc.Touch(ctx, ada.Room.ID, "nobody", f.clock.Now()); err != nil {
+		t.Errorf("a mark for a seat that is gone: %v, want none (its stream is ending anyway)", err)
 	}
 }
 
@@ -119,14 +105,14 @@ func TestNewRoundLocksTheOpenOne(t *testing.T) {
 	ada := f.join(t, "Ada")
 	first := f.round(t, Question{Kind: KindCustom, Text: "First?", Max: 10})
 	second := f.round(t, Question{Kind: KindCustom, Text: "Second?", Max: 10})
-	if err := f.svc.Guess(ctx, f.code, ada, first, 3); !errors.Is(err, ErrRoundState) {
+	if err := f.svc.Guess(ctx, f.as(t, ada), first, 3); !errors.Is(err, ErrRoundState) {
 		t.Errorf("a guess on the earlier round: %v, want it refused as locked", err)
 	}
-	if err := f.svc.Guess(ctx, f.code, ada, second, 3); err != nil {
+	if err := f.svc.Guess(ctx, f.as(t, ada), second, 3); err != nil {
 		t.Errorf("a guess on the new round: %v", err)
 	}
 	m := MeasureFunc(func(context.Context, Question) (float64, error) { return 4, nil })
-	if rd, err := f.svc.Reveal(ctx, f.code, f.host, first, m); err != nil || rd.State != RoundRevealed {
+	if rd, err := f.svc.Reveal(ctx, f.as(t, f.host), first, m); err != nil || rd.State != RoundRevealed {
 		t.Errorf("revealing the earlier round: %v %v", rd.State, err)
 	}
 }
@@ -138,7 +124,7 @@ func TestIdleCloseIsAnnounced(t *testing.T) {
 	f := newFixture(t, Config{Notify: n.notify})
 	n.take()
 	f.clock.add(25 * time.Hour)
-	v, err := f.svc.State(context.Background(), f.code, f.host, nil)
+	v, err := f.svc.State(context.Background(), f.as(t, f.host), nil)
 	if err != nil || !v.Closed {
 		t.Fatalf("state after a day idle: closed %v, err %v", v.Closed, err)
 	}

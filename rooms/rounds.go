@@ -9,13 +9,14 @@ import (
 // locked, measured and revealed (votes.go holds its second vote and its countdown).
 
 // OpenRound puts a question to the room, one vote and no countdown; members may answer at once.
-func (s *Service) OpenRound(ctx context.Context, code, hostKey string, q Question) (Round, error) {
-	return s.OpenRoundWith(ctx, code, hostKey, q, RoundOptions{})
+func (s *Service) OpenRound(ctx context.Context, host Caller, q Question) (Round, error) {
+	return s.OpenRoundWith(ctx, host, q, RoundOptions{})
 }
 
 // OpenRoundWith puts a question to the room with o's votes and countdown; members may answer at
-// once, and a countdown starts now.
-func (s *Service) OpenRoundWith(ctx context.Context, code, hostKey string, q Question, o RoundOptions) (Round, error) {
+// once, and a countdown starts now. The store counts the room's rounds against MaxRounds in the
+// same step as it adds this one.
+func (s *Service) OpenRoundWith(ctx context.Context, host Caller, q Question, o RoundOptions) (Round, error) {
 	q, err := q.Normalize()
 	if err != nil {
 		return Round{}, err
@@ -24,7 +25,7 @@ func (s *Service) OpenRoundWith(ctx context.Context, code, hostKey string, q Que
 		return Round{}, err
 	}
 	var rd Round
-	err = s.hostChange(ctx, code, hostKey, func(r Room) (err error) {
+	err = s.hostChange(ctx, host, func(r Room) (err error) {
 		// One round takes answers at a time: the store locks an earlier one still open in the
 		// same step, so it never keeps taking guesses out of sight (the host can still reveal it
 		// from the earlier rounds), even when two opens race; a round past MaxRounds changes nothing.
@@ -41,23 +42,24 @@ func (s *Service) OpenRoundWith(ctx context.Context, code, hostKey string, q Que
 
 // Guess records a member's number for an open round, replacing any earlier one; after the lock
 // the store refuses it, however close the two requests were.
-func (s *Service) Guess(ctx context.Context, code, memberKey string, seq int, value float64) error {
-	return s.GuessWith(ctx, code, memberKey, seq, value, "")
+func (s *Service) Guess(ctx context.Context, member Caller, seq int, value float64) error {
+	return s.GuessWith(ctx, member, seq, value, "")
 }
 
 // GuessWith records a member's number, with how confident they are ("" for unsaid), for the vote
 // of the round now taking answers, replacing their earlier answer to that vote. After the lock,
 // the second vote's start or the countdown's end (by the Service's clock) the store refuses it,
-// however close the two requests were: the last with the TimeUp error, an ErrTimeUp.
-func (s *Service) GuessWith(ctx context.Context, code, memberKey string, seq int, value float64, confidence Confidence) error {
+// however close the two requests were: the last with the TimeUp error, an ErrTimeUp. So does a
+// room closed, or a member removed, since the request read them.
+func (s *Service) GuessWith(ctx context.Context, member Caller, seq int, value float64, confidence Confidence) error {
 	confidence, err := ParseConfidence(string(confidence))
 	if err != nil {
 		return err
 	}
-	r, m, err := s.member(ctx, code, memberKey)
-	if err != nil {
+	if err := member.may(AsMember); err != nil {
 		return err
 	}
+	r, m := member.Room, member.Member
 	if err := s.changing(ctx, r); err != nil {
 		return err
 	}
@@ -82,9 +84,9 @@ func (s *Service) GuessWith(ctx context.Context, code, memberKey string, seq int
 
 // LockRound stops a round taking guesses. Locking a locked round is a no-op, so a double click
 // is harmless; a revealed round cannot go back.
-func (s *Service) LockRound(ctx context.Context, code, hostKey string, seq int) (Round, error) {
+func (s *Service) LockRound(ctx context.Context, host Caller, seq int) (Round, error) {
 	var rd Round
-	err := s.hostChange(ctx, code, hostKey, func(r Room) (err error) {
+	err := s.hostChange(ctx, host, func(r Room) (err error) {
 		rd, err = s.store.UpdateRound(ctx, r.ID, seq, lockRound)
 		return notFoundAs(err, "seq", noRound)
 	})
@@ -116,11 +118,11 @@ func (f MeasureFunc) Measure(ctx context.Context, q Question) (float64, error) {
 // Reveal locks the round if it is still open, measures the true value, and reveals. The lock is
 // stored before measuring, so no guess lands while an experiment runs; if measuring fails the
 // round stays locked and the host can try again.
-func (s *Service) Reveal(ctx context.Context, code, hostKey string, seq int, m Measurer) (Round, error) {
-	r, err := s.host(ctx, code, hostKey)
-	if err != nil {
+func (s *Service) Reveal(ctx context.Context, host Caller, seq int, m Measurer) (Round, error) {
+	if err := host.may(AsHost); err != nil {
 		return Round{}, err
 	}
+	r := host.Room
 	if err := s.changing(ctx, r); err != nil {
 		return Round{}, err
 	}
@@ -152,8 +154,8 @@ func (s *Service) Reveal(ctx context.Context, code, hostKey string, seq int, m M
 
 // SetNamesVisible lets members see who guessed what in a round (or hides it again). Only the
 // host sees names by default, so that a wrong guess does not embarrass anyone unasked.
-func (s *Service) SetNamesVisible(ctx context.Context, code, hostKey string, seq int, visible bool) error {
-	return s.hostChange(ctx, code, hostKey, func(r Room) error {
+func (s *Service) SetNamesVisible(ctx context.Context, host Caller, seq int, visible bool) error {
+	return s.hostChange(ctx, host, func(r Room) error {
 		_, err := s.store.UpdateRound(ctx, r.ID, seq, func(rd *Round) error { rd.NamesVisible = visible; return nil })
 		return notFoundAs(err, "seq", noRound)
 	})

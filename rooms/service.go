@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -80,9 +81,15 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Service applies the rules of study rooms on top of a Store. Every method takes the room's join
-// code and the caller's key as the transport received them; the Service decides who the caller
-// is, so no handler can forget to check.
+// Service applies the rules of study rooms on top of a Store.
+//
+// A request resolves who acts once, at its edge: the room (RoomByID for a page, whose URL names
+// the room's permanent id; RoomByCode for the API, which names its join code), then the key in it
+// (Identify), which answers a Caller. Every action takes that Caller, so one action reads the room
+// once, and decides by the Caller's role, so no handler can forget to check. What a Caller says of
+// its room is a hint, good for a quick refusal: whatever can change between the read and the write
+// (the room closed, the member removed, the host key replaced, the round moved on, a limit
+// reached) is checked again by the Store in the step that writes.
 type Service struct {
 	store Store
 	cfg   Config
@@ -161,7 +168,7 @@ func (s *Service) CreateRoom(ctx context.Context, title string) (Created, error)
 }
 
 // room finds a room by a code as typed and closes it on the spot if it has been idle too long,
-// so a room never looks open between sweeps.
+// so a room never looks open between sweeps (see RoomByCode).
 func (s *Service) room(ctx context.Context, code string) (Room, error) {
 	c, err := ParseCode(code)
 	if err != nil {
@@ -185,63 +192,88 @@ const (
 	AsHost
 )
 
-// Caller is who presented a key: the host, a member (with their seat), or nobody.
+// Caller is who acts in a room, as Identify resolved them at the edge of one request: the room as
+// it was read then, the caller's role and, for a member, their seat. Only Identify (or a
+// Snapshot) makes a Caller that may act; the zero Caller, or one put together by hand, is nobody.
+//
+// A key that earned a refusal (ErrForbidden, ErrKicked, or the store out of reach) makes a Caller
+// that carries it: an action handed one answers that refusal where it checks who acts, after the
+// checks of its own input, so a request gets the same answer whether its key was looked at first
+// or last.
 type Caller struct {
+	Room   Room
 	Role   Role
 	Member Member
+
+	key     string // the key as presented: a host link seals the host's
+	refused error
 }
 
-// Identify resolves a key to a caller of the room with this code. An empty key is nobody; a key
-// that matches neither the host nor a seat is ErrForbidden, and a kicked member's is ErrKicked.
-func (s *Service) Identify(ctx context.Context, code, key string) (Room, Caller, error) {
-	r, err := s.room(ctx, code)
-	if err != nil || key == "" {
-		return r, Caller{}, err
+// Identify resolves a key to a caller of room r, which the request has just read: an empty key is
+// nobody; a key that matches neither the host nor a seat is ErrForbidden, and a removed member's is
+// ErrKicked. It reads the store only for a member's key (one seat, by the key's hash). The Caller
+// answered carries the refusal as well (see Caller).
+func (s *Service) Identify(ctx context.Context, r Room, key string) (Caller, error) {
+	c := Caller{Room: r}
+	if key == "" {
+		return c, nil
 	}
 	if !r.HostKeyHash.IsZero() && r.HostKeyHash.Matches(key) {
-		return r, Caller{Role: AsHost}, nil
+		c.Role, c.key = AsHost, key
+		return c, nil
 	}
 	m, err := s.store.MemberByTokenHash(ctx, r.ID, HashKey(key))
 	switch {
 	case errors.Is(err, ErrNotFound):
-		return r, Caller{}, ErrForbidden
+		err = ErrForbidden
 	case err != nil:
-		return r, Caller{}, err
 	case !m.TokenHash.Matches(key):
-		return r, Caller{}, ErrForbidden
+		err = ErrForbidden
 	case m.Kicked:
-		return r, Caller{}, ErrKicked
+		err = ErrKicked
+	default:
+		c.Role, c.Member, c.key = AsMember, m, key
+		return c, nil
 	}
-	return r, Caller{Role: AsMember, Member: m}, nil
+	c.refused = err
+	return c, err
 }
 
-func (s *Service) host(ctx context.Context, code, key string) (Room, error) {
-	r, c, err := s.Identify(ctx, code, key)
-	if err != nil {
-		return r, err
+// Err answers the refusal c's key earned at Identify (ErrForbidden, ErrKicked, or the store out
+// of reach), and nil for a caller Identify resolved, nobody included.
+func (c Caller) Err() error { return c.refused }
+
+// String says who c is without the key they presented, so that a Caller printed in a log line or
+// a test's failure never shows it.
+func (c Caller) String() string {
+	switch {
+	case c.refused != nil:
+		return fmt.Sprintf("a refused key in room %s (%v)", c.Room.ID, c.refused)
+	case c.Role == AsHost:
+		return "the host of room " + c.Room.ID
+	case c.Role == AsMember:
+		return fmt.Sprintf("member %s (%s) of room %s", c.Member.ID, c.Member.Name, c.Room.ID)
 	}
-	if c.Role != AsHost {
-		return r, ErrForbidden
-	}
-	return r, nil
+	return "nobody in room " + c.Room.ID
 }
 
-func (s *Service) member(ctx context.Context, code, key string) (Room, Member, error) {
-	r, c, err := s.Identify(ctx, code, key)
-	if err != nil {
-		return r, Member{}, err
+// may answers nil when c may act as role, and otherwise the refusal: the one its key earned at
+// Identify, or ErrForbidden.
+func (c Caller) may(role Role) error {
+	switch {
+	case c.refused != nil:
+		return c.refused
+	case c.Role != role || c.key == "":
+		return ErrForbidden
 	}
-	if c.Role != AsMember {
-		return r, Member{}, ErrForbidden
-	}
-	return r, c.Member, nil
+	return nil
 }
 
 // changing is the gate every change passes: a closed room refuses, and an open one records the
 // activity that keeps it open.
 func (s *Service) changing(ctx context.Context, r Room) error {
 	if r.Closed {
-		return fieldErr("code", ErrRoomClosed, "the room is closed; its host can still export it")
+		return RoomClosed()
 	}
 	now := s.cfg.Now()
 	if now.Sub(r.LastActivity) < touchEvery {
@@ -249,7 +281,7 @@ func (s *Service) changing(ctx context.Context, r Room) error {
 	}
 	_, err := s.store.UpdateRoom(ctx, r.ID, func(r *Room) error {
 		if r.Closed {
-			return fieldErr("code", ErrRoomClosed, "the room is closed; its host can still export it")
+			return RoomClosed()
 		}
 		r.LastActivity = now
 		return nil
@@ -257,19 +289,23 @@ func (s *Service) changing(ctx context.Context, r Room) error {
 	return err
 }
 
-// updateRoom is a host change to the room itself, gated like every change.
-func (s *Service) updateRoom(ctx context.Context, code, hostKey string, fn func(*Room) error) (Room, error) {
-	r, err := s.host(ctx, code, hostKey)
-	if err != nil {
-		return r, err
+// updateRoom is a host change to the room itself, gated like every change. The store's step checks
+// again what may have changed since the request read the room: it must still be open, and the
+// caller's key still its host's.
+func (s *Service) updateRoom(ctx context.Context, c Caller, fn func(*Room) error) (Room, error) {
+	if err := c.may(AsHost); err != nil {
+		return c.Room, err
 	}
-	if err := s.changing(ctx, r); err != nil {
-		return r, err
+	if c.Room.Closed {
+		return c.Room, RoomClosed()
 	}
 	now := s.cfg.Now()
-	r, err = s.store.UpdateRoom(ctx, r.ID, func(r *Room) error {
-		if r.Closed {
-			return fieldErr("code", ErrRoomClosed, "the room is closed")
+	r, err := s.store.UpdateRoom(ctx, c.Room.ID, func(r *Room) error {
+		switch {
+		case r.Closed:
+			return RoomClosed()
+		case !r.HostKeyHash.Matches(c.key):
+			return ErrForbidden // replaced since the request read the room
 		}
 		r.LastActivity = now
 		return fn(r)
@@ -286,14 +322,11 @@ type Joined struct {
 	MemberKey string
 }
 
-// Join seats a member under a display name. The store checks the name, the lock and the limit
-// in the same step as the insert, since a class joins all at once.
-func (s *Service) Join(ctx context.Context, code, name string) (Joined, error) {
+// Join seats a member in room r under a display name. The name is checked first; the store checks
+// the name's uniqueness, the lock and the limit in the same step as the insert, since a class
+// joins all at once.
+func (s *Service) Join(ctx context.Context, r Room, name string) (Joined, error) {
 	name, err := CleanName(name)
-	if err != nil {
-		return Joined{}, err
-	}
-	r, err := s.room(ctx, code)
 	if err != nil {
 		return Joined{}, err
 	}
@@ -319,12 +352,8 @@ func (s *Service) Join(ctx context.Context, code, name string) (Joined, error) {
 	return Joined{Member: m, MemberKey: key}, nil
 }
 
-// SuggestName offers a friendly name that nobody in the room uses yet.
-func (s *Service) SuggestName(ctx context.Context, code string) (string, error) {
-	r, err := s.room(ctx, code)
-	if err != nil {
-		return "", err
-	}
+// SuggestName offers a friendly name that nobody in room r uses yet.
+func (s *Service) SuggestName(ctx context.Context, r Room) (string, error) {
 	ms, err := s.store.Members(ctx, r.ID)
 	if err != nil {
 		return "", err
@@ -342,22 +371,23 @@ func (s *Service) SuggestName(ctx context.Context, code string) (string, error) 
 }
 
 // RotateHostKey replaces the host key, for a host whose key leaked; the old key stops working as
-// soon as this returns, and so does an unused host link, which carries the old key.
-func (s *Service) RotateHostKey(ctx context.Context, code, hostKey string) (string, error) {
+// soon as this returns, and so does an unused host link, which carries the old key. It answers
+// the host as the new key makes them, for what the request does next (a new host link).
+func (s *Service) RotateHostKey(ctx context.Context, host Caller) (Caller, string, error) {
 	key, err := NewKey(s.cfg.Rand)
 	if err != nil {
-		return "", err
+		return Caller{}, "", err
 	}
-	_, err = s.updateRoom(ctx, code, hostKey, func(r *Room) error { r.HostKeyHash, r.HostLink = HashKey(key), HostLink{}; return nil })
+	r, err := s.updateRoom(ctx, host, func(r *Room) error { r.HostKeyHash, r.HostLink = HashKey(key), HostLink{}; return nil })
 	if err != nil {
-		return "", err
+		return Caller{}, "", err
 	}
-	return key, nil
+	return Caller{Room: r, Role: AsHost, key: key}, key, nil
 }
 
 // RotateCode gives the room a new join code, for a code that reached people it should not; the
 // old code finds nothing afterwards, while seated members keep their keys.
-func (s *Service) RotateCode(ctx context.Context, code, hostKey string) (string, error) {
+func (s *Service) RotateCode(ctx context.Context, host Caller) (string, error) {
 	var err error
 	for range 8 {
 		var c string
@@ -365,7 +395,7 @@ func (s *Service) RotateCode(ctx context.Context, code, hostKey string) (string,
 			return "", err
 		}
 		var r Room
-		r, err = s.updateRoom(ctx, code, hostKey, func(r *Room) error { r.Code = c; return nil })
+		r, err = s.updateRoom(ctx, host, func(r *Room) error { r.Code = c; return nil })
 		if err == nil {
 			return r.Code, nil
 		}
@@ -377,58 +407,59 @@ func (s *Service) RotateCode(ctx context.Context, code, hostKey string) (string,
 }
 
 // SetLocked locks the room to new members, or opens it again.
-func (s *Service) SetLocked(ctx context.Context, code, hostKey string, locked bool) error {
-	_, err := s.updateRoom(ctx, code, hostKey, func(r *Room) error { r.Locked = locked; return nil })
+func (s *Service) SetLocked(ctx context.Context, host Caller, locked bool) error {
+	_, err := s.updateRoom(ctx, host, func(r *Room) error { r.Locked = locked; return nil })
 	return err
 }
 
 // CloseRoom ends the session for good: every change is refused afterwards, the export is not.
-func (s *Service) CloseRoom(ctx context.Context, code, hostKey string) error {
-	_, err := s.updateRoom(ctx, code, hostKey, func(r *Room) error { r.Closed = true; return nil })
+func (s *Service) CloseRoom(ctx context.Context, host Caller) error {
+	_, err := s.updateRoom(ctx, host, func(r *Room) error { r.Closed = true; return nil })
 	return err
 }
 
 // Present sets the page the host is showing; followers open it. An empty path stops presenting.
-func (s *Service) Present(ctx context.Context, code, hostKey, path string) error {
+func (s *Service) Present(ctx context.Context, host Caller, path string) error {
 	if path != "" {
 		var err error
 		if path, err = CleanPath("path", path); err != nil {
 			return err
 		}
 	}
-	_, err := s.updateRoom(ctx, code, hostKey, func(r *Room) error { r.Presenting = path; return nil })
+	_, err := s.updateRoom(ctx, host, func(r *Room) error { r.Presenting = path; return nil })
 	return err
 }
 
 // Kick removes a member: their key stops working at once and their seat is freed, while their
 // name stays taken so nobody can step into it mid-session.
-func (s *Service) Kick(ctx context.Context, code, hostKey, memberID string) error {
-	return s.hostChange(ctx, code, hostKey, func(r Room) error {
+func (s *Service) Kick(ctx context.Context, host Caller, memberID string) error {
+	return s.hostChange(ctx, host, func(r Room) error {
 		_, err := s.store.UpdateMember(ctx, r.ID, memberID, func(m *Member) error { m.Kicked = true; return nil })
 		return notFoundAs(err, "member", noMember)
 	})
 }
 
-// hostChange makes one host change to something in the room (a member, a round, a pin): the key
-// must be the host's and the room open, and the room hears of the change once it is stored. Every
-// such change goes through here, so none can forget the check or the announcement.
-func (s *Service) hostChange(ctx context.Context, code, hostKey string, change func(r Room) error) error {
-	r, err := s.host(ctx, code, hostKey)
-	if err != nil {
+// hostChange makes one host change to something in the room (a member, a round, a pin): the
+// caller must be the host and the room open, and the room hears of the change once it is stored.
+// Every such change goes through here, so none can forget the check or the announcement; the
+// store's step refuses it if the room closed since the request read it.
+func (s *Service) hostChange(ctx context.Context, host Caller, change func(r Room) error) error {
+	if err := host.may(AsHost); err != nil {
 		return err
 	}
-	if err := s.changing(ctx, r); err != nil {
+	if err := s.changing(ctx, host.Room); err != nil {
 		return err
 	}
-	if err := change(r); err != nil {
+	if err := change(host.Room); err != nil {
 		return err
 	}
-	s.changed(ctx, r.ID)
+	s.changed(ctx, host.Room.ID)
 	return nil
 }
 
-// AddPin puts a run on the board with a note of at most MaxNoteLength characters.
-func (s *Service) AddPin(ctx context.Context, code, memberKey, path, note string) (Pin, error) {
+// AddPin puts a run on the board with a note of at most MaxNoteLength characters. The store
+// refuses it if the room closed or the member was removed since the request read them.
+func (s *Service) AddPin(ctx context.Context, member Caller, path, note string) (Pin, error) {
 	path, err := CleanPath("path", path)
 	if err != nil {
 		return Pin{}, err
@@ -437,10 +468,10 @@ func (s *Service) AddPin(ctx context.Context, code, memberKey, path, note string
 	if !plain(note, MaxNoteLength) {
 		return Pin{}, fieldErr("note", ErrInvalid, "a note is at most %d characters of plain text", MaxNoteLength)
 	}
-	r, m, err := s.member(ctx, code, memberKey)
-	if err != nil {
+	if err := member.may(AsMember); err != nil {
 		return Pin{}, err
 	}
+	r := member.Room
 	if err := s.changing(ctx, r); err != nil {
 		return Pin{}, err
 	}
@@ -448,7 +479,7 @@ func (s *Service) AddPin(ctx context.Context, code, memberKey, path, note string
 	if err != nil {
 		return Pin{}, err
 	}
-	p := Pin{ID: id, RoomID: r.ID, MemberID: m.ID, Path: path, Note: note, At: s.cfg.Now()}
+	p := Pin{ID: id, RoomID: r.ID, MemberID: member.Member.ID, Path: path, Note: note, At: s.cfg.Now()}
 	if err := s.store.AddPin(ctx, p, s.cfg.MaxPins, s.cfg.MaxBoard); err != nil {
 		return Pin{}, err
 	}
@@ -457,8 +488,8 @@ func (s *Service) AddPin(ctx context.Context, code, memberKey, path, note string
 }
 
 // SetPinHidden hides a pin from members (or shows it again); the host still sees it, marked.
-func (s *Service) SetPinHidden(ctx context.Context, code, hostKey, pinID string, hidden bool) error {
-	return s.hostChange(ctx, code, hostKey, func(r Room) error {
+func (s *Service) SetPinHidden(ctx context.Context, host Caller, pinID string, hidden bool) error {
+	return s.hostChange(ctx, host, func(r Room) error {
 		_, err := s.store.UpdatePin(ctx, r.ID, pinID, func(p *Pin) error { p.Hidden = hidden; return nil })
 		return notFoundAs(err, "pin", noPin)
 	})

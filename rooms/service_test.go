@@ -3,6 +3,7 @@ package rooms
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -24,17 +25,20 @@ func (c *clock) add(d time.Duration) {
 }
 
 type fixture struct {
-	svc   *Service
-	clock *clock
-	code  string
-	host  string
+	svc     *Service
+	store   *MemStore
+	clock   *clock
+	code    string
+	host    string
+	created Created
 }
 
 func newFixture(t *testing.T, cfg Config) *fixture {
 	t.Helper()
 	c := &clock{now: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
 	cfg.Now = c.Now
-	svc := NewService(NewMemStore(), cfg)
+	st := NewMemStore()
+	svc := NewService(st, cfg)
 	cr, err := svc.CreateRoom(context.Background(), "  Delivery   semantics ")
 	if err != nil {
 		t.Fatal(err)
@@ -42,12 +46,42 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 	if cr.Room.Title != "Delivery semantics" {
 		t.Fatalf("title stored as %q", cr.Room.Title)
 	}
-	return &fixture{svc: svc, clock: c, code: cr.Room.Code, host: cr.HostKey}
+	return &fixture{svc: svc, store: st, clock: c, code: cr.Room.Code, host: cr.HostKey, created: cr}
+}
+
+// identify resolves key in the fixture's room as a request's edge does: the room by its join code
+// (read afresh, as each request reads it), then the key.
+func (f *fixture) identify(key string) (Caller, error) {
+	r, err := f.svc.RoomByCode(context.Background(), f.code)
+	if err != nil {
+		return Caller{Room: r}, err
+	}
+	return f.svc.Identify(context.Background(), r, key)
+}
+
+// as is the caller key makes in the fixture's room now; a refused key fails the test.
+func (f *fixture) as(t *testing.T, key string) Caller {
+	t.Helper()
+	c, err := f.identify(key)
+	if err != nil {
+		t.Fatalf("identifying a key: %v", err)
+	}
+	return c
+}
+
+// room is the fixture's room as a request reads it now.
+func (f *fixture) room(t *testing.T) Room {
+	t.Helper()
+	r, err := f.svc.RoomByCode(context.Background(), f.code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func (f *fixture) join(t *testing.T, name string) string {
 	t.Helper()
-	j, err := f.svc.Join(context.Background(), f.code, name)
+	j, err := f.svc.Join(context.Background(), f.room(t), name)
 	if err != nil {
 		t.Fatalf("join %q: %v", name, err)
 	}
@@ -56,7 +90,7 @@ func (f *fixture) join(t *testing.T, name string) string {
 
 func (f *fixture) round(t *testing.T, q Question) int {
 	t.Helper()
-	rd, err := f.svc.OpenRound(context.Background(), f.code, f.host, q)
+	rd, err := f.svc.OpenRound(context.Background(), f.as(t, f.host), q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +131,7 @@ func TestCreateRoom(t *testing.T) {
 		})
 	}
 	// A closed room no longer counts against the limit.
-	if err := f.svc.CloseRoom(ctx, f.code, f.host); err != nil {
+	if err := f.svc.CloseRoom(ctx, f.as(t, f.host)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.svc.CreateRoom(ctx, "Third"); err != nil {
@@ -110,8 +144,8 @@ func TestIdentify(t *testing.T) {
 	f := newFixture(t, Config{})
 	ada := f.join(t, "Ada")
 	bo := f.join(t, "Bo")
-	st, _ := f.svc.State(ctx, f.code, f.host, nil)
-	if err := f.svc.Kick(ctx, f.code, f.host, st.Roster[1].ID); err != nil {
+	st, _ := f.svc.State(ctx, f.as(t, f.host), nil)
+	if err := f.svc.Kick(ctx, f.as(t, f.host), st.Roster[1].ID); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -129,13 +163,21 @@ func TestIdentify(t *testing.T) {
 		{"malformed code", "ZZ", f.host, Nobody, ErrInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, c, err := f.svc.Identify(ctx, tc.code, tc.key)
+			r, err := f.svc.RoomByCode(ctx, tc.code)
+			var c Caller
+			if err == nil {
+				c, err = f.svc.Identify(ctx, r, tc.key)
+			}
 			if tc.want != nil {
 				is(t, err, tc.want)
+				if r.ID != "" {
+					// The refused caller carries the refusal to whichever action it is handed.
+					is(t, f.svc.Guess(ctx, c, 1, 1), tc.want)
+				}
 				return
 			}
-			if err != nil || c.Role != tc.role {
-				t.Fatalf("role %v, %v; want %v", c.Role, err, tc.role)
+			if err != nil || c.Role != tc.role || c.Room.ID != r.ID {
+				t.Fatalf("role %v in room %q, %v; want %v in %q", c.Role, c.Room.ID, err, tc.role, r.ID)
 			}
 		})
 	}
@@ -159,7 +201,7 @@ func TestJoin(t *testing.T) {
 		{"over the room limit", "Di", ErrLimit, "members"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := f.svc.Join(ctx, f.code, tc.in)
+			_, err := f.svc.Join(ctx, f.room(t), tc.in)
 			if tc.want == nil {
 				if err != nil {
 					t.Fatal(err)
@@ -174,7 +216,7 @@ func TestJoin(t *testing.T) {
 			}
 		})
 	}
-	name, err := f.svc.SuggestName(ctx, f.code)
+	name, err := f.svc.SuggestName(ctx, f.room(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,19 +228,19 @@ func TestJoin(t *testing.T) {
 func TestLockedAndClosedRoomsRefuseJoins(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, Config{})
-	if err := f.svc.SetLocked(ctx, f.code, f.host, true); err != nil {
+	if err := f.svc.SetLocked(ctx, f.as(t, f.host), true); err != nil {
 		t.Fatal(err)
 	}
-	_, err := f.svc.Join(ctx, f.code, "Ada")
+	_, err := f.svc.Join(ctx, f.room(t), "Ada")
 	is(t, err, ErrRoomLocked)
-	if err := f.svc.SetLocked(ctx, f.code, f.host, false); err != nil {
+	if err := f.svc.SetLocked(ctx, f.as(t, f.host), false); err != nil {
 		t.Fatal(err)
 	}
 	f.join(t, "Ada")
-	if err := f.svc.CloseRoom(ctx, f.code, f.host); err != nil {
+	if err := f.svc.CloseRoom(ctx, f.as(t, f.host)); err != nil {
 		t.Fatal(err)
 	}
-	_, err = f.svc.Join(ctx, f.code, "Bo")
+	_, err = f.svc.Join(ctx, f.room(t), "Bo")
 	is(t, err, ErrRoomClosed)
 }
 
@@ -208,15 +250,15 @@ func TestHostOnly(t *testing.T) {
 	ada := f.join(t, "Ada")
 	seq := f.round(t, custom)
 	for name, call := range map[string]func(key string) error{
-		"lock room":  func(k string) error { return f.svc.SetLocked(ctx, f.code, k, true) },
-		"close room": func(k string) error { return f.svc.CloseRoom(ctx, f.code, k) },
-		"present":    func(k string) error { return f.svc.Present(ctx, f.code, k, "/blocks/4") },
-		"open round": func(k string) error { _, err := f.svc.OpenRound(ctx, f.code, k, custom); return err },
-		"lock round": func(k string) error { _, err := f.svc.LockRound(ctx, f.code, k, seq); return err },
-		"reveal":     func(k string) error { _, err := f.svc.Reveal(ctx, f.code, k, seq, measured(1)); return err },
-		"names":      func(k string) error { return f.svc.SetNamesVisible(ctx, f.code, k, seq, true) },
-		"rotate key": func(k string) error { _, err := f.svc.RotateHostKey(ctx, f.code, k); return err },
-		"export":     func(k string) error { _, err := f.svc.Export(ctx, f.code, k); return err },
+		"lock room":  func(k string) error { return f.svc.SetLocked(ctx, f.as(t, k), true) },
+		"close room": func(k string) error { return f.svc.CloseRoom(ctx, f.as(t, k)) },
+		"present":    func(k string) error { return f.svc.Present(ctx, f.as(t, k), "/blocks/4") },
+		"open round": func(k string) error { _, err := f.svc.OpenRound(ctx, f.as(t, k), custom); return err },
+		"lock round": func(k string) error { _, err := f.svc.LockRound(ctx, f.as(t, k), seq); return err },
+		"reveal":     func(k string) error { _, err := f.svc.Reveal(ctx, f.as(t, k), seq, measured(1)); return err },
+		"names":      func(k string) error { return f.svc.SetNamesVisible(ctx, f.as(t, k), seq, true) },
+		"rotate key": func(k string) error { _, _, err := f.svc.RotateHostKey(ctx, f.as(t, k)); return err },
+		"export":     func(k string) error { _, err := f.svc.Export(ctx, f.as(t, k)); return err },
 	} {
 		t.Run(name, func(t *testing.T) {
 			is(t, call(ada), ErrForbidden)
@@ -224,7 +266,14 @@ func TestHostOnly(t *testing.T) {
 		})
 	}
 	// And a member-only action refuses the host.
-	is(t, f.svc.Guess(ctx, f.code, f.host, seq, 1), ErrForbidden)
+	is(t, f.svc.Guess(ctx, f.as(t, f.host), seq, 1), ErrForbidden)
+	// A caller put together by hand, not by Identify, is nobody.
+	_, err := f.svc.OpenRound(ctx, Caller{Room: f.room(t), Role: AsHost}, custom)
+	is(t, err, ErrForbidden)
+	v, err := f.svc.State(ctx, Caller{Room: f.room(t), Role: AsHost}, nil)
+	if err != nil || v.Role != Nobody || v.Roster != nil {
+		t.Fatalf("a hand-made host's view: role %v, roster %v, %v; want nobody's", v.Role, v.Roster, err)
+	}
 }
 
 func TestKickStopsKeyAtOnce(t *testing.T) {
@@ -232,23 +281,20 @@ func TestKickStopsKeyAtOnce(t *testing.T) {
 	f := newFixture(t, Config{})
 	ada := f.join(t, "Ada")
 	seq := f.round(t, custom)
-	if err := f.svc.Guess(ctx, f.code, ada, seq, 5); err != nil {
+	if err := f.svc.Guess(ctx, f.as(t, ada), seq, 5); err != nil {
 		t.Fatal(err)
 	}
-	st, _ := f.svc.State(ctx, f.code, f.host, nil)
-	if err := f.svc.Kick(ctx, f.code, f.host, st.Roster[0].ID); err != nil {
+	st, _ := f.svc.State(ctx, f.as(t, f.host), nil)
+	if err := f.svc.Kick(ctx, f.as(t, f.host), st.Roster[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	is(t, f.svc.Guess(ctx, f.code, ada, seq, 6), ErrKicked)
-	_, err := f.svc.AddPin(ctx, f.code, ada, "/", "")
+	_, err := f.identify(ada)
 	is(t, err, ErrKicked)
-	_, err = f.svc.State(ctx, f.code, ada, nil)
-	is(t, err, ErrKicked)
-	st, _ = f.svc.State(ctx, f.code, f.host, nil)
+	st, _ = f.svc.State(ctx, f.as(t, f.host), nil)
 	if len(st.Roster) != 0 || st.Rounds[0].Answered != 0 || st.Rounds[0].Of != 0 {
 		t.Fatalf("a kicked member still counts: %+v", st)
 	}
-	_, err = f.svc.Join(ctx, f.code, "ADA")
+	_, err = f.svc.Join(ctx, f.room(t), "ADA")
 	is(t, err, ErrTaken)
 }
 
@@ -256,25 +302,87 @@ func TestRotate(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, Config{})
 	ada := f.join(t, "Ada")
-	newHost, err := f.svc.RotateHostKey(ctx, f.code, f.host)
+	_, newHost, err := f.svc.RotateHostKey(ctx, f.as(t, f.host))
 	if err != nil {
 		t.Fatal(err)
 	}
-	is(t, f.svc.SetLocked(ctx, f.code, f.host, true), ErrForbidden)
-	if err := f.svc.SetLocked(ctx, f.code, newHost, true); err != nil {
+	_, err = f.identify(f.host)
+	is(t, err, ErrForbidden)
+	if err := f.svc.SetLocked(ctx, f.as(t, newHost), true); err != nil {
 		t.Fatalf("new host key: %v", err)
 	}
-	newCode, err := f.svc.RotateCode(ctx, f.code, newHost)
+	newCode, err := f.svc.RotateCode(ctx, f.as(t, newHost))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if newCode == f.code {
 		t.Fatal("code unchanged")
 	}
-	_, _, err = f.svc.Identify(ctx, f.code, "")
+	_, err = f.identify("")
 	is(t, err, ErrNotFound)
-	if _, c, err := f.svc.Identify(ctx, newCode, ada); err != nil || c.Role != AsMember {
+	f.code = newCode
+	if c, err := f.identify(ada); err != nil || c.Role != AsMember {
 		t.Fatalf("member key after code rotation: %v %v", c.Role, err)
+	}
+}
+
+// TestCallerIsAHint: a request resolves its caller once, and the room and seat it read are a
+// hint. A member removed, a host key replaced or a room closed between that read and the write is
+// refused in the write's own step, whatever the caller in hand still says.
+func TestCallerIsAHint(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Config{})
+	ada, bo := f.join(t, "Ada"), f.join(t, "Bo")
+	seq := f.round(t, Question{Kind: KindCustom, Text: "How many?", Max: 100})
+	p, err := f.svc.AddPin(ctx, f.as(t, bo), "/blocks/4", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	adaThen := f.as(t, ada)
+	st, _ := f.svc.State(ctx, f.as(t, f.host), nil)
+	if err := f.svc.Kick(ctx, f.as(t, f.host), st.Roster[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	is(t, f.svc.Guess(ctx, adaThen, seq, 6), ErrKicked)
+	_, err = f.svc.AddPin(ctx, adaThen, "/", "")
+	is(t, err, ErrKicked)
+
+	oldHost := f.as(t, f.host)
+	_, key, err := f.svc.RotateHostKey(ctx, f.as(t, f.host))
+	if err != nil {
+		t.Fatal(err)
+	}
+	is(t, f.svc.SetLocked(ctx, oldHost, true), ErrForbidden)
+	_, _, err = f.svc.NewHostLink(ctx, oldHost)
+	is(t, err, ErrForbidden)
+
+	boThen, host := f.as(t, bo), f.as(t, key)
+	if err := f.svc.CloseRoom(ctx, f.as(t, key)); err != nil {
+		t.Fatal(err)
+	}
+	if boThen.Room.Closed || host.Room.Closed {
+		t.Fatal("the callers in hand were meant to predate the close")
+	}
+	for name, err := range map[string]error{
+		"guess":       f.svc.Guess(ctx, boThen, seq, 7),
+		"pin":         func() error { _, err := f.svc.AddPin(ctx, boThen, "/", ""); return err }(),
+		"open round":  func() error { _, err := f.svc.OpenRound(ctx, host, custom); return err }(),
+		"lock round":  func() error { _, err := f.svc.LockRound(ctx, host, seq); return err }(),
+		"names":       f.svc.SetNamesVisible(ctx, host, seq, true),
+		"kick":        f.svc.Kick(ctx, host, st.Roster[1].ID),
+		"hide a pin":  f.svc.SetPinHidden(ctx, host, p.ID, true),
+		"lock room":   f.svc.SetLocked(ctx, host, true),
+		"second vote": func() error { _, err := f.svc.SecondVote(ctx, host, seq); return err }(),
+	} {
+		if !errors.Is(err, ErrRoomClosed) {
+			t.Errorf("%s in a room closed after the caller was read: %v, want ErrRoomClosed", name, err)
+		}
+	}
+	ex, err := f.svc.Export(ctx, host)
+	if err != nil || len(ex.Rounds) != 1 || len(ex.Rounds[0].Guesses) != 0 || len(ex.Pins) != 1 || ex.Pins[0].Hidden ||
+		ex.Roster[1].Kicked || ex.Rounds[0].State != RoundOpen {
+		t.Fatalf("after the refusals the export holds %+v, %v; want nothing changed", ex, err)
 	}
 }
 
@@ -288,27 +396,27 @@ func TestRoundStateMachine(t *testing.T) {
 		do   func() error
 		want error
 	}{
-		{"guess while open", func() error { return f.svc.Guess(ctx, f.code, ada, seq, 300) }, nil},
-		{"change guess while open", func() error { return f.svc.Guess(ctx, f.code, ada, seq, 400) }, nil},
-		{"guess above range", func() error { return f.svc.Guess(ctx, f.code, ada, seq, 1001) }, ErrInvalid},
-		{"guess below range", func() error { return f.svc.Guess(ctx, f.code, ada, seq, -1) }, ErrInvalid},
-		{"guess NaN", func() error { return f.svc.Guess(ctx, f.code, ada, seq, math.NaN()) }, ErrInvalid},
-		{"guess infinite", func() error { return f.svc.Guess(ctx, f.code, ada, seq, math.Inf(1)) }, ErrInvalid},
-		{"guess unknown round", func() error { return f.svc.Guess(ctx, f.code, ada, 9, 1) }, ErrNotFound},
-		{"lock", func() error { _, err := f.svc.LockRound(ctx, f.code, f.host, seq); return err }, nil},
-		{"lock again is harmless", func() error { _, err := f.svc.LockRound(ctx, f.code, f.host, seq); return err }, nil},
-		{"guess after lock", func() error { return f.svc.Guess(ctx, f.code, ada, seq, 500) }, ErrRoundState},
+		{"guess while open", func() error { return f.svc.Guess(ctx, f.as(t, ada), seq, 300) }, nil},
+		{"change guess while open", func() error { return f.svc.Guess(ctx, f.as(t, ada), seq, 400) }, nil},
+		{"guess above range", func() error { return f.svc.Guess(ctx, f.as(t, ada), seq, 1001) }, ErrInvalid},
+		{"guess below range", func() error { return f.svc.Guess(ctx, f.as(t, ada), seq, -1) }, ErrInvalid},
+		{"guess NaN", func() error { return f.svc.Guess(ctx, f.as(t, ada), seq, math.NaN()) }, ErrInvalid},
+		{"guess infinite", func() error { return f.svc.Guess(ctx, f.as(t, ada), seq, math.Inf(1)) }, ErrInvalid},
+		{"guess unknown round", func() error { return f.svc.Guess(ctx, f.as(t, ada), 9, 1) }, ErrNotFound},
+		{"lock", func() error { _, err := f.svc.LockRound(ctx, f.as(t, f.host), seq); return err }, nil},
+		{"lock again is harmless", func() error { _, err := f.svc.LockRound(ctx, f.as(t, f.host), seq); return err }, nil},
+		{"guess after lock", func() error { return f.svc.Guess(ctx, f.as(t, ada), seq, 500) }, ErrRoundState},
 		{"measuring fails", func() error {
-			_, err := f.svc.Reveal(ctx, f.code, f.host, seq, MeasureFunc(func(context.Context, Question) (float64, error) {
+			_, err := f.svc.Reveal(ctx, f.as(t, f.host), seq, MeasureFunc(func(context.Context, Question) (float64, error) {
 				return 0, ErrNotFound
 			}))
 			return err
 		}, ErrNotFound},
-		{"measured NaN", func() error { _, err := f.svc.Reveal(ctx, f.code, f.host, seq, measured(math.NaN())); return err }, ErrInvalid},
-		{"reveal", func() error { _, err := f.svc.Reveal(ctx, f.code, f.host, seq, measured(398)); return err }, nil},
-		{"reveal again", func() error { _, err := f.svc.Reveal(ctx, f.code, f.host, seq, measured(1)); return err }, ErrRoundState},
-		{"lock after reveal", func() error { _, err := f.svc.LockRound(ctx, f.code, f.host, seq); return err }, ErrRoundState},
-		{"guess after reveal", func() error { return f.svc.Guess(ctx, f.code, ada, seq, 1) }, ErrRoundState},
+		{"measured NaN", func() error { _, err := f.svc.Reveal(ctx, f.as(t, f.host), seq, measured(math.NaN())); return err }, ErrInvalid},
+		{"reveal", func() error { _, err := f.svc.Reveal(ctx, f.as(t, f.host), seq, measured(398)); return err }, nil},
+		{"reveal again", func() error { _, err := f.svc.Reveal(ctx, f.as(t, f.host), seq, measured(1)); return err }, ErrRoundState},
+		{"lock after reveal", func() error { _, err := f.svc.LockRound(ctx, f.as(t, f.host), seq); return err }, ErrRoundState},
+		{"guess after reveal", func() error { return f.svc.Guess(ctx, f.as(t, ada), seq, 1) }, ErrRoundState},
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
@@ -318,7 +426,7 @@ func TestRoundStateMachine(t *testing.T) {
 			}
 		})
 	}
-	ex, err := f.svc.Export(ctx, f.code, f.host)
+	ex, err := f.svc.Export(ctx, f.as(t, f.host))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,11 +443,11 @@ func TestRevealLocksAnOpenRound(t *testing.T) {
 	seq := f.round(t, Question{Kind: KindPrediction, Prediction: "q1"})
 	// The measurer runs between lock and reveal: a guess sent then must be refused.
 	var during error
-	rd, err := f.svc.Reveal(ctx, f.code, f.host, seq, MeasureFunc(func(_ context.Context, q Question) (float64, error) {
+	rd, err := f.svc.Reveal(ctx, f.as(t, f.host), seq, MeasureFunc(func(_ context.Context, q Question) (float64, error) {
 		if q.Prediction != "q1" || q.Unit != "jobs lost" {
 			t.Errorf("measurer got %+v", q)
 		}
-		during = f.svc.Guess(ctx, f.code, ada, seq, 10)
+		during = f.svc.Guess(ctx, f.as(t, ada), seq, 10)
 		return 398, nil
 	}))
 	if err != nil {
@@ -411,7 +519,7 @@ func TestPins(t *testing.T) {
 		{"over the limit", "/blocks/1", "third", ErrLimit, "pins"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := f.svc.AddPin(ctx, f.code, ada, tc.path, tc.note)
+			_, err := f.svc.AddPin(ctx, f.as(t, ada), tc.path, tc.note)
 			if tc.want == nil {
 				if err != nil {
 					t.Fatal(err)
@@ -426,7 +534,7 @@ func TestPins(t *testing.T) {
 			}
 		})
 	}
-	is(t, f.svc.Present(ctx, f.code, f.host, "https://example.com"), ErrInvalid)
+	is(t, f.svc.Present(ctx, f.as(t, f.host), "https://example.com"), ErrInvalid)
 }
 
 func TestLifecycle(t *testing.T) {
@@ -437,25 +545,25 @@ func TestLifecycle(t *testing.T) {
 
 	// Activity keeps the room open past the idle time measured from its creation.
 	f.clock.add(90 * time.Minute)
-	if err := f.svc.Guess(ctx, f.code, ada, seq, 1); err != nil {
+	if err := f.svc.Guess(ctx, f.as(t, ada), seq, 1); err != nil {
 		t.Fatal(err)
 	}
 	f.clock.add(90 * time.Minute)
-	if err := f.svc.Guess(ctx, f.code, ada, seq, 2); err != nil {
+	if err := f.svc.Guess(ctx, f.as(t, ada), seq, 2); err != nil {
 		t.Fatalf("room closed although active: %v", err)
 	}
 
 	f.clock.add(2*time.Hour + time.Second)
-	is(t, f.svc.Guess(ctx, f.code, ada, seq, 3), ErrRoomClosed)
+	is(t, f.svc.Guess(ctx, f.as(t, ada), seq, 3), ErrRoomClosed)
 	var fe *FieldError
-	if err := f.svc.Present(ctx, f.code, f.host, "/"); !errors.As(err, &fe) || !errors.Is(err, ErrRoomClosed) {
+	if err := f.svc.Present(ctx, f.as(t, f.host), "/"); !errors.As(err, &fe) || !errors.Is(err, ErrRoomClosed) {
 		t.Fatalf("closed room's refusal = %v, want a FieldError", err)
 	}
-	st, err := f.svc.State(ctx, f.code, ada, nil)
+	st, err := f.svc.State(ctx, f.as(t, ada), nil)
 	if err != nil || !st.Closed {
 		t.Fatalf("state of a closed room: %+v, %v", st.Closed, err)
 	}
-	ex, err := f.svc.Export(ctx, f.code, f.host)
+	ex, err := f.svc.Export(ctx, f.as(t, f.host))
 	if err != nil || !ex.Closed || ex.Rounds[0].Guesses[0].Value != 2 {
 		t.Fatalf("export of a closed room: %+v, %v", ex, err)
 	}
@@ -468,7 +576,7 @@ func TestLifecycle(t *testing.T) {
 	if _, deleted, err = f.svc.Sweep(ctx); err != nil || deleted != 1 {
 		t.Fatalf("sweep deleted %d, %v; want 1", deleted, err)
 	}
-	_, _, err = f.svc.Identify(ctx, f.code, f.host)
+	_, err = f.identify(f.host)
 	is(t, err, ErrNotFound)
 }
 
@@ -491,14 +599,15 @@ func TestConcurrentGuessesThroughService(t *testing.T) {
 	seq := f.round(t, custom)
 	var wg sync.WaitGroup
 	for i, k := range keys {
+		c := f.as(t, k)
 		wg.Go(func() {
-			if err := f.svc.Guess(ctx, f.code, k, seq, float64(i)); err != nil {
+			if err := f.svc.Guess(ctx, c, seq, float64(i)); err != nil {
 				t.Error(err)
 			}
 		})
 	}
 	wg.Wait()
-	st, err := f.svc.State(ctx, f.code, f.host, nil)
+	st, err := f.svc.State(ctx, f.as(t, f.host), nil)
 	if err != nil || st.Rounds[0].Answered != 30 || st.Rounds[0].Of != 30 {
 		t.Fatalf("after 30 guesses: %+v, %v", st.Rounds, err)
 	}
@@ -538,20 +647,34 @@ func TestRoundAndBoardLimits(t *testing.T) {
 	ada, bea := f.join(t, "Ada"), f.join(t, "Bea")
 	f.round(t, custom)
 	seq := f.round(t, custom)
-	if _, err := f.svc.OpenRound(ctx, f.code, f.host, custom); !errors.Is(err, ErrLimit) {
+	if _, err := f.svc.OpenRound(ctx, f.as(t, f.host), custom); !errors.Is(err, ErrLimit) {
 		t.Fatalf("a third round of 2: %v", err)
 	}
-	if err := f.svc.Guess(ctx, f.code, ada, seq, 5); err != nil {
+	if err := f.svc.Guess(ctx, f.as(t, ada), seq, 5); err != nil {
 		t.Fatalf("the open round after a refused one: %v", err)
 	}
 	for i, key := range []string{ada, bea, ada} {
-		if _, err := f.svc.AddPin(ctx, f.code, key, "/blocks/"+string(rune('1'+i)), ""); err != nil {
+		if _, err := f.svc.AddPin(ctx, f.as(t, key), "/blocks/"+string(rune('1'+i)), ""); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err := f.svc.AddPin(ctx, f.code, bea, "/blocks/6", "")
+	_, err := f.svc.AddPin(ctx, f.as(t, bea), "/blocks/6", "")
 	var le *LimitError
 	if !errors.As(err, &le) || le.Field != "board" || le.Max != 3 {
 		t.Fatalf("a fourth pin on a board of 3: %v", err)
+	}
+}
+
+// TestCallerPrintsNoKey: a Caller printed by any verb says who it is, never the key it holds.
+func TestCallerPrintsNoKey(t *testing.T) {
+	f := newFixture(t, Config{})
+	ada := f.join(t, "Ada")
+	for _, key := range []string{f.host, ada} {
+		c := f.as(t, key)
+		for _, verb := range []string{"%v", "%+v", "%s"} {
+			if out := fmt.Sprintf(verb, c); strings.Contains(out, key) || !strings.Contains(out, c.Room.ID) {
+				t.Errorf("%s of a caller: %q", verb, out)
+			}
+		}
 	}
 }

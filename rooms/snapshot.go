@@ -40,11 +40,8 @@ func (sn Snapshot) indexed() Snapshot {
 // Snapshot reads the room with this permanent id whole, in five store reads, closing it first if
 // it has been idle too long (as every read of a room does).
 func (s *Service) Snapshot(ctx context.Context, id string) (Snapshot, error) {
-	r, err := s.store.RoomByID(ctx, id)
+	r, err := s.RoomByID(ctx, id)
 	if err != nil {
-		return Snapshot{}, notFoundAs(err, "id", "no room has this id")
-	}
-	if r, err = s.closeIfIdle(ctx, r); err != nil {
 		return Snapshot{}, err
 	}
 	sn := Snapshot{Room: r, At: s.cfg.Now()}
@@ -68,10 +65,10 @@ func (s *Service) Snapshot(ctx context.Context, id string) (Snapshot, error) {
 // HashKey(key), which a stream works out once rather than at every change.
 func (sn *Snapshot) Caller(key string, h Hash) (Caller, error) {
 	if key == "" {
-		return Caller{}, nil
+		return Caller{Room: sn.Room}, nil
 	}
 	if !sn.Room.HostKeyHash.IsZero() && sn.Room.HostKeyHash.Matches(key) {
-		return Caller{Role: AsHost}, nil
+		return Caller{Room: sn.Room, Role: AsHost, key: key}, nil
 	}
 	i, ok := sn.keys[h]
 	if sn.keys == nil {
@@ -82,7 +79,7 @@ func (sn *Snapshot) Caller(key string, h Hash) (Caller, error) {
 		return Caller{}, ErrForbidden
 	}
 	if m := sn.Members[i]; !m.Kicked {
-		return Caller{Role: AsMember, Member: m}, nil
+		return Caller{Room: sn.Room, Role: AsMember, Member: m, key: key}, nil
 	}
 	return Caller{}, ErrKicked
 }
@@ -138,7 +135,11 @@ func (s *Service) Changed(ctx context.Context, roomID string) { s.changed(ctx, r
 
 // StoreReads answers how many reads the Service has made of its store since it started, for an
 // operator's metric and for tests that hold a room change to a fixed number of reads.
-func (s *Service) StoreReads() int64 { return s.store.(*countingStore).reads.Load() }
+func (s *Service) StoreReads() int64 { return s.Reads().Total() }
+
+// Reads answers the Service's reads of its store so far by what was read, for tests that hold an
+// action to one room read.
+func (s *Service) Reads() Reads { return s.store.(*countingStore).reads() }
 
 // NextDeadline answers when the earliest countdown still running in the snapshot runs out, after
 // At, and false when none runs. Nothing is written when a clock reaches zero, so nothing tells a

@@ -8,7 +8,9 @@ import (
 // Store keeps rooms and everything in them. It is written in the domain's terms so that the rules
 // never see a query; each method that must check and write together (a limit, a unique name, a
 // guess only while its round is open) does so atomically, because two requests can race between
-// a check in the Service and a write here.
+// a check in the Service and a write here. In particular every write to what a room holds (its
+// members, rounds, guesses and pins) refuses a closed room with RoomClosed in the same step: the
+// Service decides on the room as the request read it, and a close may land in between.
 //
 // Errors: ErrNotFound for a missing room, member, round or pin; the FieldError and LimitError
 // values documented on each method otherwise; and an error wrapping ErrUnavailable whenever the
@@ -49,12 +51,13 @@ type Store interface {
 	// left). It is written on every connect and heartbeat, so it is a plain overwrite, not an
 	// update through fn.
 	TouchMember(ctx context.Context, roomID, memberID string, at time.Time) error
-	// UpdateMember changes a member atomically (the host kicking one). fn may not change the ID,
-	// room or name.
+	// UpdateMember changes a member atomically (the host kicking one); RoomClosed in a closed
+	// room. fn may not change the ID, room or name.
 	UpdateMember(ctx context.Context, roomID, memberID string, fn func(*Member) error) (Member, error)
 
 	// AddRound stores a round, giving it the room's next Seq (1 for the first), and answers it; a
-	// LimitError "rounds" when the room already has max rounds, which changes nothing. When r is
+	// LimitError "rounds" when the room already has max rounds, and RoomClosed in a closed room,
+	// either of which changes nothing. When r is
 	// open, every other round of the room still open is locked in the same step: one round takes
 	// answers at a time however many are added at once (a double submit, a host on two devices),
 	// and a guess that raced the lock lands wholly before it or is refused. A zero Votes or Vote
@@ -64,8 +67,10 @@ type Store interface {
 	Rounds(ctx context.Context, roomID string) ([]Round, error)
 	// UpdateRound changes a round atomically; the state machine's checks run inside fn, so two
 	// hosts' clicks cannot both move a round. When fn opens a round that was not open (a second
-	// vote), every other open round of the room is locked in the same step, as AddRound does, so
-	// that one round still takes answers at a time. A zero Votes or Vote is stored as 1.
+	// vote), it must be the room's newest round (NotNewest otherwise, however recently the newer
+	// one was added), and every other open round of the room is locked in the same step, as
+	// AddRound does, so that one round still takes answers at a time. RoomClosed in a closed room.
+	// A zero Votes or Vote is stored as 1.
 	UpdateRound(ctx context.Context, roomID string, seq int, fn func(*Round) error) (Round, error)
 	// PutGuess stores a member's guess for one vote of a round, replacing their earlier one for
 	// that vote (a zero Vote is vote 1). It answers a FieldError "round" wrapping ErrRoundState
@@ -80,10 +85,12 @@ type Store interface {
 
 	// AddPin stores a pin; a LimitError "pins" when the member already has max pins (hidden ones
 	// count, so hiding a pin does not hand its author another).
-	// A LimitError "board" when the room's board already holds perRoom pins, hidden ones too.
+	// A LimitError "board" when the room's board already holds perRoom pins, hidden ones too;
+	// ErrKicked when the member was removed, RoomClosed when the room was closed.
 	AddPin(ctx context.Context, p Pin, perMember, perRoom int) error
 	// Pins lists a room's pins, newest first.
 	Pins(ctx context.Context, roomID string) ([]Pin, error)
-	// UpdatePin changes a pin atomically (the host hiding one). fn may not change the ID or room.
+	// UpdatePin changes a pin atomically (the host hiding one); RoomClosed in a closed room. fn may
+	// not change the ID or room.
 	UpdatePin(ctx context.Context, roomID, pinID string, fn func(*Pin) error) (Pin, error)
 }

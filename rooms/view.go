@@ -31,8 +31,10 @@ type View struct {
 	// it, so every screen shows the same time left whatever its own clock says.
 	Clock time.Time
 	// YourCalibration is a member's own calibration over every revealed round they answered with
-	// a confidence: their mean distance from the measured value, relative to it, per level.
-	YourCalibration []Calibration
+	// a confidence, per level. Its distances are relative to each round's measured value, since
+	// rounds ask in different units (see RelativeCalibration); a round's own Calibration is in the
+	// round's unit.
+	YourCalibration []RelativeCalibration
 }
 
 // RosterEntry is one seat on the roster. Present comes from the transport (an open stream),
@@ -64,11 +66,10 @@ type RoundView struct {
 	YourConfidence      Confidence
 	YourFirstGuess      *float64 // a member's first answer, in a second vote
 	YourFirstConfidence Confidence
-	// FirstGuesses is the first vote of a two-vote round for the host alone, before the reveal
-	// (after it, everyone has Result.First), with FirstMedian: the spread a host reads to decide
-	// whether the room should discuss. Ascending by value.
-	FirstGuesses []GuessView
-	FirstMedian  *float64
+	// First is the first vote of a two-vote round for the host alone, before the reveal (after
+	// it, everyone has Result.First): its answers and their spread, which the host reads to decide
+	// whether the room should discuss. No calibration yet, since nothing is measured.
+	First *Tally
 	// The countdown, for a round that has one. Deadline is RFC 3339 while it runs, "" while it
 	// is paused or over; Left is what remains at the view's Clock (what a paused one has left).
 	Seconds  int
@@ -102,8 +103,10 @@ type Result struct {
 	// its second vote began).
 	First *Tally
 	// MovedCloser counts the members who answered both votes and whose second answer is nearer
-	// the measured value than their first.
+	// the measured value than their first; BothVotes counts those who answered both votes, the
+	// "of M" it is read against.
 	MovedCloser int
+	BothVotes   int
 	// YourFirstDistance is the caller's first answer minus the measured value.
 	YourFirstDistance *float64
 }
@@ -117,12 +120,23 @@ type Tally struct {
 	Calibration []Calibration
 }
 
-// Calibration is one confidence level's record: how many answers chose it and how far they were
-// from the measured value on average (absolute: too high and too low count alike).
+// Calibration is one confidence level's record in one round: how many answers chose it and how far
+// they were from the measured value on average, in the round's unit (absolute: too high and too
+// low count alike).
 type Calibration struct {
 	Confidence   Confidence
 	Guesses      int
 	MeanDistance float64
+}
+
+// RelativeCalibration is one confidence level's record across rounds: how many answers chose it
+// and how far they were from the measured value on average, as a fraction of that value (0.1 is
+// 10% off, too high and too low alike). Rounds ask in different units, so only a relative
+// distance averages across them; a round whose measured value is 0 has none and is left out.
+type RelativeCalibration struct {
+	Confidence           Confidence
+	Guesses              int
+	MeanRelativeDistance float64
 }
 
 // GuessView is one revealed guess; Name is empty unless the caller may see names.
@@ -142,14 +156,19 @@ type PinView struct {
 	At     string // RFC 3339, so a view marshals the same from every store
 }
 
-// State builds the room as the holder of key may see it. A member is present when the store
-// marks their stream seen within PresentWindow, or when present (if not nil) says this replica
-// holds a stream of theirs that it has not written down yet.
-func (s *Service) State(ctx context.Context, code, key string, present func(memberID string) bool) (View, error) {
-	r, c, err := s.Identify(ctx, code, key)
-	if err != nil {
-		return View{}, err
+// State builds the room as caller c may see it: c's room as the request read it, with its
+// members, rounds, guesses and pins read now (only the members for nobody). A member is present
+// when the store marks their stream seen within PresentWindow, or when present (if not nil) says
+// this replica holds a stream of theirs that it has not written down yet. A refused caller gets
+// its refusal.
+func (s *Service) State(ctx context.Context, c Caller, present func(memberID string) bool) (View, error) {
+	if c.refused != nil {
+		return View{}, c.refused
 	}
+	if c.key == "" { // not made by Identify: nobody
+		c = Caller{Room: c.Room}
+	}
+	r := c.Room
 	ms, err := s.store.Members(ctx, r.ID)
 	if err != nil {
 		return View{}, err
@@ -243,7 +262,9 @@ func buildView(r Room, ms []Member, rounds []Round, guesses []Guess, pins []Pin,
 		v.Rounds = append(v.Rounds, rv)
 	}
 	if c.Role == AsMember {
-		v.YourCalibration = cal.levels()
+		for _, l := range cal.levels() {
+			v.YourCalibration = append(v.YourCalibration, RelativeCalibration{Confidence: l.Confidence, Guesses: l.Guesses, MeanRelativeDistance: l.MeanDistance})
+		}
 	}
 	names := ix.names
 	for _, p := range pins {
@@ -310,7 +331,7 @@ func roundView(rd Round, gs []Guess, ix *viewIndex, c Caller, now time.Time) Rou
 				ones = first
 			}
 			t := tally(ones, ix.seated, true, nil)
-			v.FirstGuesses, v.FirstMedian = t.Guesses, &t.Median
+			v.First = &t
 		}
 		return v
 	}
@@ -333,7 +354,12 @@ func roundView(rd Round, gs []Guess, ix *viewIndex, c Caller, now time.Time) Rou
 			was[g.MemberID] = g.Value
 		}
 		for _, g := range cur {
-			if w, ok := was[g.MemberID]; ok && math.Abs(g.Value-m) < math.Abs(w-m) {
+			w, ok := was[g.MemberID]
+			if !ok {
+				continue // no first answer to have moved from
+			}
+			res.BothVotes++
+			if math.Abs(g.Value-m) < math.Abs(w-m) {
 				res.MovedCloser++
 			}
 		}

@@ -44,28 +44,28 @@ func session(t *testing.T) (*fixture, map[string]string) {
 	}
 	r1 := f.round(t, Question{Kind: KindPrediction, Prediction: "q1"})
 	for n, v := range map[string]float64{"Ada": 400, "Bo": 100, "Cy": 1000} {
-		if err := f.svc.Guess(ctx, f.code, keys[n], r1, v); err != nil {
+		if err := f.svc.Guess(ctx, f.as(t, keys[n]), r1, v); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := f.svc.Reveal(ctx, f.code, f.host, r1, measured(398)); err != nil {
+	if _, err := f.svc.Reveal(ctx, f.as(t, f.host), r1, measured(398)); err != nil {
 		t.Fatal(err)
 	}
 	r2 := f.round(t, custom)
-	if err := f.svc.Guess(ctx, f.code, keys["Bo"], r2, 7); err != nil {
+	if err := f.svc.Guess(ctx, f.as(t, keys["Bo"]), r2, 7); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.AddPin(ctx, f.code, keys["Ada"], "/blocks/4?max_delay=5000", "=HYPERLINK(\"x\")"); err != nil {
+	if _, err := f.svc.AddPin(ctx, f.as(t, keys["Ada"]), "/blocks/4?max_delay=5000", "=HYPERLINK(\"x\")"); err != nil {
 		t.Fatal(err)
 	}
-	p, err := f.svc.AddPin(ctx, f.code, keys["Bo"], "/assembly", "<script>no</script>")
+	p, err := f.svc.AddPin(ctx, f.as(t, keys["Bo"]), "/assembly", "<script>no</script>")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.svc.SetPinHidden(ctx, f.code, f.host, p.ID, true); err != nil {
+	if err := f.svc.SetPinHidden(ctx, f.as(t, f.host), p.ID, true); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.svc.Present(ctx, f.code, f.host, "/blocks/4"); err != nil {
+	if err := f.svc.Present(ctx, f.as(t, f.host), "/blocks/4"); err != nil {
 		t.Fatal(err)
 	}
 	return f, keys
@@ -136,7 +136,7 @@ func TestStateByCaller(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v, err := f.svc.State(ctx, f.code, tc.key, present)
+			v, err := f.svc.State(ctx, f.as(t, tc.key), present)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,10 +145,10 @@ func TestStateByCaller(t *testing.T) {
 	}
 
 	t.Run("names turned on", func(t *testing.T) {
-		if err := f.svc.SetNamesVisible(ctx, f.code, f.host, 1, true); err != nil {
+		if err := f.svc.SetNamesVisible(ctx, f.as(t, f.host), 1, true); err != nil {
 			t.Fatal(err)
 		}
-		v, err := f.svc.State(ctx, f.code, keys["Cy"], nil)
+		v, err := f.svc.State(ctx, f.as(t, keys["Cy"]), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +161,7 @@ func TestStateByCaller(t *testing.T) {
 func TestExport(t *testing.T) {
 	ctx := context.Background()
 	f, _ := session(t)
-	ex, err := f.svc.Export(ctx, f.code, f.host)
+	ex, err := f.svc.Export(ctx, f.as(t, f.host))
 	if err != nil {
 		t.Fatal(err)
 	}

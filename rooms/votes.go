@@ -33,10 +33,12 @@ func (o RoundOptions) normalize() (RoundOptions, error) {
 // see their first answer and answer again, and a countdown starts afresh from the round's
 // Seconds. It may follow the first vote directly (the host skipping the lock) or its lock, and
 // any other round still open is locked in the same step. Pressing it twice is harmless; a
-// one-vote round, a second vote already locked or a revealed round refuse with ErrRoundState.
-func (s *Service) SecondVote(ctx context.Context, code, hostKey string, seq int) (Round, error) {
+// one-vote round, a second vote already locked or a revealed round refuse with ErrRoundState, and
+// a round that is not the room's newest with NotNewest (the store judges it as it writes, so a
+// round opened meanwhile counts): members answer the question on screen.
+func (s *Service) SecondVote(ctx context.Context, host Caller, seq int) (Round, error) {
 	now := s.cfg.Now()
-	return s.changeRound(ctx, code, hostKey, seq, func(rd *Round) error {
+	return s.changeRound(ctx, host, seq, func(rd *Round) error {
 		switch {
 		case rd.State == RoundRevealed:
 			return fieldErr("round", ErrRoundState, "the round is already revealed")
@@ -59,9 +61,9 @@ func (s *Service) SecondVote(ctx context.Context, code, hostKey string, seq int)
 // still), or starts it again from there. Pausing a paused countdown, or resuming a running one,
 // changes nothing. A round without a countdown, or one no longer open, or whose time is up,
 // refuses with ErrRoundState.
-func (s *Service) SetPaused(ctx context.Context, code, hostKey string, seq int, paused bool) (Round, error) {
+func (s *Service) SetPaused(ctx context.Context, host Caller, seq int, paused bool) (Round, error) {
 	now := s.cfg.Now()
-	return s.changeRound(ctx, code, hostKey, seq, func(rd *Round) error {
+	return s.changeRound(ctx, host, seq, func(rd *Round) error {
 		if err := runningTimer(rd, now); err != nil {
 			return err
 		}
@@ -78,13 +80,13 @@ func (s *Service) SetPaused(ctx context.Context, code, hostKey string, seq int, 
 // ExtendTimer gives a round's countdown seconds more (1 to MaxSeconds), paused or not, as long
 // as what is left stays within MaxSeconds. Once the time is up it is too late: the round took no
 // guesses at zero, and a later extension would take them after all.
-func (s *Service) ExtendTimer(ctx context.Context, code, hostKey string, seq, seconds int) (Round, error) {
+func (s *Service) ExtendTimer(ctx context.Context, host Caller, seq, seconds int) (Round, error) {
 	if seconds < 1 || seconds > MaxSeconds {
 		return Round{}, fieldErr("seconds", ErrInvalid, "a countdown is extended by 1 to %d seconds", MaxSeconds)
 	}
 	d := time.Duration(seconds) * time.Second
 	now := s.cfg.Now()
-	return s.changeRound(ctx, code, hostKey, seq, func(rd *Round) error {
+	return s.changeRound(ctx, host, seq, func(rd *Round) error {
 		if err := runningTimer(rd, now); err != nil {
 			return err
 		}
@@ -115,9 +117,9 @@ func runningTimer(rd *Round, now time.Time) error {
 
 // changeRound is a host change to one round through the store's atomic update, gated and
 // announced as every host change is.
-func (s *Service) changeRound(ctx context.Context, code, hostKey string, seq int, fn func(*Round) error) (Round, error) {
+func (s *Service) changeRound(ctx context.Context, host Caller, seq int, fn func(*Round) error) (Round, error) {
 	var rd Round
-	err := s.hostChange(ctx, code, hostKey, func(r Room) (err error) {
+	err := s.hostChange(ctx, host, func(r Room) (err error) {
 		rd, err = s.store.UpdateRound(ctx, r.ID, seq, fn)
 		return notFoundAs(err, "seq", noRound)
 	})

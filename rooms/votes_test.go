@@ -16,7 +16,7 @@ import (
 
 func (f *fixture) view(t *testing.T, key string) View {
 	t.Helper()
-	v, err := f.svc.State(context.Background(), f.code, key, nil)
+	v, err := f.svc.State(context.Background(), f.as(t, key), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func (f *fixture) view(t *testing.T, key string) View {
 
 func (f *fixture) guess(t *testing.T, key string, seq int, v float64, c Confidence) {
 	t.Helper()
-	if err := f.svc.GuessWith(context.Background(), f.code, key, seq, v, c); err != nil {
+	if err := f.svc.GuessWith(context.Background(), f.as(t, key), seq, v, c); err != nil {
 		t.Fatalf("guess %v: %v", v, err)
 	}
 }
@@ -45,7 +45,7 @@ func TestTwoVotes(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, Config{})
 	ada, bo, cy := f.join(t, "Ada"), f.join(t, "Bo"), f.join(t, "Cy")
-	rd, err := f.svc.OpenRoundWith(ctx, f.code, f.host, custom, RoundOptions{Votes: 2})
+	rd, err := f.svc.OpenRoundWith(ctx, f.as(t, f.host), custom, RoundOptions{Votes: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,24 +58,24 @@ func TestTwoVotes(t *testing.T) {
 	f.guess(t, cy, seq, 90, ConfidenceMedium)
 
 	host, mine := f.view(t, f.host).Rounds[0], f.view(t, ada).Rounds[0]
-	if !slices.Equal(values(host.FirstGuesses), []float64{50, 90, 200}) || host.FirstMedian == nil || *host.FirstMedian != 90 ||
-		host.FirstGuesses[0].Name != "Ada" {
-		t.Fatalf("host's first spread: %+v median %v", host.FirstGuesses, host.FirstMedian)
+	if f := host.First; f == nil || !slices.Equal(values(f.Guesses), []float64{50, 90, 200}) || f.Guesses[0].Name != "Ada" ||
+		f.Median != 90 || f.Min != 50 || f.Max != 200 || f.Q1 != 70 || f.Q3 != 145 {
+		t.Fatalf("host's first spread: %+v", host.First)
 	}
-	if mine.FirstGuesses != nil || mine.FirstMedian != nil || mine.Result != nil {
+	if mine.First != nil || mine.Result != nil {
 		t.Fatalf("a member sees the first spread before the reveal: %+v", mine)
 	}
 	if mine.YourGuess == nil || *mine.YourGuess != 50 || mine.YourConfidence != ConfidenceHigh {
 		t.Fatalf("member's own first answer: %v %q", mine.YourGuess, mine.YourConfidence)
 	}
 
-	if _, err := f.svc.LockRound(ctx, f.code, f.host, seq); err != nil { // the discussion
+	if _, err := f.svc.LockRound(ctx, f.as(t, f.host), seq); err != nil { // the discussion
 		t.Fatal(err)
 	}
-	_, err = f.svc.SecondVote(ctx, f.code, ada, seq)
+	_, err = f.svc.SecondVote(ctx, f.as(t, ada), seq)
 	is(t, err, ErrForbidden)
 	for range 2 { // a double click is harmless
-		if rd, err = f.svc.SecondVote(ctx, f.code, f.host, seq); err != nil {
+		if rd, err = f.svc.SecondVote(ctx, f.as(t, f.host), seq); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -94,17 +94,17 @@ func TestTwoVotes(t *testing.T) {
 	if !slices.Equal(hv.Unanswered, []string{"Cy"}) || !slices.Equal(hv.Rounds[0].Unanswered, []string{"Cy"}) || hv.Rounds[0].Answered != 2 {
 		t.Fatalf("host's unanswered in vote 2: %v (answered %d)", hv.Unanswered, hv.Rounds[0].Answered)
 	}
-	if !slices.Equal(values(hv.Rounds[0].FirstGuesses), []float64{50, 90, 200}) {
-		t.Fatalf("host's first spread in vote 2: %v", values(hv.Rounds[0].FirstGuesses))
+	if f := hv.Rounds[0].First; f == nil || !slices.Equal(values(f.Guesses), []float64{50, 90, 200}) {
+		t.Fatalf("host's first spread in vote 2: %+v", f)
 	}
 	if mv := f.view(t, ada); mv.Unanswered != nil || mv.Rounds[0].Unanswered != nil {
 		t.Fatalf("a member learns who has not answered: %v", mv.Unanswered)
 	}
 
-	if _, err := f.svc.Reveal(ctx, f.code, f.host, seq, measured(100)); err != nil {
+	if _, err := f.svc.Reveal(ctx, f.as(t, f.host), seq, measured(100)); err != nil {
 		t.Fatal(err)
 	}
-	_, err = f.svc.SecondVote(ctx, f.code, f.host, seq)
+	_, err = f.svc.SecondVote(ctx, f.as(t, f.host), seq)
 	is(t, err, ErrRoundState)
 	res := f.view(t, f.host).Rounds[0].Result
 	if !slices.Equal(values(res.Guesses), []float64{95, 250}) || res.Median != 172.5 {
@@ -113,8 +113,8 @@ func TestTwoVotes(t *testing.T) {
 	if res.First == nil || !slices.Equal(values(res.First.Guesses), []float64{50, 90, 200}) || res.First.Median != 90 {
 		t.Fatalf("first vote revealed as %+v", res.First)
 	}
-	if res.MovedCloser != 1 {
-		t.Fatalf("moved closer = %d, want 1 (Ada 50 -> 95; Bo moved away, Cy did not vote again)", res.MovedCloser)
+	if res.MovedCloser != 1 || res.BothVotes != 2 {
+		t.Fatalf("moved closer = %d of %d, want 1 of 2 (Ada 50 -> 95; Bo moved away, Cy did not vote again)", res.MovedCloser, res.BothVotes)
 	}
 	wantCal := []Calibration{{ConfidenceLow, 1, 150}, {ConfidenceHigh, 1, 5}}
 	if !reflect.DeepEqual(res.Calibration, wantCal) {
@@ -131,8 +131,56 @@ func TestTwoVotes(t *testing.T) {
 		mres.YourFirstDistance == nil || *mres.YourFirstDistance != -50 || *mres.YourDistance != -5 {
 		t.Fatalf("Ada's reveal: %+v", mres)
 	}
-	if want := []Calibration{{ConfidenceHigh, 1, 0.05}}; !reflect.DeepEqual(mv.YourCalibration, want) {
+	if want := []RelativeCalibration{{ConfidenceHigh, 1, 0.05}}; !reflect.DeepEqual(mv.YourCalibration, want) {
 		t.Fatalf("Ada's own calibration over the session %+v, want %+v", mv.YourCalibration, want)
+	}
+}
+
+// TestSecondVoteOnlyOnTheNewest: a second vote on a round the host has since moved on from is
+// refused naming the round's number, and the newer round keeps taking answers.
+func TestSecondVoteOnlyOnTheNewest(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Config{})
+	ada := f.join(t, "Ada")
+	older, err := f.svc.OpenRoundWith(ctx, f.as(t, f.host), custom, RoundOptions{Votes: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer := f.round(t, custom)
+	_, err = f.svc.SecondVote(ctx, f.as(t, f.host), older.Seq)
+	is(t, err, ErrRoundState)
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Field != "seq" {
+		t.Fatalf("refusal %v does not name seq", err)
+	}
+	if err := f.svc.Guess(ctx, f.as(t, ada), newer, 3); err != nil {
+		t.Fatalf("the newer round after the refused second vote: %v", err)
+	}
+}
+
+// TestMovedCloserOfBothVotes: "moved closer N of M" reads N against the members who answered both
+// votes, not against everyone who answered the second: who joined the discussion late had no first
+// answer to move from.
+func TestMovedCloserOfBothVotes(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Config{})
+	ada, bo := f.join(t, "Ada"), f.join(t, "Bo")
+	rd, err := f.svc.OpenRoundWith(ctx, f.as(t, f.host), custom, RoundOptions{Votes: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.guess(t, ada, rd.Seq, 10, "")
+	if _, err := f.svc.SecondVote(ctx, f.as(t, f.host), rd.Seq); err != nil {
+		t.Fatal(err)
+	}
+	f.guess(t, ada, rd.Seq, 90, "")
+	f.guess(t, bo, rd.Seq, 95, "")
+	if _, err := f.svc.Reveal(ctx, f.as(t, f.host), rd.Seq, measured(100)); err != nil {
+		t.Fatal(err)
+	}
+	res := f.view(t, f.host).Rounds[0].Result
+	if len(res.Guesses) != 2 || res.MovedCloser != 1 || res.BothVotes != 1 {
+		t.Fatalf("%d second answers, moved closer %d of %d; want 2 answers, 1 of 1", len(res.Guesses), res.MovedCloser, res.BothVotes)
 	}
 }
 
@@ -142,15 +190,15 @@ func TestOneVoteRoundAsBefore(t *testing.T) {
 	f := newFixture(t, Config{})
 	ada := f.join(t, "Ada")
 	seq := f.round(t, custom)
-	_, err := f.svc.SecondVote(ctx, f.code, f.host, seq)
+	_, err := f.svc.SecondVote(ctx, f.as(t, f.host), seq)
 	is(t, err, ErrRoundState)
-	if err := f.svc.Guess(ctx, f.code, ada, seq, 7); err != nil {
+	if err := f.svc.Guess(ctx, f.as(t, ada), seq, 7); err != nil {
 		t.Fatal(err)
 	}
-	if hv := f.view(t, f.host).Rounds[0]; hv.FirstGuesses != nil || hv.Votes != 1 || hv.Vote != 1 || hv.Seconds != 0 || hv.Deadline != "" {
+	if hv := f.view(t, f.host).Rounds[0]; hv.First != nil || hv.Votes != 1 || hv.Vote != 1 || hv.Seconds != 0 || hv.Deadline != "" {
 		t.Fatalf("a one-vote round shows %+v", hv)
 	}
-	if _, err := f.svc.Reveal(ctx, f.code, f.host, seq, measured(10)); err != nil {
+	if _, err := f.svc.Reveal(ctx, f.as(t, f.host), seq, measured(10)); err != nil {
 		t.Fatal(err)
 	}
 	res := f.view(t, ada).Rounds[0].Result
@@ -158,7 +206,7 @@ func TestOneVoteRoundAsBefore(t *testing.T) {
 		len(res.Guesses) != 1 || res.Median != 7 || *res.YourDistance != -3 {
 		t.Fatalf("a one-vote round revealed as %+v", res)
 	}
-	err = f.svc.GuessWith(ctx, f.code, ada, seq, 7, "certain")
+	err = f.svc.GuessWith(ctx, f.as(t, ada), seq, 7, "certain")
 	is(t, err, ErrInvalid)
 }
 
@@ -170,10 +218,10 @@ func TestCountdown(t *testing.T) {
 	f := newFixture(t, Config{})
 	ada, bo := f.join(t, "Ada"), f.join(t, "Bo")
 	for _, bad := range []RoundOptions{{Seconds: 14}, {Seconds: 601}, {Votes: 3}, {Seconds: -1}} {
-		_, err := f.svc.OpenRoundWith(ctx, f.code, f.host, custom, bad)
+		_, err := f.svc.OpenRoundWith(ctx, f.as(t, f.host), custom, bad)
 		is(t, err, ErrInvalid)
 	}
-	rd, err := f.svc.OpenRoundWith(ctx, f.code, f.host, custom, RoundOptions{Seconds: 30})
+	rd, err := f.svc.OpenRoundWith(ctx, f.as(t, f.host), custom, RoundOptions{Seconds: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +241,7 @@ func TestCountdown(t *testing.T) {
 	}
 
 	f.clock.add(5 * time.Second)
-	if _, err := f.svc.SetPaused(ctx, f.code, f.host, seq, true); err != nil {
+	if _, err := f.svc.SetPaused(ctx, f.as(t, f.host), seq, true); err != nil {
 		t.Fatal(err)
 	}
 	f.clock.add(time.Hour) // paused: the time stands still and guesses are still taken
@@ -206,14 +254,14 @@ func TestCountdown(t *testing.T) {
 			t.Fatal("a paused countdown has a next deadline")
 		}
 	}
-	if _, err := f.svc.SetPaused(ctx, f.code, f.host, seq, false); err != nil {
+	if _, err := f.svc.SetPaused(ctx, f.as(t, f.host), seq, false); err != nil {
 		t.Fatal(err)
 	}
-	_, err = f.svc.ExtendTimer(ctx, f.code, f.host, seq, 600) // 15 s + 600 s is past 10 min
+	_, err = f.svc.ExtendTimer(ctx, f.as(t, f.host), seq, 600) // 15 s + 600 s is past 10 min
 	is(t, err, ErrInvalid)
-	_, err = f.svc.ExtendTimer(ctx, f.code, f.host, seq, 0)
+	_, err = f.svc.ExtendTimer(ctx, f.as(t, f.host), seq, 0)
 	is(t, err, ErrInvalid)
-	if rd, err = f.svc.ExtendTimer(ctx, f.code, f.host, seq, 10); err != nil {
+	if rd, err = f.svc.ExtendTimer(ctx, f.as(t, f.host), seq, 10); err != nil {
 		t.Fatal(err)
 	}
 	if left := rd.TimeLeft(f.clock.Now()); left != 25*time.Second {
@@ -221,7 +269,7 @@ func TestCountdown(t *testing.T) {
 	}
 
 	f.clock.add(25 * time.Second) // zero
-	err = f.svc.GuessWith(ctx, f.code, ada, seq, 3, ConfidenceHigh)
+	err = f.svc.GuessWith(ctx, f.as(t, ada), seq, 3, ConfidenceHigh)
 	is(t, err, ErrTimeUp)
 	is(t, err, ErrRoundState)
 	var te *TimeUpError
@@ -236,12 +284,12 @@ func TestCountdown(t *testing.T) {
 	if g := f.view(t, ada).Rounds[0].YourGuess; g == nil || *g != 1 {
 		t.Fatalf("the refused guess replaced Ada's: %v", g)
 	}
-	_, err = f.svc.ExtendTimer(ctx, f.code, f.host, seq, 30)
+	_, err = f.svc.ExtendTimer(ctx, f.as(t, f.host), seq, 30)
 	is(t, err, ErrTimeUp)
-	_, err = f.svc.SetPaused(ctx, f.code, f.host, seq, true)
+	_, err = f.svc.SetPaused(ctx, f.as(t, f.host), seq, true)
 	is(t, err, ErrTimeUp)
 	// The host can still reveal what was answered in time.
-	if _, err := f.svc.Reveal(ctx, f.code, f.host, seq, measured(2)); err != nil {
+	if _, err := f.svc.Reveal(ctx, f.as(t, f.host), seq, measured(2)); err != nil {
 		t.Fatal(err)
 	}
 	if res := f.view(t, ada).Rounds[0].Result; len(res.Guesses) != 2 {
@@ -249,7 +297,7 @@ func TestCountdown(t *testing.T) {
 	}
 	// A round without a countdown has nothing to pause.
 	plain := f.round(t, custom)
-	_, err = f.svc.SetPaused(ctx, f.code, f.host, plain, true)
+	_, err = f.svc.SetPaused(ctx, f.as(t, f.host), plain, true)
 	is(t, err, ErrRoundState)
 }
 
@@ -259,14 +307,14 @@ func TestSecondVoteRestartsTheCountdown(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, Config{})
 	ada := f.join(t, "Ada")
-	rd, err := f.svc.OpenRoundWith(ctx, f.code, f.host, custom, RoundOptions{Votes: 2, Seconds: 20})
+	rd, err := f.svc.OpenRoundWith(ctx, f.as(t, f.host), custom, RoundOptions{Votes: 2, Seconds: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.guess(t, ada, rd.Seq, 5, ConfidenceLow)
 	f.clock.add(21 * time.Second)
-	is(t, f.svc.Guess(ctx, f.code, ada, rd.Seq, 6), ErrTimeUp)
-	if rd, err = f.svc.SecondVote(ctx, f.code, f.host, rd.Seq); err != nil {
+	is(t, f.svc.Guess(ctx, f.as(t, ada), rd.Seq, 6), ErrTimeUp)
+	if rd, err = f.svc.SecondVote(ctx, f.as(t, f.host), rd.Seq); err != nil {
 		t.Fatal(err)
 	}
 	if !rd.Deadline.Equal(f.clock.Now().Add(20 * time.Second)) {
@@ -285,12 +333,12 @@ func TestSnapshotViewIsState(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, Config{})
 	ada, bo := f.join(t, "Ada"), f.join(t, "Bo")
-	rd, err := f.svc.OpenRoundWith(ctx, f.code, f.host, custom, RoundOptions{Votes: 2, Seconds: 60})
+	rd, err := f.svc.OpenRoundWith(ctx, f.as(t, f.host), custom, RoundOptions{Votes: 2, Seconds: 60})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.guess(t, ada, rd.Seq, 5, ConfidenceLow)
-	if _, err := f.svc.SecondVote(ctx, f.code, f.host, rd.Seq); err != nil {
+	if _, err := f.svc.SecondVote(ctx, f.as(t, f.host), rd.Seq); err != nil {
 		t.Fatal(err)
 	}
 	f.guess(t, bo, rd.Seq, 8, ConfidenceHigh)
@@ -327,11 +375,11 @@ func TestMemberCap(t *testing.T) {
 	f := newFixture(t, Config{MaxMembers: MaxMembersLimit})
 	ctx := context.Background()
 	for i := range MaxMembersLimit {
-		if _, err := f.svc.Join(ctx, f.code, fmt.Sprintf("Member %d", i)); err != nil {
+		if _, err := f.svc.Join(ctx, f.room(t), fmt.Sprintf("Member %d", i)); err != nil {
 			t.Fatalf("member %d of %d: %v", i+1, MaxMembersLimit, err)
 		}
 	}
-	_, err := f.svc.Join(ctx, f.code, "One too many")
+	_, err := f.svc.Join(ctx, f.room(t), "One too many")
 	is(t, err, ErrLimit)
 	var le *LimitError
 	if !errors.As(err, &le) || le.Max != MaxMembersLimit {
@@ -348,20 +396,20 @@ func TestExportCarriesVotesAndTimer(t *testing.T) {
 	ada, bo := f.join(t, "Ada"), f.join(t, "Bo")
 	q := Question{Kind: KindMeasure, Experiment: "window", Params: "max_delay=5000", Measure: "escaped", Point: "1000",
 		Text: "How many duplicates escape a window of 1,000 ids when redeliveries come up to 5,000 jobs late?", Unit: "duplicates"}
-	rd, err := f.svc.OpenRoundWith(ctx, f.code, f.host, q, RoundOptions{Votes: 2, Seconds: 45})
+	rd, err := f.svc.OpenRoundWith(ctx, f.as(t, f.host), q, RoundOptions{Votes: 2, Seconds: 45})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.guess(t, ada, rd.Seq, 100, ConfidenceLow)
 	f.guess(t, bo, rd.Seq, 300, "")
-	if _, err := f.svc.SecondVote(ctx, f.code, f.host, rd.Seq); err != nil {
+	if _, err := f.svc.SecondVote(ctx, f.as(t, f.host), rd.Seq); err != nil {
 		t.Fatal(err)
 	}
 	f.guess(t, ada, rd.Seq, 190, ConfidenceHigh)
-	if _, err := f.svc.Reveal(ctx, f.code, f.host, rd.Seq, measured(195)); err != nil {
+	if _, err := f.svc.Reveal(ctx, f.as(t, f.host), rd.Seq, measured(195)); err != nil {
 		t.Fatal(err)
 	}
-	ex, err := f.svc.Export(ctx, f.code, f.host)
+	ex, err := f.svc.Export(ctx, f.as(t, f.host))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,10 +92,6 @@ func (r *Runner) Cache() *Cache { return r.cache }
 // BudgetBytes is the memory the heavy runs may hold together.
 func (r *Runner) BudgetBytes() int64 { return r.budget }
 
-// Stopping ends when the server begins to shut down; work started on the runner's behalf outside
-// a request (a room's headline) stops with it.
-func (r *Runner) Stopping() context.Context { return r.stopping }
-
 // Stop refuses every run still waiting for a slot and every later one.
 func (r *Runner) Stop() { r.stop() }
 

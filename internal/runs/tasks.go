@@ -5,19 +5,23 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 )
 
 // Tasks is the one mechanism for work that goes on after the request that started it: a page's
-// spread over seeds, a lab run. Each task has an id its progress is asked by, and a key: a second
-// start of a key that is running joins the running task. A task nobody has asked about for the
-// unwatched time has lost its last reader (the tab closed) and is cancelled; a bound caps how many
-// run at once; an ended task still answers for the kept time.
+// spread over seeds, a lab run, a pinned run's headline. Each task has an id its progress is asked
+// by, and a key: a second start of a key that is running joins the running task. A task nobody has
+// asked about for the unwatched time has lost its last reader (the tab closed) and is cancelled; a
+// bound caps how many run at once, and another (SetWorkers) how many of those work at once; work
+// that cannot be done now answers Later and is done again after a wait; an ended task still
+// answers for the kept time.
 type Tasks[D any] struct {
 	max       int
 	unwatched time.Duration // 0: no such clock (the command line is its task's watcher)
 	kept      time.Duration
+	workers   chan struct{} // a place per task working at once; nil: no bound
 	// now is the clock that watching, ending and forgetting are timed by; a test sets its own
 	// and sweeps by hand, so that what it checks does not hang on how fast the machine is.
 	now func() time.Time
@@ -62,6 +66,31 @@ func NewTasks[D any](max int, unwatched, kept time.Duration) *Tasks[D] {
 	return &Tasks[D]{max: max, unwatched: unwatched, kept: kept, now: time.Now, root: root, stop: stop,
 		byID: map[string]*Task[D]{}, byKey: map[string]*Task[D]{}}
 }
+
+// SetWorkers bounds how many tasks do their work at once (0, the default: every running task). A
+// task started beyond it runs but waits its turn, and its context can still end it meanwhile (a
+// Cancel, the unwatched clock, its timeout, Stop). Call it before the first Start.
+func (ts *Tasks[D]) SetWorkers(n int) {
+	ts.workers = nil
+	if n > 0 {
+		ts.workers = make(chan struct{}, n)
+	}
+}
+
+// Later is a Work's answer for "not now, again after wait" (the runs' slots all busy, a client over
+// its allowance): the task gives its worker's place to the next, waits, and does its work again,
+// for as long as its context lives. A task that may answer Later needs a clock that ends it (the
+// unwatched one, a timeout, or Stop); err says why, and a task whose context ends while it waits
+// ends as a cancel or timeout would.
+func Later(wait time.Duration, err error) error { return &later{wait: wait, err: err} }
+
+type later struct {
+	wait time.Duration
+	err  error
+}
+
+func (l *later) Error() string { return fmt.Sprintf("%v (again in %v)", l.err, l.wait) }
+func (l *later) Unwrap() error { return l.err }
 
 // Task is one piece of background work, with the data its caller keeps beside it (what the work
 // reports as it goes, what its page needs to show it).
@@ -143,7 +172,7 @@ func (ts *Tasks[D]) run(ctx context.Context, t *Task[D], work Work) {
 	defer ts.wg.Done()
 	defer close(t.done)
 	defer t.cancel(context.Canceled)
-	onDone, err := work(ctx)
+	onDone, err := ts.attempts(ctx, work)
 	t.mu.Lock()
 	if t.state == Running {
 		t.ended = t.now()
@@ -163,6 +192,38 @@ func (ts *Tasks[D]) run(ctx context.Context, t *Task[D], work Work) {
 	ts.mu.Lock()
 	delete(ts.byKey, t.Key)
 	ts.mu.Unlock()
+}
+
+// attempts does work, again after each Later it answers, until it answers anything else or ctx
+// ends; no worker's place is held while it waits.
+func (ts *Tasks[D]) attempts(ctx context.Context, work Work) (func(), error) {
+	for {
+		onDone, err := ts.attempt(ctx, work)
+		var l *later
+		if !errors.As(err, &l) {
+			return onDone, err
+		}
+		wait := time.NewTimer(l.wait)
+		select {
+		case <-wait.C:
+		case <-ctx.Done():
+			wait.Stop()
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// attempt does work once, in a worker's place when SetWorkers bounds them.
+func (ts *Tasks[D]) attempt(ctx context.Context, work Work) (func(), error) {
+	if ts.workers != nil {
+		select {
+		case ts.workers <- struct{}{}:
+			defer func() { <-ts.workers }()
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return work(ctx)
 }
 
 // watch sweeps a fifth of the shorter of the unwatched and kept times apart (at most a second),

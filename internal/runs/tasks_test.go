@@ -192,3 +192,76 @@ func TestTasksStopAndTimeout(t *testing.T) {
 		t.Errorf("start after Stop: %v", err)
 	}
 }
+
+// TestTasksWorkersAndLater: with one worker's place, a second task waits its turn (and a cancel
+// while it waits ends it without its work ever running); work that answers Later gives its place
+// to the next task while it waits, and is done again until it answers anything else.
+func TestTasksWorkersAndLater(t *testing.T) {
+	ts := NewTasks[struct{}](0, 0, time.Minute)
+	ts.SetWorkers(1)
+	defer ts.Stop()
+	release, working := make(chan struct{}), make(chan string, 4)
+	hold := func(name string) Work {
+		return func(ctx context.Context) (func(), error) {
+			working <- name
+			select {
+			case <-release:
+				return nil, nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+	}
+	a, _, _ := ts.Start("a", 0, nil, struct{}{}, hold("a"))
+	if got := <-working; got != "a" {
+		t.Fatalf("%s worked first, want a", got)
+	}
+	queued, _, _ := ts.Start("queued", 0, nil, struct{}{}, hold("queued"))
+	if !queued.Cancel() {
+		t.Fatal("a task waiting for a place was not running")
+	}
+	queued.Wait() // its context ended while it waited: it returned without working
+	b, _, _ := ts.Start("b", 0, nil, struct{}{}, hold("b"))
+	close(release)
+	a.Wait()
+	if got := <-working; got != "b" {
+		t.Fatalf("%s worked after a, want b (the cancelled task must never work)", got)
+	}
+	b.Wait()
+	if st, _, _ := queued.State(); st != Cancelled {
+		t.Errorf("the task cancelled in the queue ended %v", st)
+	}
+
+	// Later: a task that answers "not now" waits without its place, which the next task takes...
+	busy := errors.New("busy")
+	tried := make(chan struct{})
+	waiting, _, _ := ts.Start("waiting", 0, nil, struct{}{}, func(ctx context.Context) (func(), error) {
+		close(tried)
+		return nil, Later(time.Hour, busy)
+	})
+	<-tried
+	worked := make(chan struct{})
+	other, _, _ := ts.Start("other", 0, nil, struct{}{}, func(context.Context) (func(), error) { close(worked); return nil, nil })
+	<-worked
+	other.Wait()
+	if st, _, _ := waiting.State(); st != Running {
+		t.Fatalf("a task waiting out Later is %v, want running", st)
+	}
+	waiting.Cancel()
+	waiting.Wait()
+	if st, _, _ := waiting.State(); st != Cancelled {
+		t.Fatalf("cancelled while waiting out Later: %v", st)
+	}
+	// ... and does its work again until it answers anything else.
+	attempts := 0
+	retried, _, _ := ts.Start("retried", 0, nil, struct{}{}, func(ctx context.Context) (func(), error) {
+		if attempts++; attempts < 3 {
+			return nil, Later(time.Millisecond, busy)
+		}
+		return nil, nil
+	})
+	retried.Wait()
+	if st, err, _ := retried.State(); st != Done || attempts != 3 {
+		t.Errorf("after Later twice: %v %v with %d attempts, want done on the third", st, err, attempts)
+	}
+}

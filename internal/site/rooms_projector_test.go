@@ -8,8 +8,9 @@ import (
 )
 
 // TestProjectorView: the big screen shows the code, "N of M answered" and after the reveal both
-// votes' histograms, never a name or a control, and only the host may open it. The round is run
-// through the room page's forms, as a host and members without script would.
+// votes' histograms, never a control, never a name unless the host shows names to members (then
+// the answers with their names), and only the host may open it. The round is run through the room
+// page's forms, as a host and members without script would.
 func TestProjectorView(t *testing.T) {
 	s := newTestServer(t, testConfig())
 	host, ada, bob := newBrowser(t, s), newBrowser(t, s), newBrowser(t, s)
@@ -46,16 +47,16 @@ func TestProjectorView(t *testing.T) {
 			t.Errorf("the projector lacks %q", want)
 		}
 	}
-	noNames := func(stage, body string) {
+	noNames := func(stage, body string, names ...string) {
 		t.Helper()
 		main := body[strings.Index(body, "<main"):]
-		for _, leak := range []string{"Ada", "Bob", "<form", "<button", "Not answered"} {
+		for _, leak := range append(names, "<form", "<button", "Not answered") {
 			if strings.Contains(main, leak) {
 				t.Errorf("%s: the projector shows %q", stage, leak)
 			}
 		}
 	}
-	noNames("first vote", screen.body)
+	noNames("first vote", screen.body, "Ada", "Bob")
 	if r := ada.get(roomPath + "/projector"); r.status != http.StatusForbidden {
 		t.Errorf("a member opened the projector: %d", r.status)
 	}
@@ -68,21 +69,32 @@ func TestProjectorView(t *testing.T) {
 		{host, "/rounds/1/second-vote", url.Values{}},
 		{ada, "/rounds/1/guess", url.Values{"value": {"190"}, "confidence": {"medium"}}},
 		{bob, "/rounds/1/guess", url.Values{"value": {"230"}, "confidence": {"high"}}},
-		{host, "/rounds/1/names", url.Values{"visible": {"true"}}},
 		{host, "/rounds/1/reveal", url.Values{"measured": {"200"}}},
 	} {
 		if r := step.who.post(roomPath+step.path, step.form); r.status != http.StatusSeeOther {
 			t.Fatalf("%s: %d %s", step.path, r.status, r.body)
 		}
 	}
+	// Bob's first answer was refused, so only Ada answered both votes: "moved closer" is of her.
 	screen = host.get(roomPath + "/projector")
-	for _, want := range []string{`data-histogram="first"`, `data-histogram="second"`, "data-measured>200<", "data-moved-closer>1 of 2<"} {
+	for _, want := range []string{`data-histogram="first"`, `data-histogram="second"`, "data-measured>200<", "data-moved-closer>1 of 1<"} {
 		if !strings.Contains(screen.body, want) {
 			t.Errorf("the projector after the reveal lacks %q", want)
 		}
 	}
+	noNames("revealed", screen.body, "Ada", "Bob")
+
+	if r := host.post(roomPath+"/rounds/1/names", url.Values{"visible": {"true"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("names: %d %s", r.status, r.body)
+	}
+	screen = host.get(roomPath + "/projector")
+	for _, want := range []string{"data-names", "<td>Ada</td><td class=\"num\">190</td>", "<td>Bob</td><td class=\"num\">230</td>"} {
+		if !strings.Contains(screen.body, want) {
+			t.Errorf("the projector, names shown to members, lacks %q", want)
+		}
+	}
 	noNames("revealed, names shown to members", screen.body)
-	if member := ada.get(roomPath); !strings.Contains(member.body, "data-moved-closer>1 of 2<") || !strings.Contains(member.body, "Bob") {
+	if member := ada.get(roomPath); !strings.Contains(member.body, "data-moved-closer>1 of 1<") || !strings.Contains(member.body, "Bob") {
 		t.Error("Ada's page after the reveal lacks moved-closer or the names the host showed")
 	}
 }

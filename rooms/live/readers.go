@@ -33,6 +33,23 @@ type ReadersConfig struct {
 	// together makes hundreds of changes a second, and every snapshot is drawn by every stream, so
 	// the changes of one gap are read, and drawn, once.
 	Gap time.Duration
+	// Idle, when set, hears each time a room's reader has nothing left to do and waits (see Idle).
+	// It is called on the reader's goroutine and must not block. Tests wait on it, rather than
+	// sleeping, to learn that no further read is coming.
+	Idle func(Idle)
+}
+
+// Idle is what a room's reader reports when nothing is pending (no change, nudge or due timer)
+// and it waits for the next cause to read: what it last read, and what it has scheduled. Besides
+// these it only ever wakes for a change, a nudge or the Refresh period.
+type Idle struct {
+	Room string
+	Read uint64 // the number of the last read begun, counted from 1
+	// Deadline is when the earliest running countdown of the last snapshot runs out and the reader
+	// reads again (a moment after); zero when no countdown runs.
+	Deadline time.Time
+	// Retry is when a read that found the store out of reach is made again; zero when none failed.
+	Retry time.Time
 }
 
 // Readers holds this replica's room readers: one per room that has at least one stream, started
@@ -180,6 +197,7 @@ func (rs *Readers) run(r *reader, changes <-chan struct{}, unsubscribe func()) {
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
 	defer retry.Stop()
+	var retryAt, deadlineAt time.Time // when each timer is set to fire; zero when stopped
 	refresh := time.NewTicker(rs.cfg.Refresh)
 	defer refresh.Stop()
 	// deadline fires when the earliest countdown of the last snapshot runs out. Nothing is written
@@ -225,16 +243,20 @@ func (rs *Readers) run(r *reader, changes <-chan struct{}, unsubscribe func()) {
 				rs.cfg.Unavailable()
 			}
 			retry.Reset(rs.cfg.Retry)
+			retryAt = time.Now().Add(rs.cfg.Retry)
 			return
 		}
 		f := Frame{Err: err, Gen: gen}
 		if err == nil {
 			f.Snapshot = &sn
 			deadline.Stop()
+			deadlineAt = time.Time{}
 			if at, ok := sn.NextDeadline(); ok {
 				// Read against the snapshot's own clock (the Service's), a moment past zero so
 				// that the read finds the time up.
-				deadline.Reset(at.Sub(sn.At) + deadlineMargin)
+				wait := at.Sub(sn.At) + deadlineMargin
+				deadline.Reset(wait)
+				deadlineAt = time.Now().Add(wait)
 			}
 		}
 		r.mu.Lock()
@@ -244,24 +266,58 @@ func (rs *Readers) run(r *reader, changes <-chan struct{}, unsubscribe func()) {
 		}
 		r.mu.Unlock()
 	}
-	read()
-	for {
+	// idle tells the Idle hook that nothing is pending, what was read last and what is scheduled.
+	idle := func() {
+		if rs.cfg.Idle == nil {
+			return
+		}
+		r.mu.Lock()
+		gen := r.started
+		r.mu.Unlock()
+		rs.cfg.Idle(Idle{Room: r.id, Read: gen, Deadline: deadlineAt, Retry: retryAt})
+	}
+	// next takes the next cause to read: a change, a nudge, a retry, the refresh or a countdown's
+	// zero. It looks first at what is already pending; only when nothing is does it report the
+	// reader idle (so a report means no read is due) and wait. false means the reader is to stop.
+	// (The two selects are alike but for default: a select picks among ready cases at random, so
+	// "nothing is pending" can only be learnt from a default.)
+	next := func() bool {
 		select {
 		case <-r.stop:
-			return
+			return false
 		case _, open := <-changes:
 			if !open {
 				rs.finish(r)
-				return
+				return false
 			}
 		case <-r.nudge:
 		case <-retry.C:
+			retryAt = time.Time{}
 		case <-refresh.C:
 		case <-deadline.C:
+			deadlineAt = time.Time{}
+		default:
+			idle()
+			select {
+			case <-r.stop:
+				return false
+			case _, open := <-changes:
+				if !open {
+					rs.finish(r)
+					return false
+				}
+			case <-r.nudge:
+			case <-retry.C:
+				retryAt = time.Time{}
+			case <-refresh.C:
+			case <-deadline.C:
+				deadlineAt = time.Time{}
+			}
 		}
-		if !pause() {
-			return
-		}
+		return true
+	}
+	read()
+	for next() && pause() {
 		read()
 	}
 }

@@ -34,16 +34,53 @@ func readerRoom(t *testing.T, n int) (*rooms.Service, *rooms.Service, rooms.Room
 	}
 	var keys []string
 	for i := range n {
-		j, err := svc.Join(ctx, cr.Room.Code, fmt.Sprintf("Member %d", i+1))
+		j, err := svc.Join(ctx, cr.Room, fmt.Sprintf("Member %d", i+1))
 		if err != nil {
 			t.Fatal(err)
 		}
 		keys = append(keys, j.MemberKey)
 	}
-	if _, err := svc.OpenRound(ctx, cr.Room.Code, cr.HostKey, rooms.Question{Kind: rooms.KindPrediction, Prediction: "q1"}); err != nil {
+	if _, err := svc.OpenRound(ctx, caller(t, svc, cr.Room, cr.HostKey), rooms.Question{Kind: rooms.KindPrediction, Prediction: "q1"}); err != nil {
 		t.Fatal(err)
 	}
 	return svc, rooms.NewService(st, rooms.Config{}), cr.Room, keys
+}
+
+// caller resolves key in room r as a request does.
+func caller(t *testing.T, svc *rooms.Service, r rooms.Room, key string) rooms.Caller {
+	t.Helper()
+	c, err := svc.Identify(context.Background(), r, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// idleReports collects what a reader reports when it goes idle, for a test to wait on.
+type idleReports chan Idle
+
+func (c idleReports) hook(i Idle) {
+	select {
+	case c <- i:
+	default: // a test reads the reports it waits for; one it does not need is dropped
+	}
+}
+
+// after waits for the first report of the reader idle after read n had begun; a reader that never
+// settles fails the test after a generous time.
+func (c idleReports) after(t *testing.T, n uint64) Idle {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case i := <-c:
+			if i.Read >= n {
+				return i
+			}
+		case <-timeout:
+			t.Fatalf("the reader never went idle after read %d", n)
+		}
+	}
 }
 
 // readsForOneGuess subscribes n streams to a room of n members, waits for their first frame, and
@@ -69,7 +106,7 @@ func readsForOneGuess(t *testing.T, n int) int64 {
 		return true
 	})
 	before, first := reading.StoreReads(), gen(watches[0])
-	if err := svc.Guess(context.Background(), room.Code, keys[0], 1, 7); err != nil {
+	if err := svc.Guess(context.Background(), caller(t, svc, room, keys[0]), 1, 7); err != nil {
 		t.Fatal(err)
 	}
 	if err := hub.Publish(context.Background(), room.ID); err != nil {
@@ -117,20 +154,25 @@ func TestReaderCoalescesBursts(t *testing.T) {
 		}
 		return rooms.Snapshot{Room: rooms.Room{ID: id}}, nil
 	}
-	rs := NewReaders(hub, read, ReadersConfig{})
+	idle := make(idleReports, 16)
+	rs := NewReaders(hub, read, ReadersConfig{Idle: idle.hook})
 	w, cancel := rs.Subscribe("r")
 	defer cancel()
-	waitFor(t, "the first frame", func() bool { return w.Latest().Gen == 1 })
+	idle.after(t, 1)
 	_ = hub.Publish(context.Background(), "r")
 	<-entered
 	for range 50 {
 		_ = hub.Publish(context.Background(), "r")
 	}
 	close(release)
-	waitFor(t, "the burst's one read", func() bool { return w.Latest().Gen == 3 })
-	time.Sleep(50 * time.Millisecond) // room for a wrongful fourth read to show
-	if n := reads.Load(); n != 3 {
-		t.Errorf("%d reads for a start, a change and a burst of 50 during its read, want 3", n)
+	// The reader goes idle only with nothing pending and nothing scheduled but the refresh: the
+	// read it last began is the last it makes.
+	if i := idle.after(t, 3); i.Read != 3 || !i.Deadline.IsZero() || !i.Retry.IsZero() {
+		t.Errorf("idle after %d reads, deadline %v, retry %v; want 3 reads (a start, a change, a burst of 50 during its read) and nothing scheduled",
+			i.Read, i.Deadline, i.Retry)
+	}
+	if n := reads.Load(); n != 3 || w.Latest().Gen != 3 {
+		t.Errorf("%d reads, frame %d; want 3 and 3", n, w.Latest().Gen)
 	}
 }
 
@@ -226,17 +268,23 @@ func TestReaderRedrawsAtTheDeadline(t *testing.T) {
 	var reads atomic.Int64
 	start := time.Now()
 	deadline := start.Add(50 * time.Millisecond)
+	idle := make(idleReports, 16)
 	rs := NewReaders(hub, func(ctx context.Context, id string) (rooms.Snapshot, error) {
 		reads.Add(1)
 		return rooms.Snapshot{At: time.Now(), Rounds: []rooms.Round{{Seq: 1, State: rooms.RoundOpen, Seconds: 15, Deadline: deadline}}}, nil
-	}, ReadersConfig{})
+	}, ReadersConfig{Idle: idle.hook})
 	w, cancel := rs.Subscribe("r")
 	defer cancel()
-	waitFor(t, "the read at the deadline", func() bool { return w.Latest().Gen == 2 })
-	if f := w.Latest(); f.Snapshot.At.Before(deadline) {
-		t.Errorf("the second read was at %v, before the deadline %v", f.Snapshot.At, deadline)
+	if i := idle.after(t, 1); i.Read != 1 || i.Deadline.IsZero() {
+		t.Fatalf("after the first read the reader waits with deadline %v (read %d), want one scheduled", i.Deadline, i.Read)
 	}
-	time.Sleep(200 * time.Millisecond)
+	// Once the read at zero finds the countdown over, nothing more is scheduled: no third read.
+	if i := idle.after(t, 2); i.Read != 2 || !i.Deadline.IsZero() || !i.Retry.IsZero() {
+		t.Errorf("idle after %d reads with deadline %v, retry %v; want 2 (the start, zero) and nothing scheduled", i.Read, i.Deadline, i.Retry)
+	}
+	if f := w.Latest(); f.Gen != 2 || f.Snapshot.At.Before(deadline) {
+		t.Errorf("frame %d read at %v; want the second, at or after the deadline %v", f.Gen, f.Snapshot.At, deadline)
+	}
 	if n := reads.Load(); n != 2 {
 		t.Errorf("%d reads, want 2: one at the start, one at zero", n)
 	}

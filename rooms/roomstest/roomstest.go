@@ -48,10 +48,12 @@ var cases = []struct {
 	{"concurrent guesses", testConcurrentGuesses},
 	{"a round keeps its votes and countdown", testRoundTimerStored},
 	{"guesses are kept per vote with their confidence", testGuessesByVote},
-	{"a second vote locks the round open before it", testSecondVoteLocksOthers},
+	{"only the newest round opens again, locking the others", testSecondVoteOnlyOnTheNewest},
 	{"a guess at or after the deadline is refused", testGuessTimeUp},
 	{"pins", testPins},
 	{"pins limit", testPinLimit},
+	{"a closed room takes no change", testClosedRoomRefuses},
+	{"a removed member pins nothing", testKickedPin},
 	{"rounds limit", testRoundLimit},
 	{"unknown ids", testUnknown},
 }

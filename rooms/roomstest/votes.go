@@ -104,27 +104,44 @@ func testGuessesByVote(t *testing.T, s rooms.Store) {
 	}
 }
 
-// testSecondVoteLocksOthers opens an earlier round again, as a second vote does after the host
-// asked something else meanwhile: the round open until then is locked in the same step.
-func testSecondVoteLocksOthers(t *testing.T, s rooms.Store) {
+// testSecondVoteOnlyOnTheNewest opens a round again, as a second vote does: only the room's
+// newest round may open again (an earlier one would lock the newer out of sight), and when it
+// does, whatever else is open is locked in the same step.
+func testSecondVoteOnlyOnTheNewest(t *testing.T, s rooms.Store) {
 	ctx := context.Background()
 	r, ms := seed(t, s, 1) // round 1, open
 	_, err := s.AddRound(ctx, rooms.Round{RoomID: r.ID, State: rooms.RoundOpen, OpenedAt: t0,
 		Question: rooms.Question{Kind: rooms.KindCustom, Text: "Other?", Max: 10}}, 100)
 	must(t, err) // round 2 open, round 1 locked
 	_, err = s.UpdateRound(ctx, r.ID, 1, func(rd *rooms.Round) error { rd.State, rd.Votes, rd.Vote = rooms.RoundOpen, 2, 2; return nil })
-	must(t, err)
+	wantErr(t, err, rooms.ErrRoundState)
+	wantField(t, err, "seq")
 	rs, err := s.Rounds(ctx, r.ID)
 	must(t, err)
-	if rs[0].State != rooms.RoundOpen || rs[1].State != rooms.RoundLocked {
-		t.Fatalf("after round 1 opened again: %s, %s; want open, locked", rs[0].State, rs[1].State)
+	if rs[0].State != rooms.RoundLocked || rs[0].Vote != 1 || rs[1].State != rooms.RoundOpen {
+		t.Fatalf("after round 1 was refused: %s (vote %d), %s; want locked (vote 1), open", rs[0].State, rs[0].Vote, rs[1].State)
 	}
-	wantErr(t, s.PutGuess(ctx, rooms.Guess{RoomID: r.ID, Seq: 2, MemberID: ms[0].ID, Value: 1, At: t0}), rooms.ErrRoundState)
-	// An update that leaves an open round open locks nothing else: round 2 stays as it is.
+	// A change that does not open an earlier round is no second vote: it is taken.
 	_, err = s.UpdateRound(ctx, r.ID, 1, func(rd *rooms.Round) error { rd.NamesVisible = true; return nil })
 	must(t, err)
-	if rs, _ := s.Rounds(ctx, r.ID); rs[0].State != rooms.RoundOpen {
-		t.Fatalf("round 1 is %s after a change that kept it open", rs[0].State)
+
+	// A round added locked leaves round 2 open; opening it, the newest, locks round 2 with it.
+	_, err = s.AddRound(ctx, rooms.Round{RoomID: r.ID, State: rooms.RoundLocked, OpenedAt: t0,
+		Question: rooms.Question{Kind: rooms.KindCustom, Text: "Third?", Max: 10}}, 100)
+	must(t, err)
+	_, err = s.UpdateRound(ctx, r.ID, 3, func(rd *rooms.Round) error { rd.State, rd.Votes, rd.Vote = rooms.RoundOpen, 2, 2; return nil })
+	must(t, err)
+	rs, err = s.Rounds(ctx, r.ID)
+	must(t, err)
+	if rs[1].State != rooms.RoundLocked || rs[2].State != rooms.RoundOpen {
+		t.Fatalf("after round 3 opened again: round 2 %s, round 3 %s; want locked, open", rs[1].State, rs[2].State)
+	}
+	wantErr(t, s.PutGuess(ctx, rooms.Guess{RoomID: r.ID, Seq: 2, MemberID: ms[0].ID, Value: 1, At: t0}), rooms.ErrRoundState)
+	// An update that leaves an open round open locks nothing else.
+	_, err = s.UpdateRound(ctx, r.ID, 3, func(rd *rooms.Round) error { rd.NamesVisible = true; return nil })
+	must(t, err)
+	if rs, _ := s.Rounds(ctx, r.ID); rs[2].State != rooms.RoundOpen {
+		t.Fatalf("round 3 is %s after a change that kept it open", rs[2].State)
 	}
 }
 

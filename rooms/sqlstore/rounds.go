@@ -53,9 +53,8 @@ func (s *Store) AddRound(ctx context.Context, r rooms.Round, max int) (rooms.Rou
 	r.Votes, r.Vote = cmp.Or(r.Votes, 1), cmp.Or(r.Vote, 1)
 	deadline, left := timerCols(r)
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		var id string
-		if err := tx.QueryRowContext(ctx, `SELECT id FROM rooms WHERE id = $1`+s.d.claim, r.RoomID).Scan(&id); err != nil {
-			return notFound(err)
+		if err := s.openRoom(ctx, tx, r.RoomID, s.d.claim); err != nil {
+			return err
 		}
 		n, err := count(ctx, tx, `SELECT count(*) FROM rounds WHERE room_id = $1`, r.RoomID)
 		if err != nil {
@@ -92,13 +91,13 @@ func (s *Store) Rounds(ctx context.Context, roomID string) ([]rooms.Round, error
 // what lets the state machine's checks in fn stand for the write that follows. The room's row is
 // claimed before it, as AddRound claims it, so that a round opened again (a second vote) and a
 // round added at once take turns at locking each other: always room, then round, never the
-// other way, so the two cannot deadlock.
+// other way, so the two cannot deadlock. Holding the room is also what lets "only the newest
+// round opens again" stand: no round can be added between the count and the write.
 func (s *Store) UpdateRound(ctx context.Context, roomID string, seq int, fn func(*rooms.Round) error) (rooms.Round, error) {
 	var r rooms.Round
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		var id string
-		if err := tx.QueryRowContext(ctx, `SELECT id FROM rooms WHERE id = $1`+s.d.claim, roomID).Scan(&id); err != nil {
-			return notFound(err)
+		if err := s.openRoom(ctx, tx, roomID, s.d.claim); err != nil {
+			return err
 		}
 		var err error
 		r, err = scanRound(tx.QueryRowContext(ctx,
@@ -118,6 +117,13 @@ func (s *Store) UpdateRound(ctx context.Context, roomID string, seq int, fn func
 			return err
 		}
 		if r.State == rooms.RoundOpen && was != rooms.RoundOpen {
+			newest, err := count(ctx, tx, `SELECT coalesce(max(seq), 0) FROM rounds WHERE room_id = $1`, roomID)
+			if err != nil {
+				return err
+			}
+			if seq != newest {
+				return rooms.NotNewest(seq, newest)
+			}
 			if _, err := tx.ExecContext(ctx, `UPDATE rounds SET state = $2 WHERE room_id = $1 AND state = $3 AND seq <> $4`,
 				roomID, rooms.RoundLocked, rooms.RoundOpen, seq); err != nil {
 				return err

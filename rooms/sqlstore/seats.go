@@ -136,6 +136,9 @@ func (s *Store) TouchMember(ctx context.Context, roomID, memberID string, at tim
 func (s *Store) UpdateMember(ctx context.Context, roomID, memberID string, fn func(*rooms.Member) error) (rooms.Member, error) {
 	var m rooms.Member
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := s.openRoom(ctx, tx, roomID, s.d.share); err != nil {
+			return err
+		}
 		var err error
 		m, err = scanMember(tx.QueryRowContext(ctx,
 			`SELECT `+memberCols+` FROM members WHERE room_id = $1 AND id = $2`+s.d.claim, roomID, memberID))
@@ -159,13 +162,17 @@ func (s *Store) UpdateMember(ctx context.Context, roomID, memberID string, fn fu
 	return m, nil
 }
 
-// PutGuess implements rooms.Store. On Postgres it holds the round and the member in share mode
-// until it commits: a lock, second vote, pause or kick that started first makes it wait and then
-// read the new state, and one that starts later waits for the guess, so the guess lands wholly
-// before or not at all. The round's own rule (rooms.Round.Takes) judges it on the row read here.
+// PutGuess implements rooms.Store. On Postgres it holds the room, the round and the member in
+// share mode until it commits: a close, lock, second vote, pause or kick that started first makes
+// it wait and then read the new state, and one that starts later waits for the guess, so the guess
+// lands wholly before or not at all. The round's own rule (rooms.Round.Takes) judges it on the row
+// read here.
 func (s *Store) PutGuess(ctx context.Context, g rooms.Guess) error {
 	g.Vote = cmp.Or(g.Vote, 1)
 	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := s.openRoom(ctx, tx, g.RoomID, s.d.share); err != nil {
+			return err
+		}
 		r, err := scanRound(tx.QueryRowContext(ctx, `SELECT `+roundCols+` FROM rounds WHERE room_id = $1 AND seq = $2`+s.d.share,
 			g.RoomID, g.Seq))
 		if err != nil {
@@ -221,18 +228,22 @@ func scanPin(sc scanner) (rooms.Pin, error) {
 }
 
 // AddPin implements rooms.Store. Claiming the author's row makes one member's pins take turns at
-// the limit without holding up anyone else in the room.
+// the limit without holding up anyone else in the room, and a kick waits for the pin or the pin
+// sees the kick.
 func (s *Store) AddPin(ctx context.Context, p rooms.Pin, max, perRoom int) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error {
-		var id string
 		// The room's row too, so that two members pinning at once count the board in turn.
-		if err := tx.QueryRowContext(ctx, `SELECT id FROM rooms WHERE id = $1`+s.d.claim, p.RoomID).Scan(&id); err != nil {
-			return notFound(err)
+		if err := s.openRoom(ctx, tx, p.RoomID, s.d.claim); err != nil {
+			return err
 		}
-		err := tx.QueryRowContext(ctx, `SELECT id FROM members WHERE room_id = $1 AND id = $2`+s.d.claim,
-			p.RoomID, p.MemberID).Scan(&id)
+		var kicked bool
+		err := tx.QueryRowContext(ctx, `SELECT kicked FROM members WHERE room_id = $1 AND id = $2`+s.d.claim,
+			p.RoomID, p.MemberID).Scan(&kicked)
 		if err != nil {
 			return notFound(err)
+		}
+		if kicked {
+			return rooms.ErrKicked
 		}
 		n, err := count(ctx, tx, `SELECT count(*) FROM pins WHERE room_id = $1 AND id = $2`, p.RoomID, p.ID)
 		if err != nil || n > 0 {
@@ -270,6 +281,9 @@ func (s *Store) Pins(ctx context.Context, roomID string) ([]rooms.Pin, error) {
 func (s *Store) UpdatePin(ctx context.Context, roomID, pinID string, fn func(*rooms.Pin) error) (rooms.Pin, error) {
 	var p rooms.Pin
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := s.openRoom(ctx, tx, roomID, s.d.share); err != nil {
+			return err
+		}
 		var err error
 		p, err = scanPin(tx.QueryRowContext(ctx, `SELECT `+pinCols+` FROM pins WHERE room_id = $1 AND id = $2`+s.d.claim,
 			roomID, pinID))

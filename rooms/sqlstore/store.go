@@ -85,6 +85,22 @@ func roomExists(ctx context.Context, q querier, id string) error {
 	return err
 }
 
+// openRoom checks inside tx that room id is open, for a write to what the room holds, and holds
+// its row with lock (the dialect's claim or share) until commit, so that a close waits for the
+// write or the write sees the close: RoomClosed once it is closed, ErrNotFound when it is gone.
+// Every write takes the room's row before any other, so two writes never wait on each other in
+// opposite orders.
+func (s *Store) openRoom(ctx context.Context, tx *sql.Tx, id, lock string) error {
+	var closed bool
+	if err := tx.QueryRowContext(ctx, `SELECT closed FROM rooms WHERE id = $1`+lock, id).Scan(&closed); err != nil {
+		return notFound(err)
+	}
+	if closed {
+		return rooms.RoomClosed()
+	}
+	return nil
+}
+
 const roomCols = `id, code, title, host_key_hash, locked, closed, created_at, last_activity, presenting, host_link`
 
 func scanRoom(sc scanner) (rooms.Room, error) {

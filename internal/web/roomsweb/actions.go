@@ -26,11 +26,15 @@ import (
 	"effectivelyonce/rooms"
 )
 
-// roomDo is one action: it acts in room r with the caller's key and the posted form.
-type roomDo func(ctx context.Context, c echo.Context, r rooms.Room, key string) error
+// roomDo is one action: who acts (the room and the caller, resolved once for the request) and the
+// posted form.
+type roomDo func(ctx context.Context, c echo.Context, who rooms.Caller) error
 
-// roomAction wraps an action of a room's page: it finds the room by its id, takes the caller's
-// key from their cookie, and answers as the package comment says.
+// roomAction wraps an action of a room's page: it finds the room by its id (the one read of the
+// room the action makes), charges the change to the caller's key from their cookie, resolves the
+// key to the caller, and answers as the package comment says. A key the rules refuse is not
+// answered here: the Caller carries the refusal to the action, which answers it after checking
+// its own form, as the API does.
 func (h *Handlers) roomAction(do roomDo) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
@@ -38,7 +42,8 @@ func (h *Handlers) roomAction(do roomDo) echo.HandlerFunc {
 		if err == nil {
 			key := roomKey(c, r.ID)
 			if err = h.admitChange(ctx, key); err == nil {
-				err = do(ctx, c, r, key)
+				who, _ := h.rooms.Identify(ctx, r, key) // a refusal travels in who
+				err = do(ctx, c, who)
 			}
 		}
 		if err != nil {
@@ -82,12 +87,13 @@ func (h *Handlers) refuseAction(c echo.Context, err error) error {
 // form posts without it and the answer is a page that asks, whose button posts the same fields
 // again with confirmed=yes. question says what is asked, and refuses early a caller who may not
 // do this at all.
-func (h *Handlers) confirmFirst(question func(ctx context.Context, c echo.Context, r rooms.Room, key string) (string, error), do roomDo) roomDo {
-	return func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+func (h *Handlers) confirmFirst(question func(ctx context.Context, c echo.Context, who rooms.Caller) (string, error), do roomDo) roomDo {
+	return func(ctx context.Context, c echo.Context, who rooms.Caller) error {
 		if c.FormValue("confirmed") == "yes" {
-			return do(ctx, c, r, key)
+			return do(ctx, c, who)
 		}
-		q, err := question(ctx, c, r, key)
+		r := who.Room
+		q, err := question(ctx, c, who)
 		if err != nil {
 			return err
 		}
@@ -113,9 +119,9 @@ func (h *Handlers) confirmFirst(question func(ctx context.Context, c echo.Contex
 
 // hostQuestion is a confirmation's question for the host alone: anyone else is refused before
 // being asked.
-func (h *Handlers) hostQuestion(ask func(c echo.Context, st rooms.View) (string, error)) func(context.Context, echo.Context, rooms.Room, string) (string, error) {
-	return func(ctx context.Context, c echo.Context, r rooms.Room, key string) (string, error) {
-		st, err := h.rooms.State(ctx, r.Code, key, nil)
+func (h *Handlers) hostQuestion(ask func(c echo.Context, st rooms.View) (string, error)) func(context.Context, echo.Context, rooms.Caller) (string, error) {
+	return func(ctx context.Context, c echo.Context, who rooms.Caller) (string, error) {
+		st, err := h.rooms.State(ctx, who, nil)
 		if err != nil {
 			return "", err
 		}
@@ -194,7 +200,7 @@ func (h *Handlers) Actions() map[string]echo.HandlerFunc {
 
 func (h *Handlers) roomActions() map[string]roomDo {
 	return map[string]roomDo{
-		"/rounds": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+		"/rounds": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
 			in := roundIn{Experiment: c.FormValue("experiment"), Params: c.FormValue("params"), Measure: c.FormValue("measure"),
 				Point: c.FormValue("point"), Text: c.FormValue("text"), Unit: c.FormValue("unit")}
 			if number := c.FormValue("number"); number != "" {
@@ -244,10 +250,10 @@ func (h *Handlers) roomActions() map[string]roomDo {
 			if len(refused) > 0 {
 				return firstInForm(refused, roundFormFields)
 			}
-			_, err = h.rooms.OpenRoundWith(ctx, r.Code, key, q, in.options())
+			_, err = h.rooms.OpenRoundWith(ctx, who, q, in.options())
 			return err
 		},
-		"/rounds/:seq/guess": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+		"/rounds/:seq/guess": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
 			seq, err := roundSeq(c)
 			if err != nil {
 				return err
@@ -256,17 +262,17 @@ func (h *Handlers) roomActions() map[string]roomDo {
 			if err != nil {
 				return err
 			}
-			return h.rooms.GuessWith(ctx, r.Code, key, seq, v, rooms.Confidence(c.FormValue("confidence")))
+			return h.rooms.GuessWith(ctx, who, seq, v, rooms.Confidence(c.FormValue("confidence")))
 		},
-		"/rounds/:seq/second-vote": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+		"/rounds/:seq/second-vote": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
 			seq, err := roundSeq(c)
 			if err != nil {
 				return err
 			}
-			_, err = h.rooms.SecondVote(ctx, r.Code, key, seq)
+			_, err = h.rooms.SecondVote(ctx, who, seq)
 			return err
 		},
-		"/rounds/:seq/timer": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+		"/rounds/:seq/timer": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
 			seq, err := roundSeq(c)
 			if err != nil {
 				return err
@@ -279,18 +285,18 @@ func (h *Handlers) roomActions() map[string]roomDo {
 			if in.Extend, err = formWhole("extend", c.FormValue("extend")); err != nil {
 				return err
 			}
-			_, err = h.changeTimer(ctx, r.Code, key, seq, in)
+			_, err = h.changeTimer(ctx, who, seq, in)
 			return err
 		},
-		"/rounds/:seq/lock": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+		"/rounds/:seq/lock": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
 			seq, err := roundSeq(c)
 			if err != nil {
 				return err
 			}
-			_, err = h.rooms.LockRound(ctx, r.Code, key, seq)
+			_, err = h.rooms.LockRound(ctx, who, seq)
 			return err
 		},
-		"/rounds/:seq/reveal": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+		"/rounds/:seq/reveal": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
 			seq, err := roundSeq(c)
 			if err != nil {
 				return err
@@ -303,25 +309,25 @@ func (h *Handlers) roomActions() map[string]roomDo {
 				}
 				measured = &v
 			}
-			_, err = h.rooms.Reveal(ctx, r.Code, key, seq, h.measurer(measured))
+			_, err = h.rooms.Reveal(ctx, who, seq, h.measurer(measured))
 			return err
 		},
-		"/rounds/:seq/names": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
+		"/rounds/:seq/names": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
 			seq, err := roundSeq(c)
 			if err != nil {
 				return err
 			}
-			return h.rooms.SetNamesVisible(ctx, r.Code, key, seq, c.FormValue("visible") == "true")
+			return h.rooms.SetNamesVisible(ctx, who, seq, c.FormValue("visible") == "true")
 		},
-		"/pins": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			_, err := h.rooms.AddPin(ctx, r.Code, key, strings.TrimPrefix(c.FormValue("path"), h.base), c.FormValue("note"))
+		"/pins": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+			_, err := h.rooms.AddPin(ctx, who, strings.TrimPrefix(c.FormValue("path"), h.base), c.FormValue("note"))
 			return err
 		},
-		"/pins/:pin/hidden": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			return h.rooms.SetPinHidden(ctx, r.Code, key, c.Param("pin"), c.FormValue("hidden") == "true")
+		"/pins/:pin/hidden": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+			return h.rooms.SetPinHidden(ctx, who, c.Param("pin"), c.FormValue("hidden") == "true")
 		},
-		"/present": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			return h.present(ctx, r.Code, key, strings.TrimPrefix(c.FormValue("path"), h.base))
+		"/present": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+			return h.present(ctx, who, strings.TrimPrefix(c.FormValue("path"), h.base))
 		},
 		// Removing a member cannot be undone (their name stays taken), so the host is asked first.
 		"/members/:member/kick": h.confirmFirst(h.hostQuestion(func(c echo.Context, st rooms.View) (string, error) {
@@ -331,48 +337,48 @@ func (h *Handlers) roomActions() map[string]roomDo {
 				}
 			}
 			return "", rooms.ErrNotFound
-		}), func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			return h.rooms.Kick(ctx, r.Code, key, c.Param("member"))
+		}), func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+			return h.rooms.Kick(ctx, who, c.Param("member"))
 		}),
 		"/close": h.confirmFirst(h.hostQuestion(func(echo.Context, rooms.View) (string, error) {
 			return pages.CloseQuestion, nil
-		}), func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			return h.rooms.CloseRoom(ctx, r.Code, key)
+		}), func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+			return h.rooms.CloseRoom(ctx, who)
 		}),
-		"/locked": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			return h.rooms.SetLocked(ctx, r.Code, key, c.FormValue("locked") == "true")
+		"/locked": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+			return h.rooms.SetLocked(ctx, who, c.FormValue("locked") == "true")
 		},
-		"/code": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			_, err := h.rooms.RotateCode(ctx, r.Code, key)
+		"/code": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+			_, err := h.rooms.RotateCode(ctx, who)
 			return err
 		},
 		// A host link is shown on a page of its own, which the link's cookie lets a reload show
 		// again: these actions answer a redirect there, with script or without.
-		"/host-link": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			token, expires, err := h.rooms.NewHostLink(ctx, r.Code, key)
+		"/host-link": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+			token, expires, err := h.rooms.NewHostLink(ctx, who)
 			if err != nil {
 				return err
 			}
-			return h.showHostLink(c, r.ID, token, expires, "")
+			return h.showHostLink(c, who.Room.ID, token, expires, "")
 		},
 		"/host-key": h.confirmFirst(h.hostQuestion(func(echo.Context, rooms.View) (string, error) {
 			return pages.HostKeyQuestion, nil
-		}), func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			fresh, err := h.rooms.RotateHostKey(ctx, r.Code, key)
+		}), func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+			host, fresh, err := h.rooms.RotateHostKey(ctx, who)
 			if err != nil {
 				return err
 			}
-			h.setRoomCookies(c, r.ID, HostCookie, fresh)
-			token, expires, err := h.rooms.NewHostLink(ctx, r.Code, fresh)
+			h.setRoomCookies(c, who.Room.ID, HostCookie, fresh)
+			token, expires, err := h.rooms.NewHostLink(ctx, host)
 			if err != nil {
 				return err
 			}
-			return h.showHostLink(c, r.ID, token, expires, "replaced")
+			return h.showHostLink(c, who.Room.ID, token, expires, "replaced")
 		}),
 		// Leaving hides the room bar from the notebook; the seat stays, so coming back to the
 		// room's page (or the join link) brings the member back under the same name.
-		"/leave": func(ctx context.Context, c echo.Context, r rooms.Room, key string) error {
-			if currentRoom(c) == r.ID {
+		"/leave": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+			if currentRoom(c) == who.Room.ID {
 				h.cookies.Set(c, currentCookie, "", -time.Second)
 			}
 			return nil

@@ -1,9 +1,11 @@
 package roomsweb
 
 // The study rooms' JSON API: a host scripts a session with it, and the tests drive the whole flow
-// through it without a browser. Every handler reads the caller's key from the Authorization
-// header and leaves the question of who may do what to rooms.Service; refusals become statuses in
-// Refusal, and the web layer's error handler writes them in the API's {"errors":[...]} shape.
+// through it without a browser. Every route that names a join code stands behind CodeGate, which
+// reads the room once; a handler then resolves the caller's key from the Authorization header in
+// that room (apiCaller) and leaves the question of who may do what to rooms.Service. Refusals
+// become statuses in Refusal, and the web layer's error handler writes them in the API's
+// {"errors":[...]} shape.
 
 import (
 	"bytes"
@@ -166,7 +168,9 @@ func (h *Handlers) APIJoin() echo.HandlerFunc {
 		if err := h.admitRoom(c.Request().Context(), h.joins, "Too many joins from your network address in the last minute."); err != nil {
 			return err
 		}
-		j, err := h.rooms.Join(c.Request().Context(), c.Param("code"), in.Name)
+		ctx := c.Request().Context()
+		r, found := h.rooms.RoomByCode(ctx, c.Param("code"))
+		j, err := h.join(ctx, r, found, in.Name)
 		if err != nil {
 			return Refusal(err)
 		}
@@ -178,7 +182,7 @@ func (h *Handlers) APIJoin() echo.HandlerFunc {
 // working at once.
 func (h *Handlers) APIKick() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if err := h.rooms.Kick(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), c.Param("member")); err != nil {
+		if err := h.rooms.Kick(c.Request().Context(), h.apiCaller(c), c.Param("member")); err != nil {
 			return Refusal(err)
 		}
 		return c.NoContent(http.StatusNoContent)
@@ -195,7 +199,7 @@ func (h *Handlers) APILocked() echo.HandlerFunc {
 		if err := web.ReadJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
-		if err := h.rooms.SetLocked(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), in.Locked); err != nil {
+		if err := h.rooms.SetLocked(c.Request().Context(), h.apiCaller(c), in.Locked); err != nil {
 			return Refusal(err)
 		}
 		return c.NoContent(http.StatusNoContent)
@@ -205,7 +209,7 @@ func (h *Handlers) APILocked() echo.HandlerFunc {
 // APIState handles "GET /api/rooms/:code": the room as the caller's key lets them see it.
 func (h *Handlers) APIState() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		v, err := h.rooms.State(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), nil)
+		v, err := h.rooms.State(c.Request().Context(), h.apiCaller(c), nil)
 		if err != nil {
 			return Refusal(err)
 		}
@@ -226,7 +230,7 @@ func (h *Handlers) APIRoundOpen() echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		rd, err := h.rooms.OpenRoundWith(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), q, in.options())
+		rd, err := h.rooms.OpenRoundWith(c.Request().Context(), h.apiCaller(c), q, in.options())
 		if err != nil {
 			return Refusal(err)
 		}
@@ -263,7 +267,7 @@ func (h *Handlers) APIGuess() echo.HandlerFunc {
 		if in.Value == nil {
 			return &web.Error{Status: http.StatusBadRequest, Msg: "a guess needs a value"}
 		}
-		if err := h.rooms.GuessWith(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), seq, *in.Value, rooms.Confidence(in.Confidence)); err != nil {
+		if err := h.rooms.GuessWith(c.Request().Context(), h.apiCaller(c), seq, *in.Value, rooms.Confidence(in.Confidence)); err != nil {
 			return Refusal(err)
 		}
 		return c.NoContent(http.StatusNoContent)
@@ -277,7 +281,7 @@ func (h *Handlers) APIRoundLock() echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		rd, err := h.rooms.LockRound(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), seq)
+		rd, err := h.rooms.LockRound(c.Request().Context(), h.apiCaller(c), seq)
 		if err != nil {
 			return Refusal(err)
 		}
@@ -300,11 +304,11 @@ func (h *Handlers) APIRoundReveal() echo.HandlerFunc {
 		if err := web.ReadJSON(c.Request(), &in, true); err != nil {
 			return err
 		}
-		ctx, code, key := c.Request().Context(), c.Param("code"), bearerKey(c.Request())
-		if _, err := h.rooms.Reveal(ctx, code, key, seq, h.measurer(in.Measured)); err != nil {
+		ctx, host := c.Request().Context(), h.apiCaller(c)
+		if _, err := h.rooms.Reveal(ctx, host, seq, h.measurer(in.Measured)); err != nil {
 			return Refusal(err)
 		}
-		v, err := h.rooms.State(ctx, code, key, nil)
+		v, err := h.rooms.State(ctx, host, nil)
 		if err != nil {
 			return Refusal(err)
 		}
@@ -341,7 +345,7 @@ func (h *Handlers) APIPin() echo.HandlerFunc {
 		if err := web.ReadJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
-		p, err := h.rooms.AddPin(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), in.Path, in.Note)
+		p, err := h.rooms.AddPin(c.Request().Context(), h.apiCaller(c), in.Path, in.Note)
 		if err != nil {
 			return Refusal(err)
 		}
@@ -359,7 +363,7 @@ func (h *Handlers) APIPresent() echo.HandlerFunc {
 		if err := web.ReadJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
-		if err := h.present(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), in.Path); err != nil {
+		if err := h.present(c.Request().Context(), h.apiCaller(c), in.Path); err != nil {
 			return Refusal(err)
 		}
 		return c.NoContent(http.StatusNoContent)
@@ -370,22 +374,26 @@ func (h *Handlers) APIPresent() echo.HandlerFunc {
 // one CSV table; both are downloads named after the room's code.
 func (h *Handlers) APIExport() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		return h.writeExport(c, c.Param("code"), bearerKey(c.Request()))
+		return h.writeExport(c, h.apiCaller(c))
 	}
 }
 
 // Export handles "GET /rooms/:id/export": the same download for the host's browser.
 func (h *Handlers) Export() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		r, err := h.rooms.RoomByID(c.Request().Context(), c.Param("id"))
+		ctx := c.Request().Context()
+		r, err := h.rooms.RoomByID(ctx, c.Param("id"))
 		if err != nil {
 			return Refusal(err)
 		}
-		return h.writeExport(c, r.Code, roomKey(c, r.ID))
+		host, _ := h.rooms.Identify(ctx, r, roomKey(c, r.ID)) // a refusal travels in host
+		return h.writeExport(c, host)
 	}
 }
 
-func (h *Handlers) writeExport(c echo.Context, code, key string) error {
+// writeExport answers the export for host, after checking the format asked for. A prediction's
+// question reaches the export in the predictions page's words, which the rooms do not hold.
+func (h *Handlers) writeExport(c echo.Context, host rooms.Caller) error {
 	format := c.QueryParam("format")
 	if format == "" {
 		format = "json"
@@ -393,9 +401,14 @@ func (h *Handlers) writeExport(c echo.Context, code, key string) error {
 	if format != "json" && format != "csv" {
 		return &web.Error{Status: http.StatusBadRequest, Msg: "format must be json or csv"}
 	}
-	ex, err := h.rooms.Export(c.Request().Context(), code, key)
+	ex, err := h.rooms.Export(c.Request().Context(), host)
 	if err != nil {
 		return Refusal(err)
+	}
+	for i, rd := range ex.Rounds {
+		if rd.Question.Kind == rooms.KindPrediction {
+			ex.Rounds[i].Text = h.askedTitle(rd.Question.Prediction)
+		}
 	}
 	c.Response().Header().Set("Content-Disposition", `attachment; filename="room-`+ex.Code+`.`+format+`"`)
 	c.Response().Header().Set("Cache-Control", "no-store")
@@ -413,14 +426,29 @@ func (h *Handlers) writeExport(c echo.Context, code, key string) error {
 
 // CodeGate stands before every route that takes a join code: the code is looked up by
 // lookUpCode, so that an address over its allowance is refused before anyone knows whether its
-// code is right, and a code that finds no room is answered here.
+// code is right, and a code that finds no room is answered here. The room it finds is the one the
+// request acts in (see apiCaller): the request reads its room this once.
 func (h *Handlers) CodeGate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if _, err := h.lookUpCode(c.Request().Context(), c.Param("code")); err != nil {
+		r, err := h.lookUpCode(c.Request().Context(), c.Param("code"))
+		if err != nil {
 			return Refusal(err)
 		}
+		c.Set(gateRoom, r)
 		return next(c)
 	}
+}
+
+// gateRoom is where CodeGate leaves the room it found, in the request's echo.Context.
+const gateRoom = "roomsweb.room"
+
+// apiCaller is who makes an API request: the bearer key resolved in the room CodeGate found. A key
+// the rules refuse travels in the Caller, which the action answers after checking its own input.
+// A route without CodeGate has no room, and its every caller is refused as forbidden.
+func (h *Handlers) apiCaller(c echo.Context) rooms.Caller {
+	r, _ := c.Get(gateRoom).(rooms.Room)
+	who, _ := h.rooms.Identify(c.Request().Context(), r, bearerKey(c.Request()))
+	return who
 }
 
 // lookUpCode finds the room of a join code as typed, charged to the client's join allowance. The

@@ -27,7 +27,7 @@ func (h *Handlers) APISecondVote() echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		rd, err := h.rooms.SecondVote(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), seq)
+		rd, err := h.rooms.SecondVote(c.Request().Context(), h.apiCaller(c), seq)
 		if err != nil {
 			return Refusal(err)
 		}
@@ -55,7 +55,7 @@ func (h *Handlers) APITimer() echo.HandlerFunc {
 		if err := readJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
-		rd, err := h.changeTimer(c.Request().Context(), c.Param("code"), bearerKey(c.Request()), seq, in)
+		rd, err := h.changeTimer(c.Request().Context(), h.apiCaller(c), seq, in)
 		if err != nil {
 			return Refusal(err)
 		}
@@ -64,7 +64,7 @@ func (h *Handlers) APITimer() echo.HandlerFunc {
 }
 
 // changeTimer makes the changes of in, for the API and the room page alike.
-func (h *Handlers) changeTimer(ctx context.Context, code, key string, seq int, in timerIn) (rooms.Round, error) {
+func (h *Handlers) changeTimer(ctx context.Context, host rooms.Caller, seq int, in timerIn) (rooms.Round, error) {
 	if in.Paused == nil && in.Extend == 0 {
 		return rooms.Round{}, &rooms.FieldError{Field: "paused", Err: rooms.ErrInvalid,
 			Message: `a change to the countdown says {"paused": true|false} or {"extend": seconds}`}
@@ -72,12 +72,12 @@ func (h *Handlers) changeTimer(ctx context.Context, code, key string, seq int, i
 	var rd rooms.Round
 	var err error
 	if in.Extend != 0 {
-		if rd, err = h.rooms.ExtendTimer(ctx, code, key, seq, in.Extend); err != nil {
+		if rd, err = h.rooms.ExtendTimer(ctx, host, seq, in.Extend); err != nil {
 			return rd, err
 		}
 	}
 	if in.Paused != nil {
-		rd, err = h.rooms.SetPaused(ctx, code, key, seq, *in.Paused)
+		rd, err = h.rooms.SetPaused(ctx, host, seq, *in.Paused)
 	}
 	return rd, err
 }

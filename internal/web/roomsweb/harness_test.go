@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -28,8 +29,9 @@ import (
 // handler: for tests of what the handlers answer, without the site's pages, assets or listener.
 // (The site's own tests drive the same routes through its whole middleware stack.)
 type harness struct {
-	h *Handlers
-	e *echo.Echo
+	h   *Handlers
+	e   *echo.Echo
+	ids map[string]string // room id by join code, for the page routes
 }
 
 // limits are the harness's allowances; zero fields are generous.
@@ -73,7 +75,12 @@ func newHarness(t *testing.T, l limits) *harness {
 	e.POST("/api/rooms/:code/rounds/:seq/timer", h.APITimer(), miss, change)
 	e.GET("/api/rooms/:code", h.APIState(), miss)
 	e.POST("/api/rooms/:code/rounds/:seq/reveal", h.APIRoundReveal(), miss, change)
-	return &harness{h: h, e: e}
+	e.POST("/api/rooms/:code/pins", h.APIPin(), miss, change)
+	e.GET("/api/rooms/:code/export", h.APIExport(), miss)
+	for path, act := range h.Actions() {
+		e.POST("/rooms/:id"+path, act)
+	}
+	return &harness{h: h, e: e, ids: map[string]string{}}
 }
 
 type fieldError struct {
@@ -92,9 +99,19 @@ type response struct {
 
 // call sends one request to the handlers, with key as its bearer key when it is not "".
 func (s *harness) call(method, target, key, body string) response {
+	return s.send(method, target, key, "application/json", body)
+}
+
+// post sends a form to a room page's action, as a browser without script does, the key as its
+// bearer (which the page routes take after their cookies).
+func (s *harness) post(target, key string, form url.Values) response {
+	return s.send("POST", target, key, "application/x-www-form-urlencoded", form.Encode())
+}
+
+func (s *harness) send(method, target, key, contentType, body string) response {
 	req := httptest.NewRequest(method, target, strings.NewReader(body))
 	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Type", contentType)
 	}
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
@@ -123,8 +140,14 @@ func (s *harness) createRoom(t *testing.T, title string) (code, hostKey string) 
 	var c struct {
 		Code    string `json:"code"`
 		HostKey string `json:"host_key"`
+		HostURL string `json:"host_url"`
 	}
 	must(t, s.call("POST", "/api/rooms", "", `{"title":"`+title+`"}`), http.StatusCreated, &c)
+	u, err := url.Parse(c.HostURL) // .../rooms/ID/host?token=...
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ids[c.Code] = strings.TrimSuffix(strings.TrimPrefix(u.Path, "/rooms/"), "/host")
 	return c.Code, c.HostKey
 }
 

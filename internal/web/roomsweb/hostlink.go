@@ -51,7 +51,7 @@ func (h *Handlers) HostLinkPage() echo.HandlerFunc {
 		if err != nil {
 			return Refusal(err)
 		}
-		if _, caller, err := h.rooms.Identify(ctx, r.Code, web.Cookie(c, HostCookie+r.ID)); err != nil || caller.Role != rooms.AsHost {
+		if who, err := h.rooms.Identify(ctx, r, web.Cookie(c, HostCookie+r.ID)); err != nil || who.Role != rooms.AsHost {
 			return &web.Error{Status: http.StatusForbidden, Msg: "only the room's host sees its host links"}
 		}
 		site := h.site("")
@@ -63,7 +63,7 @@ func (h *Handlers) HostLinkPage() echo.HandlerFunc {
 			v.After = after
 		}
 		if token := web.Cookie(c, linkCookie+r.ID); token != "" {
-			if _, err := h.rooms.CheckHostLink(ctx, r.ID, token); err == nil {
+			if err := h.rooms.CheckHostLink(r, token); err == nil {
 				v.Link = h.hostLink(c.Request(), r.ID, token)
 			} else {
 				h.cookies.Set(c, linkCookie+r.ID, "", -time.Second)
@@ -84,13 +84,13 @@ func (h *Handlers) HostConfirm() echo.HandlerFunc {
 		c.Response().Header().Set("Cache-Control", "no-store") // the token is on this page
 		r, err := h.rooms.RoomByID(ctx, c.Param("id"))
 		if err == nil {
-			if _, caller, err := h.rooms.Identify(ctx, r.Code, web.Cookie(c, HostCookie+r.ID)); err == nil && caller.Role == rooms.AsHost {
+			if who, err := h.rooms.Identify(ctx, r, web.Cookie(c, HostCookie+r.ID)); err == nil && who.Role == rooms.AsHost {
 				return c.Redirect(http.StatusSeeOther, h.base+"/rooms/"+r.ID)
 			}
 		}
 		token := c.QueryParam("token")
 		if err == nil {
-			_, err = h.rooms.CheckHostLink(ctx, r.ID, token)
+			err = h.rooms.CheckHostLink(r, token)
 		}
 		if err != nil {
 			he, ok := Refusal(err).(*web.Error)
@@ -122,17 +122,13 @@ func (h *Handlers) HostUse() echo.HandlerFunc {
 // browser, which works once within rooms.HostLinkTTL and replaces an unused earlier one.
 func (h *Handlers) APIHostLink() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		ctx := c.Request().Context()
-		token, expires, err := h.rooms.NewHostLink(ctx, c.Param("code"), bearerKey(c.Request()))
-		if err != nil {
-			return Refusal(err)
-		}
-		r, err := h.rooms.RoomByCode(ctx, c.Param("code"))
+		host := h.apiCaller(c)
+		token, expires, err := h.rooms.NewHostLink(c.Request().Context(), host)
 		if err != nil {
 			return Refusal(err)
 		}
 		c.Response().Header().Set("Cache-Control", "no-store") // the answer holds a host link
-		return c.JSON(http.StatusCreated, map[string]string{"host_url": h.hostLink(c.Request(), r.ID, token),
+		return c.JSON(http.StatusCreated, map[string]string{"host_url": h.hostLink(c.Request(), host.Room.ID, token),
 			"expires": expires.UTC().Format(time.RFC3339)})
 	}
 }

@@ -26,8 +26,18 @@ type RoomJSON struct {
 	// against it rather than against the client's own clock.
 	Clock string `json:"clock"`
 	// YourCalibration is a member's own record over every revealed round they answered with a
-	// confidence: how far off (relative to the measured value) they were at each level.
-	YourCalibration []CalibrationJSON `json:"your_calibration,omitempty"`
+	// confidence: how far off they were at each level, relative to each round's measured value
+	// (rounds ask in different units), unlike a round's calibration, which is in its unit.
+	YourCalibration []YourCalibrationJSON `json:"your_calibration,omitempty"`
+}
+
+// YourCalibrationJSON is one confidence level of a member's record across rounds: how many of
+// their answers chose it, and how far those were from the measured value on average as a fraction
+// of it (0.1: 10% off).
+type YourCalibrationJSON struct {
+	Confidence           string  `json:"confidence"`
+	Guesses              int     `json:"guesses"`
+	MeanRelativeDistance float64 `json:"mean_relative_distance"`
 }
 
 // SeatJSON is a member in the roster, or the caller.
@@ -78,8 +88,8 @@ type TallyJSON struct {
 	Calibration []CalibrationJSON `json:"calibration"`
 }
 
-// CalibrationJSON is one confidence level's record: how many answers chose it and their mean
-// distance from the measured value.
+// CalibrationJSON is one confidence level's record in one round: how many answers chose it and
+// their mean distance from the measured value, in the round's unit.
 type CalibrationJSON struct {
 	Confidence   string  `json:"confidence"`
 	Guesses      int     `json:"guesses"`
@@ -97,9 +107,11 @@ type ResultJSON struct {
 	Q3           float64     `json:"q3"`
 	YourDistance *float64    `json:"your_distance,omitempty"`
 	// Of a two-vote round, guesses and median are the second vote's; first is the first vote's,
-	// and moved_closer counts the members whose second answer is nearer the measured value.
-	First       *TallyJSON `json:"first,omitempty"`
-	MovedCloser int        `json:"moved_closer"`
+	// moved_closer counts the members whose second answer is nearer the measured value, and
+	// answered_both those who answered both votes (the "of M" moved_closer is read against).
+	First        *TallyJSON `json:"first,omitempty"`
+	MovedCloser  int        `json:"moved_closer"`
+	AnsweredBoth int        `json:"answered_both"`
 	// Calibration is the mean distance from the measured value per confidence level chosen.
 	Calibration       []CalibrationJSON `json:"calibration"`
 	YourConfidence    string            `json:"your_confidence,omitempty"`
@@ -128,7 +140,11 @@ var roleNames = map[rooms.Role]string{rooms.Nobody: "nobody", rooms.AsMember: "m
 func roomJSONOf(v rooms.View) RoomJSON {
 	out := RoomJSON{Code: v.Code, Title: v.Title, Locked: v.Locked, Closed: v.Closed, Role: roleNames[v.Role],
 		Presenting: v.Presenting, Seated: v.Seated, Roster: []SeatJSON{}, Rounds: []RoundJSON{}, Pins: []PinJSON{},
-		Unanswered: names(v.Unanswered), Clock: v.Clock.UTC().Format(timeFormat), YourCalibration: calibrationJSONOf(v.YourCalibration)}
+		Unanswered: names(v.Unanswered), Clock: v.Clock.UTC().Format(timeFormat)}
+	for _, c := range v.YourCalibration {
+		out.YourCalibration = append(out.YourCalibration, YourCalibrationJSON{Confidence: string(c.Confidence), Guesses: c.Guesses,
+			MeanRelativeDistance: c.MeanRelativeDistance})
+	}
 	if v.You != nil {
 		out.You = &SeatJSON{ID: v.You.ID, Name: v.You.Name, Present: v.You.Present}
 	}
@@ -144,8 +160,8 @@ func roomJSONOf(v rooms.View) RoomJSON {
 			left := rd.Left.Seconds()
 			r.LeftSeconds = &left
 		}
-		if rd.FirstGuesses != nil || rd.FirstMedian != nil {
-			t := tallyJSONOf(rooms.Tally{Guesses: rd.FirstGuesses, Median: deref(rd.FirstMedian)})
+		if rd.First != nil {
+			t := tallyJSONOf(*rd.First)
 			r.First = &t
 		}
 		if rd.Result != nil {
@@ -162,7 +178,7 @@ func roomJSONOf(v rooms.View) RoomJSON {
 
 func resultJSONOf(r *rooms.Result) ResultJSON {
 	out := ResultJSON{Measured: r.Measured, Median: r.Median, Min: r.Min, Max: r.Max, Q1: r.Q1, Q3: r.Q3,
-		YourDistance: r.YourDistance, Guesses: guessesJSONOf(r.Guesses), MovedCloser: r.MovedCloser,
+		YourDistance: r.YourDistance, Guesses: guessesJSONOf(r.Guesses), MovedCloser: r.MovedCloser, AnsweredBoth: r.BothVotes,
 		Calibration: calibrationJSONOf(r.Calibration), YourConfidence: string(r.YourConfidence), YourFirstDistance: r.YourFirstDistance}
 	if out.Calibration == nil {
 		out.Calibration = []CalibrationJSON{}
@@ -206,11 +222,4 @@ func names(ns []string) *[]string {
 		return nil
 	}
 	return &ns
-}
-
-func deref(f *float64) float64 {
-	if f == nil {
-		return 0
-	}
-	return *f
 }

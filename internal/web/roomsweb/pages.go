@@ -83,7 +83,7 @@ func (h *Handlers) JoinForm() echo.HandlerFunc {
 				return c.Redirect(http.StatusSeeOther, h.base+"/rooms/"+r.ID)
 			case err == nil:
 				v.Code, v.Title = r.Code, r.Title
-				if v.Suggestion, err = h.rooms.SuggestName(ctx, r.Code); err != nil {
+				if v.Suggestion, err = h.rooms.SuggestName(ctx, r); err != nil {
 					return err
 				}
 				v.Name = v.Suggestion
@@ -98,6 +98,18 @@ func (h *Handlers) JoinForm() echo.HandlerFunc {
 		}
 		return web.Render(c, status, pages.Layout(site, "Join a study room", pages.Join(v)))
 	}
+}
+
+// join seats name in room r, which finding it by its code answered (or the refusal found): a name
+// the rules refuse is answered before a code that finds no room, as the rules check the name first.
+func (h *Handlers) join(ctx context.Context, r rooms.Room, found error, name string) (rooms.Joined, error) {
+	if found != nil {
+		if _, err := rooms.CleanName(name); err != nil {
+			return rooms.Joined{}, err
+		}
+		return rooms.Joined{}, found
+	}
+	return h.rooms.Join(ctx, r, name)
 }
 
 func joinCodeProblem(err error) string {
@@ -125,12 +137,12 @@ func (h *Handlers) Join() echo.HandlerFunc {
 		if found == nil {
 			v.Title = r.Title // for the form, should it be shown again
 			if key := seatKey(c, r.ID); key != "" {
-				if _, caller, err := h.rooms.Identify(ctx, r.Code, key); err == nil && caller.Role == rooms.AsMember {
+				if who, err := h.rooms.Identify(ctx, r, key); err == nil && who.Role == rooms.AsMember {
 					return c.Redirect(http.StatusSeeOther, h.base+"/rooms/"+r.ID)
 				}
 			}
 		}
-		j, err := h.rooms.Join(ctx, v.Code, v.Name)
+		j, err := h.join(ctx, r, found, v.Name)
 		if err == nil {
 			h.setRoomCookies(c, j.Member.RoomID, SeatCookie, j.MemberKey)
 			return c.Redirect(http.StatusSeeOther, h.base+"/rooms/"+j.Member.RoomID)
@@ -237,15 +249,17 @@ func (h *Handlers) Projector() echo.HandlerFunc {
 	}
 }
 
-// projector makes a host's view the projector's: its stream is the projector's, and it holds
-// no name at all, so that no later change to the page's template can show one.
+// projector makes a host's view the projector's: its stream is the projector's, and it holds no
+// name the members may not see, so that no later change to the page's template can show one: no
+// roster, no board, nobody's answer before the reveal, and after it names only where the host
+// shows them to members too (NamesVisible).
 func projector(v *pages.RoomView) {
 	v.Stream += "?view=projector"
 	v.Room.Roster, v.Room.Unanswered, v.Room.Pins, v.Room.You = nil, nil, nil, nil
 	rounds := make([]rooms.RoundView, len(v.Room.Rounds))
 	for i, rd := range v.Room.Rounds {
-		rd.Unanswered, rd.FirstGuesses, rd.FirstMedian = nil, nil, nil
-		if rd.Result != nil {
+		rd.Unanswered, rd.First = nil, nil
+		if rd.Result != nil && !rd.NamesVisible {
 			res := *rd.Result
 			res.Guesses = nameless(res.Guesses)
 			if res.First != nil {
@@ -268,9 +282,11 @@ func nameless(gs []rooms.GuessView) []rooms.GuessView {
 	return out
 }
 
-// roomView builds the room as the holder of key sees it, for a page, the bar or the stream.
+// roomView builds room r (as the request read it) as the holder of key sees it, for a page or the
+// bar.
 func (h *Handlers) roomView(ctx context.Context, site pages.Site, r rooms.Room, key string, bar bool, here string) (pages.RoomView, error) {
-	st, err := h.rooms.State(ctx, r.Code, key, h.live().present(r.ID))
+	who, _ := h.rooms.Identify(ctx, r, key) // State answers a refusal
+	st, err := h.rooms.State(ctx, who, h.live().present(r.ID))
 	if err != nil {
 		return pages.RoomView{}, err
 	}

@@ -112,13 +112,13 @@ func (h *Handlers) presentable(path string) error {
 
 // present shows path to the room's followers once presentable agrees that they can open it; an
 // empty path stops presenting.
-func (h *Handlers) present(ctx context.Context, code, hostKey, path string) error {
+func (h *Handlers) present(ctx context.Context, host rooms.Caller, path string) error {
 	if path != "" {
 		if err := h.presentable(path); err != nil {
 			return err
 		}
 	}
-	return h.rooms.Present(ctx, code, hostKey, path)
+	return h.rooms.Present(ctx, host, path)
 }
 
 // pathTitle names a notebook path for people: the page's name in the contents and, in brackets,

@@ -163,8 +163,9 @@ func (h *Handlers) Sweep(ctx context.Context) {
 	}
 }
 
-// Stop ends every room stream (which graceful shutdown would otherwise wait for) and the presence
-// writer, and closes the rooms' rate limiters. It may be called more than once.
+// Stop ends every room stream (which graceful shutdown would otherwise wait for), the presence
+// writer and the pins' headline tasks (waiting for those), and closes the rooms' rate limiters.
+// It may be called more than once.
 func (h *Handlers) Stop() {
 	if h.stopOnce.Swap(true) {
 		return
@@ -173,6 +174,7 @@ func (h *Handlers) Stop() {
 	h.joins.Close()
 	h.changes.Close()
 	close(h.stopping)
+	h.headlines.stop()
 }
 
 // Streams is how many room event streams are open now. A test hook (and the /metrics gauge's
@@ -185,6 +187,17 @@ func (h *Handlers) Rooms() *rooms.Service { return h.rooms }
 // HeadlinesKnown is how many pins' headlines have been worked out so far. A test hook: a
 // benchmark waits on it for the background runs to finish.
 func (h *Handlers) HeadlinesKnown() int { return h.headlines.known.Len() }
+
+// askedTitle is one of the five questions in the predictions page's words, for the export; its id
+// when the page does not word it.
+func (h *Handlers) askedTitle(id string) string {
+	for _, a := range h.asked {
+		if a.ID == id {
+			return a.Title
+		}
+	}
+	return id
+}
 
 // admitRun charges one run of e on p to the client of ctx (see runs.Admission).
 func (h *Handlers) admitRun(ctx context.Context, e *experiments.Experiment, p any) error {

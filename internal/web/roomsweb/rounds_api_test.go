@@ -2,8 +2,10 @@ package roomsweb
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -57,8 +59,8 @@ func TestTwoVoteRoundAPI(t *testing.T) {
 	if rd.Votes != 2 || rd.Vote != 1 || rd.Seconds != 120 || rd.Deadline == "" || rd.LeftSeconds == nil || *rd.LeftSeconds <= 0 {
 		t.Errorf("host's round: %+v", rd)
 	}
-	if rd.First == nil || len(rd.First.Guesses) != 3 || rd.First.Median != 50 {
-		t.Errorf("the host sees the first vote's spread before the reveal: %+v", rd.First)
+	if f := rd.First; f == nil || len(f.Guesses) != 3 || f.Median != 50 || f.Min != 10 || f.Max != 100 || f.Q1 != 30 || f.Q3 != 75 {
+		t.Errorf("the host sees the first vote's spread before the reveal, min, quartiles and max too: %+v", rd.First)
 	}
 	if hv.Unanswered == nil || len(*hv.Unanswered) != 0 {
 		t.Errorf("host: unanswered %v, want an empty list once everyone answered", hv.Unanswered)
@@ -94,8 +96,9 @@ func TestTwoVoteRoundAPI(t *testing.T) {
 	if res.First == nil || len(res.First.Guesses) != 3 || res.First.Median != 50 {
 		t.Errorf("first: %+v", res.First)
 	}
-	if res.MovedCloser != 2 {
-		t.Errorf("moved_closer %d, want 2 (Ada 10 to 40, Bob 50 to 48, with 45 measured)", res.MovedCloser)
+	if res.MovedCloser != 2 || res.AnsweredBoth != 2 {
+		t.Errorf("moved_closer %d of answered_both %d, want 2 of 2 (Ada 10 to 40, Bob 50 to 48, with 45 measured; Cy did not vote again)",
+			res.MovedCloser, res.AnsweredBoth)
 	}
 	want := []CalibrationJSON{{"medium", 1, 5}, {"high", 1, 3}}
 	if !slices.Equal(res.Calibration, want) {
@@ -108,8 +111,56 @@ func TestTwoVoteRoundAPI(t *testing.T) {
 	if r := mv.Rounds[0].Result; r == nil || r.YourDistance == nil || *r.YourDistance != 3 || r.YourFirstDistance == nil || *r.YourFirstDistance != 5 {
 		t.Errorf("Bob's own distances: %+v", r)
 	}
-	if len(mv.YourCalibration) != 1 || mv.YourCalibration[0].Confidence != "high" {
+	// Bob's own record across rounds is relative (3 off a measured 45), and named so: a round's
+	// mean_distance is in its unit.
+	if c := mv.YourCalibration; len(c) != 1 || c[0].Confidence != "high" || c[0].Guesses != 1 || math.Abs(c[0].MeanRelativeDistance-3.0/45) > 1e-12 {
 		t.Errorf("Bob's own calibration: %+v", mv.YourCalibration)
+	}
+	raw := s.call("GET", path, bob, "").body
+	if !strings.Contains(raw, `"your_calibration":[{"confidence":"high","guesses":1,"mean_relative_distance":0.0666`) {
+		t.Errorf("your_calibration as the API writes it: %s", raw)
+	}
+}
+
+// TestSecondVoteOnlyOnTheNewestRound: once the host has moved on to another round, a second vote
+// on an earlier one is refused with 409 naming seq, and the newer round keeps taking answers.
+func TestSecondVoteOnlyOnTheNewestRound(t *testing.T) {
+	s := newHarness(t, limits{})
+	code, host := s.createRoom(t, "Moved on")
+	ada := s.join(t, code, "Ada")
+	path := "/api/rooms/" + code
+	must(t, s.call("POST", path+"/rounds", host, `{"question":"q1","votes":2}`), http.StatusCreated, nil)
+	must(t, s.call("POST", path+"/rounds", host, `{"question":"q2"}`), http.StatusCreated, nil)
+	r := s.call("POST", path+"/rounds/1/second-vote", host, "")
+	var got apiErrors
+	if err := json.Unmarshal([]byte(r.body), &got); err != nil || r.status != http.StatusConflict || len(got.Errors) != 1 || got.Errors[0].Field != "seq" {
+		t.Errorf("a second vote on round 1 after round 2 opened: %d %s; want 409 naming seq", r.status, r.body)
+	}
+	must(t, s.call("PUT", path+"/rounds/2/guess", ada, `{"value":3}`), http.StatusNoContent, nil)
+	if v := s.state(t, code, host); v.Rounds[0].State != "locked" || v.Rounds[1].State != "open" {
+		t.Errorf("after the refusal: round 1 %s, round 2 %s; want locked, open", v.Rounds[0].State, v.Rounds[1].State)
+	}
+}
+
+// TestExportWordsThePredictions: the export carries a prediction round's question in the words of
+// the predictions page, as the room showed it, not its id.
+func TestExportWordsThePredictions(t *testing.T) {
+	s := newHarness(t, limits{})
+	code, host := s.createRoom(t, "Record")
+	path := "/api/rooms/" + code
+	must(t, s.call("POST", path+"/rounds", host, `{"question":"q3"}`), http.StatusCreated, nil)
+	var ex struct {
+		Rounds []struct {
+			Text     string `json:"text"`
+			Question struct {
+				Prediction string `json:"prediction"`
+			} `json:"question"`
+		} `json:"rounds"`
+	}
+	must(t, s.call("GET", path+"/export", host, ""), http.StatusOK, &ex)
+	want := s.h.askedTitle("q3")
+	if len(ex.Rounds) != 1 || ex.Rounds[0].Text != want || want == "q3" || !strings.HasSuffix(want, "?") || ex.Rounds[0].Question.Prediction != "q3" {
+		t.Errorf("the export's round: %+v; want its text %q, the predictions page's words", ex.Rounds, want)
 	}
 }
 

@@ -36,15 +36,19 @@ type Hub interface {
 	Close() error
 }
 
-// Events handles "GET /rooms/:id/events" (view=bar for the bar on notebook pages): the
-// room's live parts as Server-Sent Events, for the host or a member (cookie or bearer key).
+// Events handles "GET /rooms/:id/events" (view=bar for the bar on notebook pages, view=projector
+// for the big screen): the room's live parts as Server-Sent Events, for the host or a member
+// (cookie or bearer key).
 func (h *Handlers) Events() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		r, err := h.rooms.RoomByID(c.Request().Context(), c.Param("id"))
+		ctx := c.Request().Context()
+		r, err := h.rooms.RoomByID(ctx, c.Param("id"))
 		if err != nil {
 			return Refusal(err)
 		}
-		return h.stream(c, r, roomKey(c, r.ID))
+		key := roomKey(c, r.ID)
+		who, _ := h.rooms.Identify(ctx, r, key) // stream answers a refusal
+		return h.stream(c, who, key)
 	}
 }
 
@@ -52,11 +56,7 @@ func (h *Handlers) Events() echo.HandlerFunc {
 // holds a key ("Authorization: Bearer KEY").
 func (h *Handlers) APIEvents() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		r, err := h.rooms.RoomByCode(c.Request().Context(), c.Param("code"))
-		if err != nil {
-			return Refusal(err)
-		}
-		return h.stream(c, r, bearerKey(c.Request()))
+		return h.stream(c, h.apiCaller(c), bearerKey(c.Request()))
 	}
 }
 
@@ -88,18 +88,19 @@ func (l *roomLive) present(roomID string) func(memberID string) bool {
 	return l.presence.Room(roomID)
 }
 
-// stream serves room r's events to the holder of key until the client goes, the room's hub
-// closes, or the server stops. It reads the store once, to admit the caller; every redraw after
-// that comes from the room's reader's snapshots, and a heartbeat redraws from the last one.
-func (h *Handlers) stream(c echo.Context, r rooms.Room, key string) error {
+// stream serves the events of caller's room to the holder of key until the client goes, the
+// room's hub closes, or the server stops. The request has read the store to admit the caller (the
+// room, and a member's seat); every redraw after that comes from the room's reader's snapshots,
+// and a heartbeat redraws from the last one.
+func (h *Handlers) stream(c echo.Context, caller rooms.Caller, key string) error {
 	ctx := c.Request().Context()
-	_, caller, err := h.rooms.Identify(ctx, r.Code, key)
-	if err != nil || caller.Role == rooms.Nobody {
+	if err := caller.Err(); err != nil || caller.Role == rooms.Nobody {
 		if err == nil {
 			err = rooms.ErrForbidden
 		}
 		return Refusal(err)
 	}
+	r := caller.Room
 	claim, err := h.claimStream(r, key)
 	if err != nil {
 		return err
