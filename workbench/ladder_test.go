@@ -82,8 +82,8 @@ func TestNoHandlerSurvivesAShortWindow(t *testing.T) {
 	p := DefaultParams()
 	p.KeyWindow, p.Jobs = 1000, 6000
 	for name, src := range map[string]string{
-		"in the transaction": "def handle(job, queue, db, bus):\n    tx = db.begin()\n    if tx.remember(job.id):\n        tx.apply(job.id)\n    tx.commit()\n    queue.ack()\n",
-		"seen, then remember": "def handle(job, queue, db, bus):\n    if db.seen(job.id):\n        queue.ack()\n        return\n    tx = db.begin()\n    tx.remember(job.id)\n    tx.apply(job.id)\n    tx.commit()\n    queue.ack()\n",
+		"in the transaction":    "def handle(job, queue, db, bus):\n    tx = db.begin()\n    if tx.remember(job.id):\n        tx.apply(job.id)\n    tx.commit()\n    queue.ack()\n",
+		"seen, then remember":   "def handle(job, queue, db, bus):\n    if db.seen(job.id):\n        queue.ack()\n        return\n    tx = db.begin()\n    tx.remember(job.id)\n    tx.apply(job.id)\n    tx.commit()\n    queue.ack()\n",
 		"key only when retried": "def handle(job, queue, db, bus):\n    tx = db.begin()\n    if job.attempt == 1 or tx.remember(job.id):\n        tx.apply(job.id)\n    if job.attempt == 1:\n        tx.remember(job.id)\n    tx.commit()\n    queue.ack()\n",
 	} {
 		res, err := Check(context.Background(), src, p)
