@@ -16,7 +16,7 @@ const (
 	WorkbenchParamsID = "wb-params"
 	WorkbenchResultID = "wb-result"
 	WorkbenchTraceID  = "wb-trace"
-	WorkbenchJobsID   = "wb-jobs"
+	WorkbenchJobsID   = "wb-which"
 	WorkbenchLabID    = "wb-lab"
 	// WorkbenchInPlaceID is the box under a block's design that "Edit and check" loads the
 	// workbench's form into.
@@ -279,6 +279,10 @@ func NewWorkbenchResult(res workbench.Result, smallestURL, hash string) Workbenc
 			if listed > 0 {
 				c.Which = WorkbenchWhich(p.CrashPoint, o)
 				c.Label = "which jobs? " + experiments.Thousands(listed) + " " + WorkbenchOutcomeWords(o) + " at crash point " + name
+				if o == workbench.OutcomeRedelivered {
+					// The name starts with the number shown, as a reader who speaks it says it.
+					c.Label = c.Text + " deliveries: which jobs? " + experiments.Thousands(listed) + " " + WorkbenchOutcomeWords(o) + " at crash point " + name
+				}
 			}
 			row.Cells = append(row.Cells, c)
 		}

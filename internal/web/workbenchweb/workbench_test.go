@@ -144,6 +144,16 @@ func TestWhichJobsForEveryCount(t *testing.T) {
 		!strings.Contains(r.body, "The first 50 by id") {
 		t.Errorf("which jobs without script: %d", r.status)
 	}
+	// The list's panel and heading take ids of their own: the parameter jobs is wb-jobs already.
+	ids := map[string]int{}
+	for _, m := range regexp.MustCompile(` id="([^"]+)"`).FindAllStringSubmatch(r.body, -1) {
+		ids[m[1]]++
+	}
+	for id, n := range ids {
+		if n > 1 {
+			t.Errorf("id %q is given %d times in the page with a list open", id, n)
+		}
+	}
 
 	form.Del("which")
 	form.Set("csv", "1:duplicated")
@@ -212,7 +222,7 @@ func TestSharedJobs(t *testing.T) {
 	r = get(e, loc+"&which=1:duplicated")
 	if r.status != http.StatusOK || !strings.Contains(r.body, "Which jobs? 32 applied more than once at crash point 1") ||
 		!strings.Contains(r.body, `href="`+html.EscapeString(loc+"&which=1%3Aduplicated&format=csv")+`"`) {
-		t.Errorf("a share's list: %d\n%.2000s", r.status, r.body[strings.Index(r.body, "wb-jobs"):])
+		t.Errorf("a share's list: %d\n%.2000s", r.status, r.body[strings.Index(r.body, "wb-which"):])
 	}
 	if r = get(e, loc+"&format=csv"); r.status != http.StatusBadRequest {
 		t.Errorf("format=csv without which: %d", r.status)
