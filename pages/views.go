@@ -345,11 +345,10 @@ type ArticleView struct {
 }
 
 // EditLinks are the "Edit and check" links under a page's design: one per template of its
-// designs, each opening the workbench with that template in the editor. Link.Title holds the
-// template's title and URL the workbench's address with it chosen.
+// designs, each opening the workbench with that template in the editor (pages/workbench.go).
 type EditLinks struct {
 	After int
-	Links []Link
+	Links []EditLink
 }
 
 // Source is a function of the experiments package, highlighted.

@@ -16,16 +16,27 @@ const (
 	WorkbenchParamsID = "wb-params"
 	WorkbenchResultID = "wb-result"
 	WorkbenchTraceID  = "wb-trace"
+	WorkbenchJobsID   = "wb-which"
 	WorkbenchLabID    = "wb-lab"
+	// WorkbenchInPlaceID is the box under a block's design that "Edit and check" loads the
+	// workbench's form into.
+	WorkbenchInPlaceID = "wb-in-place"
 )
+
+// EditLink is one "Edit and check" under a block's design: URL opens the workbench's page with
+// the template chosen (where the link leads without script), InPlace the same form and result
+// for htmx to load into the block's page, under the link.
+type EditLink struct {
+	Title, URL, InPlace string
+}
 
 // WorkbenchView is the workbench's part of its page: the templates menu, the editor and the
 // parameter form, the exercise ladder, and the result of the last check (or why there is none).
 type WorkbenchView struct {
-	// Action is where Check posts the form; TraceAction answers a job's timeline, ShareAction
-	// keeps the source and leads to its permanent URL.
-	Action, TraceAction, ShareAction string
-	Templates                        []WorkbenchTemplate
+	// Action is where Check posts the form; TraceAction answers a job's timeline, JobsAction a
+	// count's jobs, ShareAction keeps the source and leads to its permanent URL.
+	Action, TraceAction, JobsAction, ShareAction string
+	Templates                                    []WorkbenchTemplate
 	// Template is the name of the template the source started from ("" for a share's own).
 	Template string
 	Source   string
@@ -41,6 +52,8 @@ type WorkbenchView struct {
 	Result  *WorkbenchResult
 	// Trace is the timeline a reader asked for, shown in the result's timeline panel.
 	Trace *JobView
+	// Jobs is the "which jobs?" list a reader asked for, shown in the result's jobs panel.
+	Jobs *WorkbenchJobs
 	// ShareURL is the permanent URL of this source when it is a share; JSONURL the same check as
 	// the API's JSON.
 	ShareURL, JSONURL string
@@ -108,13 +121,16 @@ type WorkbenchResult struct {
 	Survives  bool
 	Verdict   string
 	Publishes bool
-	Rows      []WorkbenchRow
-	Failures  []WorkbenchFailure
-	// Smallest is the smallest failing case in words, and URL the permalink that checks it alone.
-	Smallest, SmallestURL string
-	Output                string
-	Dropped               int64
-	Hash                  string
+	// Producer says the check ran in the producer's world, whose first count is failed requests.
+	Producer bool
+	Rows     []WorkbenchRow
+	Failures []WorkbenchFailure
+	// Smallest is the smallest failing case in words, SmallestNote what its search could not
+	// try, and SmallestURL the permalink that checks it alone.
+	Smallest, SmallestNote, SmallestURL string
+	Output                              string
+	Dropped                             int64
+	Hash                                string
 }
 
 // WorkbenchRow is one crash point's row of the result table.
@@ -126,9 +142,10 @@ type WorkbenchRow struct {
 	Anchor string
 }
 
-// WorkbenchCell is one count; Anchor, when set, is the "which jobs?" list behind it.
+// WorkbenchCell is one count; Which, when set, asks for the "which jobs?" list behind it (the
+// value the form posts: "point:outcome"), and Label names that list for a screen reader.
 type WorkbenchCell struct {
-	Text, Anchor, Label string
+	Text, Which, Label string
 }
 
 // WorkbenchFailure is a failing point told in words: its explanation, the timeline of the job the
@@ -140,11 +157,17 @@ type WorkbenchFailure struct {
 }
 
 // WorkbenchJobs is one count's jobs: the first JobsShown ids, each a button that asks for that
-// job's timeline (Trace is the value the form posts: "point:job").
+// job's timeline (Trace is the value the form posts: "point:job"). Which is the count's
+// "point:outcome", which the CSV of every id is asked for by: CSVURL, a link, where the handler
+// is a share, else a button that posts the form.
 type WorkbenchJobs struct {
 	ID, Words string
-	Total     int64
-	IDs       []WorkbenchJob
+	// Point and Label say the crash point the list is at, for its heading.
+	Point, Label string
+	Which        string
+	CSVURL       string
+	Total        int64
+	IDs          []WorkbenchJob
 }
 
 // WorkbenchJob is one listed job.
@@ -161,38 +184,107 @@ func NewWorkbenchTimeline(tr experiments.Trace) JobView {
 	return NewJobView(workbenchExperiment, tr)
 }
 
-// PointName is a crash point as its row names it: its number, or "relay" for the outbox relay's.
+// PointName is a crash point as its row names it: its number, "relay" for the outbox relay's, or
+// "as drawn" for the producer's world, whose crashes fall where the stream draws them (as site
+// check names it).
 func PointName(k int) string {
-	if k == workbench.RelayPoint {
+	switch {
+	case k == workbench.RelayPoint:
 		return "relay"
+	case k < 0:
+		return "as drawn"
 	}
 	return strconv.Itoa(k)
 }
 
-// NewWorkbenchResult turns a check into the rows, failures and job lists the page shows.
+// PointKey is a crash point in an element id or a file name: its number, "relay" or "drawn".
+func PointKey(k int) string {
+	switch {
+	case k == workbench.RelayPoint:
+		return "relay"
+	case k < 0:
+		return "drawn"
+	}
+	return strconv.Itoa(k)
+}
+
+// WorkbenchWhich is the value that asks for one count's jobs: "point:outcome", the point as
+// its number in the check's JSON.
+func WorkbenchWhich(point int, outcome string) string { return strconv.Itoa(point) + ":" + outcome }
+
+// WorkbenchOutcomeWords names a count of the workbench's in words, for a list's heading and its
+// link's label.
+func WorkbenchOutcomeWords(outcome string) string {
+	switch outcome {
+	case workbench.OutcomeLost:
+		return "lost"
+	case workbench.OutcomeFailed:
+		return "failed in front of their caller"
+	case workbench.OutcomeExactlyOnce:
+		return "applied exactly once"
+	case workbench.OutcomeDuplicated:
+		return "applied more than once"
+	case workbench.OutcomeRedelivered:
+		return "delivered more than once"
+	case workbench.OutcomeEventsLost:
+		return "with their event lost"
+	case workbench.OutcomeEventsPhantom:
+		return "with a phantom event"
+	case workbench.OutcomeEventsDuplicated:
+		return "with their event published more than once"
+	}
+	return OutcomeWords(outcome)
+}
+
+// NewWorkbenchJobs is the list of one count's jobs at a point: the first JobsShown of ids as
+// timeline buttons. csvURL is the link to all of them, "" where the CSV is asked for by a post.
+func NewWorkbenchJobs(p workbench.Point, outcome string, ids []int64, csvURL string) WorkbenchJobs {
+	name := PointName(p.CrashPoint)
+	j := WorkbenchJobs{ID: "wb-point-" + PointKey(p.CrashPoint) + "-" + outcome,
+		Words: experiments.Thousands(int64(len(ids))) + " " + WorkbenchOutcomeWords(outcome), Total: int64(len(ids)),
+		Point: name, Label: p.Label, Which: WorkbenchWhich(p.CrashPoint, outcome), CSVURL: csvURL}
+	for _, job := range ids[:min(len(ids), JobsShown)] {
+		js := strconv.FormatInt(job, 10)
+		j.IDs = append(j.IDs, WorkbenchJob{ID: js, Trace: strconv.Itoa(p.CrashPoint) + ":" + js})
+	}
+	return j
+}
+
+// NewWorkbenchResult turns a check into the rows, failures and job lists the page shows. Every
+// count above 0 asks for its jobs; a failing point also lists the jobs behind its failing counts
+// under its explanation.
 func NewWorkbenchResult(res workbench.Result, smallestURL, hash string) WorkbenchResult {
 	v := WorkbenchResult{Survives: res.Verdict.Survives, Verdict: res.Verdict.Text, Publishes: res.Publishes,
-		Output: res.Output, Dropped: res.DroppedLines, Hash: hash}
+		Producer: res.Params.World == workbench.WorldProducer, Output: res.Output, Dropped: res.DroppedLines, Hash: hash}
 	if s := res.Smallest; s != nil {
-		v.Smallest, v.SmallestURL = s.Text, smallestURL
+		v.Smallest, v.SmallestNote, v.SmallestURL = s.Text, s.Note, smallestURL
 	}
+	outcomes := res.Outcomes()
 	for _, p := range res.Points {
 		name := PointName(p.CrashPoint)
-		id := "wb-point-" + name
+		id := "wb-point-" + PointKey(p.CrashPoint)
 		row := WorkbenchRow{Point: name, Label: p.Label, Survives: p.Survives}
-		cell := func(n int64, outcome string) WorkbenchCell {
+		counts := map[string]int64{workbench.OutcomeLost: p.Lost, workbench.OutcomeFailed: deref(p.Failed), workbench.OutcomeExactlyOnce: p.ExactlyOnce,
+			workbench.OutcomeDuplicated: p.Duplicated, workbench.OutcomeRedelivered: p.Deliveries,
+			workbench.OutcomeEventsLost: deref(p.EventsLost), workbench.OutcomeEventsPhantom: deref(p.EventsPhantom), workbench.OutcomeEventsDuplicated: deref(p.EventsDuplicated)}
+		for _, o := range outcomes {
+			n := counts[o]
 			c := WorkbenchCell{Text: experiments.Thousands(n)}
-			if n > 0 && !p.Survives && outcome != "" {
-				c.Anchor = id + "-" + outcome
-				c.Label = "which jobs? " + experiments.Thousands(n) + " " + OutcomeWords(outcome) + " at crash point " + name
+			// Deliveries count deliveries, not jobs: their list is the jobs handed out more than
+			// once, which is empty when every job was delivered once.
+			listed := n
+			if o == workbench.OutcomeRedelivered {
+				listed = int64(len(p.IDs[o]))
 			}
-			return c
-		}
-		row.Cells = []WorkbenchCell{cell(p.Lost, workbench.OutcomeLost), cell(p.ExactlyOnce, ""),
-			cell(p.Duplicated, workbench.OutcomeDuplicated), cell(p.Deliveries, "")}
-		if res.Publishes {
-			row.Cells = append(row.Cells, cell(deref(p.EventsLost), workbench.OutcomeEventsLost),
-				cell(deref(p.EventsPhantom), workbench.OutcomeEventsPhantom), cell(deref(p.EventsDuplicated), workbench.OutcomeEventsDuplicated))
+			if listed > 0 {
+				c.Which = WorkbenchWhich(p.CrashPoint, o)
+				c.Label = "which jobs? " + experiments.Thousands(listed) + " " + WorkbenchOutcomeWords(o) + " at crash point " + name
+				if o == workbench.OutcomeRedelivered {
+					// The name starts with the number shown, as a reader who speaks it says it.
+					c.Label = c.Text + " deliveries: which jobs? " + experiments.Thousands(listed) + " " + WorkbenchOutcomeWords(o) + " at crash point " + name
+				}
+			}
+			row.Cells = append(row.Cells, c)
 		}
 		if !p.Survives {
 			row.Anchor = id
@@ -207,16 +299,9 @@ func NewWorkbenchResult(res workbench.Result, smallestURL, hash string) Workbenc
 			}
 			for _, o := range []string{workbench.OutcomeLost, workbench.OutcomeDuplicated, workbench.OutcomeEventsLost,
 				workbench.OutcomeEventsPhantom, workbench.OutcomeEventsDuplicated} {
-				ids := p.IDs[o]
-				if len(ids) == 0 {
-					continue
+				if ids := p.IDs[o]; len(ids) > 0 {
+					f.Jobs = append(f.Jobs, NewWorkbenchJobs(p, o, ids, ""))
 				}
-				j := WorkbenchJobs{ID: id + "-" + o, Words: experiments.Thousands(int64(len(ids))) + " " + OutcomeWords(o), Total: int64(len(ids))}
-				for _, job := range ids[:min(len(ids), JobsShown)] {
-					js := strconv.FormatInt(job, 10)
-					j.IDs = append(j.IDs, WorkbenchJob{ID: js, Trace: strconv.Itoa(p.CrashPoint) + ":" + js})
-				}
-				f.Jobs = append(f.Jobs, j)
 			}
 			v.Failures = append(v.Failures, f)
 		}
@@ -248,6 +333,9 @@ func deref(p *int64) int64 {
 // WorkbenchHead is the result table's header, as the command line's table names its columns.
 func (r WorkbenchResult) Head() []string {
 	h := []string{"lost", "exactly once", "duplicated", "deliveries"}
+	if r.Producer {
+		h[0] = "failed"
+	}
 	if r.Publishes {
 		h = append(h, "events lost", "phantom", "duplicated events")
 	}

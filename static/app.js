@@ -583,6 +583,66 @@
   });
   // === end of Which jobs? panel ===
 
+  // === Edit and check in place (pages/layout.templ's editAndCheck, pages/workbench.templ) ===
+  // A link under a block's design loads the workbench's form and result into the box below it
+  // (without script it opens the workbench's page). Focus goes into the editor, whose script the
+  // box names and is loaded the first time; Close, Escape outside the editor, or Escape twice in
+  // it, empties the box and puts focus back on the link that opened it.
+  var inPlaceOpener = null;
+  function inPlaceLinks() { return document.querySelectorAll('a[aria-controls="wb-in-place"]'); }
+  function focusEditor(box) {
+    var area = box.querySelector("#wb-source");
+    if (!area) return;
+    if (window.eoEditor) {
+      window.eoEditor.mount(box);
+      if (!window.eoEditor.focus || !window.eoEditor.focus(area.id)) area.focus();
+      return;
+    }
+    var host = box.querySelector("[data-editor-script]");
+    var src = host && host.getAttribute("data-editor-script");
+    if (!src) { area.focus(); return; }
+    var script = document.createElement("script");
+    script.src = src;
+    script.onload = function () { if (box.contains(area)) focusEditor(box); };
+    script.onerror = function () { area.focus(); };
+    document.head.appendChild(script);
+  }
+  function closeInPlace() {
+    var box = document.getElementById("wb-in-place");
+    if (!box || !box.firstElementChild) return;
+    box.innerHTML = "";
+    if (window.eoEditor) window.eoEditor.mount(document);
+    inPlaceLinks().forEach(function (a) { a.setAttribute("aria-expanded", "false"); });
+    if (inPlaceOpener && document.body.contains(inPlaceOpener)) inPlaceOpener.focus();
+  }
+  document.addEventListener("htmx:beforeRequest", function (ev) {
+    var elt = ev.detail.elt;
+    if (elt && elt.getAttribute && elt.getAttribute("aria-controls") === "wb-in-place") inPlaceOpener = elt;
+  });
+  document.addEventListener("htmx:afterSettle", function (ev) {
+    var box = ev.detail.target;
+    if (!box || box.id !== "wb-in-place") return;
+    inPlaceLinks().forEach(function (a) { a.setAttribute("aria-expanded", a === inPlaceOpener ? "true" : "false"); });
+    focusEditor(box);
+  });
+  document.addEventListener("click", function (ev) {
+    if (ev.target.closest && ev.target.closest("#wb-in-place [data-wb-close]")) closeInPlace();
+  });
+  var escapedInEditor = false;
+  document.addEventListener("keydown", function (ev) {
+    var inBox = ev.target.closest && ev.target.closest("#wb-in-place");
+    if (!inBox) return;
+    var inEditor = !!ev.target.closest(".editor");
+    if (ev.key !== "Escape") { escapedInEditor = false; return; }
+    // In the editor a first Escape is the editor's own (it lets the next Tab leave); a second
+    // one in a row closes the box.
+    if (inEditor && !escapedInEditor) { escapedInEditor = true; return; }
+    escapedInEditor = false;
+    ev.preventDefault();
+    closeInPlace();
+  });
+  // === end of Edit and check in place ===
+
   // ---- Spread over seeds (pages/spread.templ, cmd/site/spread.go) ----
   // When a spread ends, the box that held focus (its Cancel, or nothing while it counted) is
   // swapped away (and with the banded block, the whole block and its Run), and focus would fall to

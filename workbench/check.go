@@ -18,6 +18,10 @@ const (
 	OutcomeEventsLost       = "events_lost"
 	OutcomeEventsPhantom    = "events_phantom"
 	OutcomeEventsDuplicated = "events_duplicated"
+	// OutcomeFailed is the producer's world's: a request that crashed before its change
+	// committed, so its caller was told it failed. Nothing of it is lost to anyone who was told
+	// otherwise, so it is no failure of the handler (unless its event went out: a phantom).
+	OutcomeFailed = "failed"
 )
 
 // Point is one crash point's outcome over the whole stream.
@@ -33,11 +37,16 @@ type Point struct {
 	// the label names.
 	Mixed bool `json:"mixed,omitempty"`
 	// Crashed counts the deliveries whose worker died at this point.
-	Crashed     int64 `json:"crashed"`
-	Lost        int64 `json:"lost"`
-	ExactlyOnce int64 `json:"exactly_once"`
-	Duplicated  int64 `json:"duplicated"`
-	Deliveries  int64 `json:"deliveries"`
+	Crashed int64 `json:"crashed"`
+	// Lost counts the jobs never applied that nobody was told about: in the consumer's world a job
+	// the queue handed out and no delivery applied. In the producer's world every request's caller
+	// hears of its crash, so Lost stays 0 there and Failed counts the requests that crashed
+	// before their change committed.
+	Lost        int64  `json:"lost"`
+	Failed      *int64 `json:"failed,omitempty"`
+	ExactlyOnce int64  `json:"exactly_once"`
+	Duplicated  int64  `json:"duplicated"`
+	Deliveries  int64  `json:"deliveries"`
 	// The event counts are set for a handler that publishes (bus.publish or tx.outbox): a job
 	// whose effect committed and whose event was never published (lost), whose event was
 	// published though its effect never committed (phantom), and whose event the second system
@@ -53,26 +62,39 @@ type Point struct {
 	Explanation string              `json:"explanation,omitempty"`
 	Job         *int64              `json:"job,omitempty"`
 	Timeline    []experiments.Event `json:"timeline,omitempty"`
-	// IDs are the jobs behind each count but exactly_once (the jobs in none of lost and
-	// duplicated), in id order.
+	// IDs are the jobs behind each count but exactly_once (the jobs in none of lost, failed and
+	// duplicated), in id order; redelivered is behind deliveries: the jobs handed out more than
+	// once.
 	IDs map[string][]int64 `json:"ids"`
 }
 
-// Jobs returns the ids behind one of the point's counts, exactly_once included.
+// Jobs returns the ids behind one of the point's counts, exactly_once included, for a stream of
+// jobs jobs.
 func (p Point) Jobs(outcome string, jobs int64) []int64 {
 	if outcome != OutcomeExactlyOnce {
 		return slices.Clone(p.IDs[outcome])
 	}
 	var out []int64
-	lost, dup := p.IDs[OutcomeLost], p.IDs[OutcomeDuplicated]
+	not := [][]int64{p.IDs[OutcomeLost], p.IDs[OutcomeFailed], p.IDs[OutcomeDuplicated]}
 	for j := range jobs {
-		if _, ok := slices.BinarySearch(lost, j); ok {
-			continue
+		if !slices.ContainsFunc(not, func(ids []int64) bool { _, ok := slices.BinarySearch(ids, j); return ok }) {
+			out = append(out, j)
 		}
-		if _, ok := slices.BinarySearch(dup, j); ok {
-			continue
-		}
-		out = append(out, j)
+	}
+	return out
+}
+
+// Outcomes are the names the points' job lists answer to, in the order a row shows its counts:
+// lost (failed, in the producer's world), exactly_once, duplicated, redelivered (behind the
+// deliveries), and the events' three for a handler that publishes.
+func (r Result) Outcomes() []string {
+	first := OutcomeLost
+	if r.Params.World == WorldProducer {
+		first = OutcomeFailed
+	}
+	out := []string{first, OutcomeExactlyOnce, OutcomeDuplicated, OutcomeRedelivered}
+	if r.Publishes {
+		out = append(out, OutcomeEventsLost, OutcomeEventsPhantom, OutcomeEventsDuplicated)
 	}
 	return out
 }
@@ -109,14 +131,18 @@ type Verdict struct {
 	Failing []int `json:"failing"`
 }
 
-// Smallest is the smallest failing case: parameters a permalink can carry, the job that breaks
-// and how.
+// Smallest is the smallest failing case: parameters a permalink can carry (the crash point, the
+// one crash kept as only_crash, the stream's length), the job that breaks and how.
 type Smallest struct {
 	Params  Params `json:"params"`
 	Query   string `json:"query"`
 	Job     int64  `json:"job"`
 	Outcome string `json:"outcome"`
 	Text    string `json:"text"`
+	// Exact says that every shorter stream was run with the same crash and survives; when it is
+	// false, Note says which lengths the search had no budget left to try.
+	Exact bool   `json:"exact"`
+	Note  string `json:"note,omitempty"`
 }
 
 // Check runs the handler in src over the model world with p, in this process. Only trusted code
@@ -166,6 +192,9 @@ func start(ctx context.Context, src string, p Params) (*checker, error) {
 	}
 	rt.prog = prog
 	e, err := newEngine(ctx, p, prog, rt)
+	if err == nil {
+		err = e.keepOnly(p.OnlyCrash)
+	}
 	if err != nil {
 		stop()
 		return nil, err
@@ -183,6 +212,7 @@ func (p Params) validate() error {
 		switch {
 		case f.OnlyWords:
 		case f.Name == "crash_point" && p.CrashPoint == AllPoints:
+		case f.Name == "only_crash" && p.OnlyCrash == NoOnlyCrash:
 		case f.Kind == experiments.KindInt:
 			_, msg = experiments.ParseInt(f.Field, fmt.Sprint(*p.intField(f.Name)))
 		default:
@@ -237,6 +267,9 @@ func (c *checker) check() (Result, error) {
 	res.Publishes = e.published
 	var points []int
 	switch {
+	case e.producer && c.p.CrashPoint != AllPoints:
+		return Result{}, experiments.FieldErrors{{Field: "crash_point", Message: fmt.Sprintf(
+			"%d is not a crash point of the producer's world, whose requests crash where the outbox experiment draws it (at either write, or in the relay); choose all", c.p.CrashPoint)}}
 	case e.producer:
 		points = []int{-1}
 	case c.p.CrashPoint != AllPoints:
@@ -295,10 +328,18 @@ func (c *checker) tally(k, n int) Point {
 	for _, name := range []string{OutcomeLost, OutcomeDuplicated, OutcomeRedelivered} {
 		pt.IDs[name] = []int64{}
 	}
+	var failed int64
+	if e.producer {
+		pt.IDs[OutcomeFailed] = []int64{}
+		pt.Failed = &failed
+	}
 	var evLost, evPhantom, evDup, extra int64
 	for j := range n {
 		a, pub := e.w.applied[j], e.w.published[j]
 		switch {
+		case a == 0 && e.producer:
+			failed++
+			ids(OutcomeFailed, j)
 		case a == 0:
 			pt.Lost++
 			ids(OutcomeLost, j)
@@ -341,12 +382,12 @@ func (c *checker) tally(k, n int) Point {
 }
 
 // survives is a point's verdict: no job lost or applied twice, and no event lost or phantom. In
-// the producer's world a request that crashed before its first write failed in front of its
-// caller, so a job without effect is no failure there, but half a change is. Duplicated events
-// never fail a point alone: the relay's contract is at least once, and the consumer's dedup is
-// what makes that harmless.
+// the producer's world a request that crashed before its change committed failed in front of its
+// caller, so it is counted as failed, not lost, and is no failure of the handler; half a change
+// (an event lost or a phantom) is. Duplicated events never fail a point alone: the relay's
+// contract is at least once, and the consumer's dedup is what makes that harmless.
 func (c *checker) survives(pt Point) bool {
-	ok := pt.Duplicated == 0 && (c.e.producer || pt.Lost == 0)
+	ok := pt.Duplicated == 0 && pt.Lost == 0
 	if pt.EventsLost != nil {
 		ok = ok && *pt.EventsLost == 0 && *pt.EventsPhantom == 0
 	}

@@ -132,9 +132,9 @@ func (c *checker) sentence(t *tracer, job int32, outcome string, k int) string {
 			} else if r == 0 {
 				b.WriteString(", and nothing renewed it")
 			}
-			fmt.Fprintf(&b, ". At %s s the queue handed the job to another worker while the first was still working", seconds(c.p.LeaseTimeout))
+			b.WriteString(". " + handovers(t.facts))
 			if outcome == OutcomeDuplicated {
-				b.WriteString(", and both applied its effect.")
+				b.WriteString(", " + appliedBy(len(t.facts), int(c.e.w.applied[job])) + ".")
 			} else {
 				b.WriteString(".")
 			}
@@ -144,29 +144,36 @@ func (c *checker) sentence(t *tracer, job int32, outcome string, k int) string {
 		return b.String()
 	}
 	// The crash, and the durable state it left.
-	if c.e.producer {
-		switch {
-		case len(f0.ops) == 0 || f0.ops[len(f0.ops)-1].kind == opAck && f0.applied == 0:
-			b.WriteString(": the producer died at its first write")
-		default:
-			o := f0.ops[len(f0.ops)-1]
-			fmt.Fprintf(&b, ": the producer died at its second write, after %s", t.label(&o))
+	switch {
+	case c.e.producer:
+		nth := map[int]string{1: "first", 2: "second"}[f0.beforeWrite]
+		if nth == "" {
+			nth = "next"
 		}
-	} else if len(f0.ops) == 0 {
+		fmt.Fprintf(&b, ": the producer died at its %s write", nth)
+		if len(f0.ops) > 0 {
+			o := f0.ops[len(f0.ops)-1]
+			fmt.Fprintf(&b, ", right after %s", t.label(&o))
+		}
+	case len(f0.ops) == 0:
 		b.WriteString(": the worker died before doing anything")
-	} else {
+	default:
 		o := f0.ops[len(f0.ops)-1]
 		fmt.Fprintf(&b, ": the worker died right after %s", t.label(&o))
 	}
-	fmt.Fprintf(&b, ". At that moment the ack %s, and the effect %s",
-		yes(f0.acked, "had been sent", "had not been sent"),
-		yes(f0.applied > 0, "was committed", "was not committed"))
+	// The producer's world has no queue: a request is handled once, so there is no ack to tell of.
+	var state []string
+	if !c.e.producer {
+		state = append(state, "the ack "+yes(f0.acked, "had been sent", "had not been sent"))
+	}
+	state = append(state, "the effect "+yes(f0.applied > 0, "was committed", "was not committed"))
 	if c.e.keyed {
-		fmt.Fprintf(&b, "; %s", yes(f0.keysHeld, "its key was committed", "no key of it was committed"))
+		state = append(state, yes(f0.keysHeld, "its key was committed", "no key of it was committed"))
 	}
 	if c.e.published {
-		fmt.Fprintf(&b, ", and its event %s", yes(f0.published > 0, "had been published", "had not been published"))
+		state = append(state, "its event "+yes(f0.published > 0, "had been published", "had not been published"))
 	}
+	b.WriteString(". At that moment " + andList(state))
 	b.WriteString(". ")
 	if c.e.producer {
 		b.WriteString("Its caller does not retry, so nothing ever completed the change.")
@@ -211,9 +218,9 @@ func (c *checker) sentence(t *tracer, job int32, outcome string, k int) string {
 		found := o.res == (o.kind == opSeen || o.kind == opTxSeen)
 		key := t.in.text(o.arg)
 		if found {
-			fmt.Fprintf(&b, " and found the key %s (%s)", key, t.label(&o))
+			fmt.Fprintf(&b, " and found the key %s at %s", key, t.label(&o))
 		} else {
-			fmt.Fprintf(&b, ", found no key %s (%s)", key, t.label(&o))
+			fmt.Fprintf(&b, ", found no key %s at %s", key, t.label(&o))
 			b.WriteString(c.missingKeyReason(t, f0, o.arg))
 		}
 	}
@@ -278,6 +285,45 @@ func renewOf(ops []op) float64 {
 		}
 	}
 	return 0
+}
+
+// handovers says when a lease that ran out handed a job to another worker, from the deliveries'
+// facts: the first delivery's, then one for each handover.
+func handovers(facts []deliveryFacts) string {
+	var at []string
+	for _, f := range facts[1:] {
+		at = append(at, seconds(f.at)+" s")
+	}
+	if len(at) == 1 {
+		return fmt.Sprintf("At %s the queue handed the job to another worker while the first was still working", at[0])
+	}
+	when := andList(at)
+	if len(at) > 4 {
+		when = fmt.Sprintf("%s, %s, … and %s (%d times)", at[0], at[1], at[len(at)-1], len(at))
+	}
+	return fmt.Sprintf("At %s the queue handed the job to yet another worker, each time while the ones before were still working", when)
+}
+
+// appliedBy says how many of a job's deliveries applied its effect.
+func appliedBy(deliveries, applied int) string {
+	switch {
+	case deliveries == 2 && applied == 2:
+		return "and both applied its effect"
+	case applied == deliveries:
+		return fmt.Sprintf("and all %d applied its effect", applied)
+	}
+	return fmt.Sprintf("and %d of its %d deliveries applied its effect", applied, deliveries)
+}
+
+// andList joins clauses as a sentence does: "a", "a and b", "a, b and c".
+func andList(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 func yes(b bool, t, f string) string {

@@ -48,7 +48,14 @@ type Params struct {
 	// CrashAgain lets the redelivery of a crashed job die at the same point once more.
 	CrashAgain bool  `json:"crash_again"`
 	World      World `json:"world"`
+	// OnlyCrash is NoOnlyCrash, or one job whose crash is kept of all the stream draws: the other
+	// jobs run clean. The redelivery delays stay as the whole stream draws them, so the one crash
+	// is the same crash it was among the others; the smallest failing case is written this way.
+	OnlyCrash int64 `json:"only_crash"`
 }
+
+// NoOnlyCrash as an OnlyCrash keeps every crash the stream draws.
+const NoOnlyCrash = -1
 
 // DefaultParams are the documents' defaults: every crash point, in the consumer's world, with a
 // dedup table that keeps every key and a lease of 5 s (the first document's fifth question).
@@ -56,7 +63,7 @@ func DefaultParams() Params {
 	lp := experiments.DefaultLeaseParams()
 	return Params{Jobs: 20_000, CrashRate: 0.02, Seed: 13, MaxDelay: 2000, DelaySeed: 17, KeyWindow: 0,
 		LeaseTimeout: 5, DurationSeed: lp.Seed, SlowFraction: lp.SlowFraction, FastMeanS: lp.FastMeanS, SlowMeanS: lp.SlowMeanS,
-		CrashPoint: AllPoints, World: WorldConsumer}
+		CrashPoint: AllPoints, World: WorldConsumer, OnlyCrash: NoOnlyCrash}
 }
 
 // Param is one parameter of a check: a number as an experiments.Field describes it, or, where
@@ -131,6 +138,9 @@ func Fields() []Param {
 		{Field: experiments.Field{Name: "world", Label: "World",
 			Help: "consumer: a queue redelivers what a worker did not ack (the hands-on document). producer: requests are never retried and each write may crash (the concept page's outbox)."},
 			Words: []string{string(WorldConsumer), string(WorldProducer)}, OnlyWords: true},
+		{Field: experiments.Field{Name: "only_crash", Label: "Only crash",
+			Help: "none keeps every crash the stream draws; a job id keeps that job's crash alone (it must be one the stream draws), so a single crash can be checked by itself.",
+			Kind: experiments.KindInt, MinInt: 0, MaxInt: MaxJobs - 1}, Words: []string{"none"}},
 	}
 }
 
@@ -200,6 +210,11 @@ func (p *Params) set(f Param, raw string) string {
 				p.World = World(word)
 				return ""
 			}
+		case "only_crash":
+			if word == "none" {
+				p.OnlyCrash = NoOnlyCrash
+				return ""
+			}
 		}
 		if f.OnlyWords {
 			return fmt.Sprintf("%q is not accepted; it must be %s", experiments.Clip(raw, 24), f.Range())
@@ -226,7 +241,7 @@ func (p *Params) set(f Param, raw string) string {
 
 func (p *Params) intField(name string) *int64 {
 	return map[string]*int64{"jobs": &p.Jobs, "seed": &p.Seed, "max_delay": &p.MaxDelay, "delay_seed": &p.DelaySeed,
-		"key_window": &p.KeyWindow, "duration_seed": &p.DurationSeed, "crash_point": &p.CrashPoint}[name]
+		"key_window": &p.KeyWindow, "duration_seed": &p.DurationSeed, "crash_point": &p.CrashPoint, "only_crash": &p.OnlyCrash}[name]
 }
 
 func (p *Params) floatField(name string) *float64 {
@@ -250,6 +265,11 @@ func (p Params) Format() map[string]string {
 		case "world":
 			out[f.Name] = string(p.World)
 			continue
+		case "only_crash":
+			if p.OnlyCrash == NoOnlyCrash {
+				out[f.Name] = "none"
+				continue
+			}
 		}
 		if f.Kind == experiments.KindInt {
 			out[f.Name] = strconv.FormatInt(*p.intField(f.Name), 10)
@@ -261,12 +281,19 @@ func (p Params) Format() map[string]string {
 }
 
 // Query is the permalink's query string for p: only the parameters that differ from the
-// defaults, so a link says what was changed, in the order of Fields.
-func (p Params) Query() string {
-	mine, defaults := p.Format(), DefaultParams().Format()
+// defaults, so a link says what was changed, in the order of Fields. It reproduces p only where
+// the defaults lie underneath (the API, site check, a share's URL); a page that lays a template's
+// own parameters underneath needs QueryOver.
+func (p Params) Query() string { return p.QueryOver(DefaultParams()) }
+
+// QueryOver is the query string that turns base into p: every parameter whose value differs from
+// base's, in the order of Fields. A link that a template's parameters lie under must be written
+// over them, or a value the reader set back to the default would be lost under the template's.
+func (p Params) QueryOver(base Params) string {
+	mine, under := p.Format(), base.Format()
 	var parts []string
 	for _, f := range Fields() {
-		if mine[f.Name] != defaults[f.Name] {
+		if mine[f.Name] != under[f.Name] {
 			parts = append(parts, url.QueryEscape(f.Name)+"="+url.QueryEscape(mine[f.Name]))
 		}
 	}

@@ -81,6 +81,15 @@ func compile(thread *starlark.Thread, src string, predeclared starlark.StringDic
 				prev := strings.Split(src, "\n")[pos.Line-2]
 				pos = syntax.MakePosition(nil, pos.Line-1, int32(utf8.RuneCountInString(prev)+1))
 			}
+			if strings.Contains(se.Msg, "excessive nesting") {
+				return nil, codeErrorAt(pos, "%s", nestingMessage(src, se.Pos))
+			}
+			if open, ok := unclosedBefore(src, se.Pos); ok {
+				// The parser notices a bracket left open only at a token after it, often on a
+				// later line; the mistake is where the bracket opened.
+				return nil, codeErrorAt(open.pos, "this '%c' is never closed (the parser noticed at line %d, column %d: %s)",
+					open.char, se.Pos.Line, se.Pos.Col, syntaxMessage(se.Msg))
+			}
 			return nil, codeErrorAt(pos, "%s", syntaxMessage(se.Msg))
 		}
 		return nil, &CodeError{Msg: err.Error()}
@@ -177,8 +186,6 @@ func spanText(lines []string, start, end syntax.Position) string {
 // reader's terms.
 func syntaxMessage(msg string) string {
 	switch {
-	case strings.Contains(msg, "excessive nesting"):
-		return "the brackets nest too deeply (more than 1,000 levels)"
 	case strings.Contains(msg, "got '**'"):
 		return msg + ": Starlark has no ** operator; write the number out (10000000000) or multiply"
 	case strings.Contains(msg, "got try"), strings.Contains(msg, "got except"):

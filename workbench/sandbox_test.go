@@ -5,7 +5,10 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -58,7 +61,11 @@ func TestSandboxLimits(t *testing.T) {
 		{"huge string", handle + "    x = \"x\" * 10000000000\n", "", 2, "a check's limit"},
 		{"billion items", handle + "    x = list(range(1000000000))\n", "", 0, "memory"},
 		{"nested brackets past the size", "x = " + strings.Repeat("[", 100_000) + "\n", "", 0, "the limit is 16,384"},
-		{"nested brackets", "x = " + strings.Repeat("[", 8_000) + "\n", "", 1, "nest too deeply"},
+		{"nested brackets", "x = " + strings.Repeat("[", 8_000) + "\n", "", 1, "the brackets nest too deeply"},
+		{"nested minus", handle + "    x = " + strings.Repeat("- ", 3_000) + "1\n", "", 2, "the expression nests too deeply"},
+		{"nested not", handle + "    x = " + strings.Repeat("not ", 3_000) + "True\n", "", 2, "the expression nests too deeply"},
+		{"nested lambdas", "x = " + strings.Repeat("lambda: ", 1_200) + "1\n", "", 1, "the expression nests too deeply"},
+		{"unclosed bracket", handle + "    db.apply(job.id\n    queue.ack()\n", "", 2, "this '(' is never closed (the parser noticed at line 3"},
 		{"syntax error", "def handle(job, queue, db, bus)\n    queue.ack()\n", "", 1, "got newline"},
 		{"power operator", handle + "    x = 10**10\n", "", 2, "no ** operator"},
 		{"load", "load(\"os\", \"system\")\n" + handle + "    queue.ack()\n", "", 1, "load is not available"},
@@ -108,30 +115,59 @@ func TestSandboxDeadline(t *testing.T) {
 	}
 }
 
+// TestSandboxCancel cancels a check while its child runs: Check answers context.Canceled, and by
+// then the child and everything in its process group are gone (killed and reaped, not left as a
+// zombie). The child is started through sh, which writes its pid to a file and execs the child in
+// its place, so the test learns the pid without touching the *exec.Cmd the sandbox owns.
 func TestSandboxCancel(t *testing.T) {
 	src := "def handle(job, queue, db, bus):\n    for i in range(100000):\n        pass\n    queue.ack()\n"
-	ctx, cancel := context.WithCancel(t.Context())
-	s := testSandbox(t)
-	var started *exec.Cmd
-	inner := s.Command
-	s.Command = func(ctx context.Context) *exec.Cmd {
-		started = inner(ctx)
-		return started
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	done := make(chan error)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	s := Sandbox{Command: func(ctx context.Context) *exec.Cmd {
+		return exec.CommandContext(ctx, "/bin/sh", "-c", `echo $$ > "$0" && exec "$1" "$2"`, pidFile, exe, ChildCommand)
+	}}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan error, 1)
 	go func() {
 		_, err := s.Check(ctx, src, DefaultParams())
 		done <- err
 	}()
-	for started == nil || started.Process == nil {
-		time.Sleep(5 * time.Millisecond)
+	pid := 0
+	deadline := time.Now().Add(30 * time.Second)
+	for pid == 0 {
+		select {
+		case err := <-done:
+			t.Fatalf("the check ended before it could be cancelled: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the child never wrote its pid")
+		}
+		if b, err := os.ReadFile(pidFile); err == nil && strings.HasSuffix(string(b), "\n") {
+			if pid, err = strconv.Atoi(strings.TrimSpace(string(b))); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("the child %d is not running before the cancel: %v", pid, err)
 	}
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("err %v, want context.Canceled", err)
 	}
-	if err := started.Process.Signal(os.Signal(nil)); err == nil {
-		t.Errorf("the child still runs after the cancel")
+	// Check has returned: the child must already be gone, and its process group with it.
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the child %d still exists after the cancel returned (signal 0: %v)", pid, err)
+	}
+	if err := syscall.Kill(-pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the child's process group %d still has a process after the cancel returned (signal 0: %v)", pid, err)
 	}
 }
 

@@ -35,8 +35,11 @@ type deliveryFacts struct {
 	published uint16
 	redueAt   int64 // the step its redelivery was queued for, or -1
 	late      bool  // that redelivery comes after the stream ended
-	expired   bool  // its lease ran out while the job was unacked
-	work      float64
+	// beforeWrite is the producer's world's crash plan: the write (1-based) the request dies just
+	// before, 0 none.
+	beforeWrite int
+	expired     bool // its lease ran out while the job was unacked
+	work        float64
 }
 
 // tracer records the life of one job through one run.
@@ -67,7 +70,7 @@ func (t *tracer) add(kind experiments.EventKind, format string, args ...any) {
 func (t *tracer) cur() *deliveryFacts { return &t.facts[len(t.facts)-1] }
 
 func (t *tracer) delivered(d *delivery) {
-	t.facts = append(t.facts, deliveryFacts{attempt: d.attempt, at: t.now, redueAt: -1})
+	t.facts = append(t.facts, deliveryFacts{attempt: d.attempt, at: t.now, redueAt: -1, beforeWrite: d.beforeWrite})
 	if d.attempt == 1 {
 		t.add(experiments.EventDelivered, "The queue hands job %d to a worker (delivery 1).", d.job)
 	} else {
@@ -155,7 +158,20 @@ func (t *tracer) crash(d *delivery) {
 		return
 	}
 	o := f.ops[len(f.ops)-1]
-	t.add(experiments.EventCrashed, "The worker dies right after %s; an open transaction dies with it, uncommitted.", t.label(&o))
+	open := 0
+	for _, tx := range d.txs {
+		if !tx.done {
+			open++
+		}
+	}
+	switch open {
+	case 0:
+		t.add(experiments.EventCrashed, "The worker dies right after %s.", t.label(&o))
+	case 1:
+		t.add(experiments.EventCrashed, "The worker dies right after %s; its open transaction dies with it, uncommitted.", t.label(&o))
+	default:
+		t.add(experiments.EventCrashed, "The worker dies right after %s; its %d open transactions die with it, uncommitted.", t.label(&o), open)
+	}
 }
 
 func (t *tracer) finished(d *delivery, w *world) {
@@ -192,7 +208,11 @@ func (t *tracer) evicted(key int32, by *delivery) {
 	for _, k := range t.keys {
 		if k == key {
 			t.evictions++
-			t.evictedBy = by.job
+			// The first eviction is the one a redelivery missed the key by; a key written again
+			// by the redelivery may be pushed out later too.
+			if t.evictedBy < 0 {
+				t.evictedBy = by.job
+			}
 			t.add(experiments.EventEvicted, "The key window forgets the key %s to make room for a key of job %d.", t.in.text(key), by.job)
 			return
 		}

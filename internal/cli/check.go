@@ -48,8 +48,11 @@ func Check(ctx context.Context, args []string, stdout io.Writer, child func(cont
 	res, err := workbench.Sandbox{Command: child}.Check(ctx, src, p)
 	var ce *workbench.CodeError
 	switch {
+	case errors.As(err, &ce) && ce.Line == 0:
+		// A fault of the whole handler (its size, its memory) has no place to name.
+		return fmt.Errorf("%s: %s", name, ce.Msg)
 	case errors.As(err, &ce):
-		return fmt.Errorf("%s:%s", name, strings.TrimPrefix(ce.Error(), "line "))
+		return fmt.Errorf("%s:%d:%d: %s", name, ce.Line, ce.Col, ce.Msg)
 	case err != nil:
 		return fieldErrors("check "+name, err)
 	}
@@ -123,6 +126,12 @@ func checkTable(res workbench.Result) present.Table {
 	t.Head = append(t.Head, "verdict")
 	t.Numeric = append(t.Numeric, false)
 	t.Keys = append(t.Keys, "survives")
+	producer := res.Params.World == workbench.WorldProducer
+	if producer {
+		// A request that crashed before its change committed failed in front of its caller: it
+		// is counted as failed, and nothing is lost.
+		t.Head[2], t.Keys[2] = "failed", "failed_requests"
+	}
 	num := experiments.Thousands
 	count := func(n int64) present.Cell { return present.NumberCell(num(n), float64(n)) }
 	for _, p := range res.Points {
@@ -133,7 +142,11 @@ func checkTable(res workbench.Result) present.Table {
 		case p.CrashPoint < 0:
 			point = present.WordCell("as drawn", "as drawn")
 		}
-		shown := []present.Cell{point, present.WordCell(p.Label, p.Label), count(p.Lost), count(p.ExactlyOnce), count(p.Duplicated), count(p.Deliveries)}
+		first := count(p.Lost)
+		if producer && p.Failed != nil {
+			first = count(*p.Failed)
+		}
+		shown := []present.Cell{point, present.WordCell(p.Label, p.Label), first, count(p.ExactlyOnce), count(p.Duplicated), count(p.Deliveries)}
 		if res.Publishes {
 			shown = append(shown, count(*p.EventsLost), count(*p.EventsPhantom), count(*p.EventsDuplicated))
 		}
@@ -163,7 +176,11 @@ func checkText(name, src string, res workbench.Result) string {
 		}
 	}
 	if s := res.Smallest; s != nil {
-		fmt.Fprintf(&b, "\nsmallest failing case: %s\n  site check %s %s\n", s.Text, name, flagsOf(s.Query))
+		fmt.Fprintf(&b, "\nsmallest failing case: %s\n", s.Text)
+		if s.Note != "" {
+			fmt.Fprintf(&b, "  %s\n", s.Note)
+		}
+		fmt.Fprintf(&b, "  site check %s %s\n", name, flagsOf(s.Query))
 	}
 	if res.Output != "" {
 		b.WriteString("\nprinted:\n" + res.Output)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -52,8 +53,17 @@ func TestCLICheck(t *testing.T) {
 
 	out, err = runCheck(t, "template:dual-write-db-first", "-world", "producer", "-format=csv")
 	if err != ErrSilent || !strings.HasPrefix(out, "# check=template:dual-write-db-first\r\n# jobs=20000\r\n") ||
-		!strings.Contains(out, "\r\ncrash_point,label,lost_jobs,exactly_once_jobs,duplicated_jobs,deliveries,events_lost,events_phantom,events_duplicated,extra_events,survives\r\n") {
+		!strings.Contains(out, "\r\ncrash_point,label,failed_requests,exactly_once_jobs,duplicated_jobs,deliveries,events_lost,events_phantom,events_duplicated,extra_events,survives\r\n") ||
+		!strings.Contains(out, "\r\nas drawn,") {
 		t.Errorf("csv err %v:\n%s", err, out)
+	}
+
+	// The producer's world: a request that crashed before its change committed failed in front
+	// of its caller, so the outbox loses nothing, says so in its row, and exits 0.
+	out, err = runCheck(t, "template:outbox", "-world", "producer")
+	if err != nil || !strings.Contains(out, "survives: no event is lost or phantom") || !strings.Contains(out, "failed  exactly once") ||
+		!regexp.MustCompile(`as drawn .*\s406\s+19,594\s`).MatchString(out) {
+		t.Errorf("the outbox in the producer's world: err %v\n%s", err, out)
 	}
 }
 
@@ -61,6 +71,16 @@ func TestCLICheckErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "handler.star")
 	if err := os.WriteFile(bad, []byte("def handle(job, queue, db, bus)\n    queue.ack()\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	unclosed := filepath.Join(dir, "unclosed.star")
+	if err := os.WriteFile(unclosed, []byte("def handle(job, queue, db, bus):\n    db.apply(job.id\n    queue.ack()\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A fault of the whole handler has no line: the message follows the file's name after a
+	// colon and a space, not glued to it where a line number would be.
+	nohandle := filepath.Join(dir, "nohandle.star")
+	if err := os.WriteFile(nohandle, []byte("def other():\n    pass\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -71,6 +91,10 @@ func TestCLICheckErrors(t *testing.T) {
 		{[]string{"template:nope"}, `no template "nope"`},
 		{[]string{filepath.Join(dir, "missing.star")}, "no such file"},
 		{[]string{bad}, "handler.star:1:32: got newline, want ':'"},
+		{[]string{unclosed}, "unclosed.star:2:13: this '(' is never closed (the parser noticed at line 3, column 10: got identifier, want ',')"},
+		{[]string{nohandle}, "nohandle.star: the handler defines no function handle"},
+		{[]string{"template:outbox", "-world", "producer", "-crash_point", "3"}, "-crash_point: 3 is not a crash point of the producer's world"},
+		{[]string{"template:ack-after-work", "-only_crash", "17"}, "-only_crash: job 17 does not crash in this stream"},
 		{[]string{"template:ack-after-work", "-crash_point", "many"}, `-crash_point: "many" is not a number`},
 		{[]string{"template:ack-after-work", "-window", "5"}, "-window: a check has no parameter of this name"},
 		{[]string{"template:ack-after-work", "-format", "xml"}, "-format must be"},

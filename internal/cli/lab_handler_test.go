@@ -62,7 +62,7 @@ func TestCLILabHandler(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.star")
 	os.WriteFile(bad, []byte("def handle(job, queue, db, bus):\n    db.apply(job.id\n"), 0o600)
 	_, _, err = runLab(t, env, "-handler", bad, "-jobs", "50")
-	if err == nil || !strings.Contains(err.Error(), bad+":3:1: ") {
+	if err == nil || !strings.Contains(err.Error(), bad+":2:13: ") {
 		t.Errorf("a syntax error: %v, want it at its file and line", err)
 	}
 	for flagArgs, want := range map[string]string{

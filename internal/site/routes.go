@@ -47,10 +47,13 @@ func (s *Server) routes() {
 	// long for a URL); a share's permanent URL checks it again on GET.
 	g.POST("/workbench", s.workbench.Check())
 	g.POST("/workbench/trace", s.workbench.Trace())
+	g.POST("/workbench/jobs", s.workbench.Jobs()) // "which jobs?" for a count, and its CSV
 	g.POST("/workbench/share", s.workbench.Share())
 	g.POST("/workbench/lab", s.workbench.RunOnLab()) // starts a run on the lab, which /lab/progress and /lab/cancel follow
 	get("/workbench/s/:hash", s.workbench.Shared())
+	get("/workbench/edit", s.workbench.InPlace()) // "Edit and check" in place, for htmx
 	g.POST("/api/workbench/check", s.workbench.CheckAPI())
+	g.POST("/api/workbench/jobs", s.workbench.JobsAPI())
 	g.POST("/api/workbench/shares", s.workbench.ShareAPI())
 
 	// The study rooms. Every change is a POST, PUT or DELETE (crossOrigin guards them all) with a

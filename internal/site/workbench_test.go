@@ -3,6 +3,7 @@ package site
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -61,9 +62,9 @@ func TestWorkbenchPage(t *testing.T) {
 	for _, want := range []string{"<h1>The workbench</h1>", `data-editor="starlark"`, `id="wb-source" name="source"`,
 		"def handle(job, queue, db, bus):", `data-template="dedup-in-tx"`, `aria-current="true">Ack after work`,
 		`name="jobs" value="20000"`, `<select id="wb-world" name="world"`, "Make ack-after-work survive",
-		"Survive with a bounded key window", "Add the event with an outbox", "breaks at 1 of 3 crash points",
+		"Find the key window that survives", "Add the event with an outbox", "breaks at 1 of 3 crash points",
 		`<tr data-point="1" class="failing">`, "398", "Job 16 was applied twice", `value="1:16"`, "lib/editor.min.js",
-		`href="/workbench?template=ack-after-work&amp;jobs=17&amp;crash_point=1"`} {
+		`href="/workbench?template=ack-after-work&amp;jobs=17&amp;crash_point=1&amp;only_crash=16"`} {
 		if !strings.Contains(r.body, want) {
 			t.Errorf("the page lacks %q", want)
 		}
@@ -124,7 +125,7 @@ func TestEditAndCheckLinks(t *testing.T) {
 		"/assembly": "/workbench?template=dedup-outside-tx",
 	} {
 		r := do(t, s, http.MethodGet, path, nil)
-		if r.status != http.StatusOK || !strings.Contains(r.body, `<p class="edit-check">`) || !strings.Contains(r.body, `href="`+want) {
+		if r.status != http.StatusOK || !strings.Contains(r.body, `<div class="edit-check">`) || !strings.Contains(r.body, `href="`+want) {
 			t.Errorf("%s: %d, no Edit and check link to %s", path, r.status, want)
 		}
 	}
@@ -150,5 +151,30 @@ func BenchmarkWorkbenchAPICheck(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestSmallestCaseLinkReproducesIt: "Check just this case" from a template the reader changed
+// carries every value that differs from the template's own, which the page lays underneath, so
+// a value set back to its default stays set (the dual write posted in the consumer's world used
+// to reopen in the producer's), and it checks exactly the case: one crash, that many jobs.
+func TestSmallestCaseLinkReproducesIt(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	form := url.Values{"source": {template(t, "dual-write-db-first")}, "template": {"dual-write-db-first"}, "world": {"consumer"}, "jobs": {"2000"}}
+	r := post(t, s, "/workbench", form)
+	m := regexp.MustCompile(`<a href="([^"]+)">Check just this case</a>`).FindStringSubmatch(r.body)
+	if r.status != http.StatusOK || m == nil {
+		t.Fatalf("POST: %d, no link to the smallest case", r.status)
+	}
+	link := html.UnescapeString(m[1])
+	if !strings.Contains(link, "world=consumer") || !strings.Contains(link, "only_crash=") {
+		t.Errorf("the link %s does not carry world=consumer and the one crash", link)
+	}
+	r = do(t, s, http.MethodGet, link, nil)
+	if r.status != http.StatusOK || !strings.Contains(r.body, `<option value="consumer" selected>`) || !strings.Contains(r.body, "breaks at 1 of 1 crash points") {
+		t.Errorf("GET %s: %d, not the consumer's world or not the one failing point", link, r.status)
+	}
+	if n := strings.Count(r.body, `<tr data-point=`); n != 1 {
+		t.Errorf("the case has %d rows, want its one crash point", n)
 	}
 }

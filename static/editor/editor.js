@@ -25,6 +25,8 @@
 //   underline from the column to the end of the word there. As soon as the reader edits a marked
 //   line its mark goes, and the editor sets data-edited on that child of the errors element so the
 //   page's list can show that the message may be stale.
+// - window.eoEditor.focus(id) puts the cursor in the editor of the textarea with that id and
+//   reports whether there is one.
 // - window.eoEditor.mount(root) makes editors of the textareas under root (or root itself) that are
 //   not editors yet, forgets editors whose textarea left the page, and reads every editor's errors
 //   element again. It is idempotent and does nothing on a page without such a textarea, so
@@ -288,7 +290,19 @@ if (media && media.addEventListener) {
   });
 }
 
-window.eoEditor = { mount };
+// focus puts the cursor in the editor of the textarea with the given id, reporting whether there
+// is one (a page that loads the form later, such as a block's "Edit and check", moves focus there).
+function focus(id) {
+  for (const ed of editors.values()) {
+    if (ed.textarea.id === id && ed.textarea.isConnected) {
+      ed.view.focus();
+      return true;
+    }
+  }
+  return false;
+}
+
+window.eoEditor = { mount, focus };
 
 if (document.readyState === "loading") {
   document.addEventListener("DOMContentLoaded", function () { mount(document); });

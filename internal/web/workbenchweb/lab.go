@@ -109,7 +109,7 @@ func (h *Handlers) RunOnLab() echo.HandlerFunc {
 		site := h.d.Site(workbenchPath)
 		v := h.workbenchBase(site, tmpl)
 		hx := web.HTMXOf(c.Request())
-		status := h.fillCheck(ctx, site, &v, src, raw, "")
+		status, _ := h.fillCheck(ctx, site, &v, src, raw, "")
 		if status == 499 {
 			return context.Canceled
 		}

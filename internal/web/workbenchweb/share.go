@@ -133,18 +133,24 @@ func (h *Handlers) ShareAPI() echo.HandlerFunc {
 }
 
 // Shared handles "GET /workbench/s/:hash": the shared handler in the editor, checked at the
-// query's parameters; with format=json, the check as the API answers it.
+// query's parameters; with format=json, the check as the API answers it. which=point:outcome
+// asks for one count's jobs: in the page's jobs panel, or as JSON or CSV (format=csv).
 func (h *Handlers) Shared() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		hash := c.Param("hash")
 		q := c.QueryParams()
-		asJSON := false
+		format := "html"
 		if v, ok := q["format"]; ok {
-			if len(v) != 1 || (v[0] != "json" && v[0] != "html") {
-				return &web.Error{Status: http.StatusBadRequest, Msg: "format must be json or html, given once"}
+			if len(v) != 1 || (v[0] != "json" && v[0] != "html" && v[0] != "csv") {
+				return &web.Error{Status: http.StatusBadRequest, Msg: "format must be json, csv or html, given once"}
 			}
-			asJSON = v[0] == "json"
+			format = v[0]
 		}
+		which := q.Get("which")
+		if format == "csv" && which == "" {
+			return &web.Error{Status: http.StatusBadRequest, Msg: "format=csv answers one count's jobs: give which=point:outcome too"}
+		}
+		asJSON := format == "json"
 		src, err := h.sharedSource(c.Request().Context(), hash)
 		if err != nil {
 			if asJSON {
@@ -156,6 +162,9 @@ func (h *Handlers) Shared() echo.HandlerFunc {
 			return err
 		}
 		raw := paramsOf("", q)
+		if which != "" {
+			return h.sharedJobs(c, hash, src, raw, which, format)
+		}
 		if asJSON {
 			if _, fe := workbench.Parse(raw); fe != nil {
 				return h.checkAPIError(c, fe)
@@ -167,10 +176,8 @@ func (h *Handlers) Shared() echo.HandlerFunc {
 			return c.JSON(http.StatusOK, checkJSON(src, res, h.d.Base+sharePath(hash)))
 		}
 		site := h.d.Site(workbenchPath)
-		v := h.workbenchBase(site, "")
-		v.ShareURL = site.URL(sharePath(hash))
-		v.JSONURL = v.ShareURL + "?" + withFormat(q)
-		status := h.fillCheck(c.Request().Context(), site, &v, src, raw, "")
+		v := h.sharedView(site, hash, q)
+		status, _ := h.fillCheck(c.Request().Context(), site, &v, src, raw, "")
 		if status == 499 {
 			return context.Canceled
 		}
@@ -178,12 +185,21 @@ func (h *Handlers) Shared() echo.HandlerFunc {
 	}
 }
 
-// withFormat is q with format=json, for the page's JSON link.
+// sharedView is the part of a share's page that does not depend on its check.
+func (h *Handlers) sharedView(site pages.Site, hash string, q url.Values) pages.WorkbenchView {
+	v := h.workbenchBase(site, "")
+	v.ShareURL = site.URL(sharePath(hash))
+	v.JSONURL = v.ShareURL + "?" + withFormat(q)
+	return v
+}
+
+// withFormat is q with format=json, for the page's JSON link (the check's, not a count's).
 func withFormat(q url.Values) string {
 	out := url.Values{}
 	for k, v := range q {
 		out[k] = v
 	}
+	out.Del("which")
 	out.Set("format", "json")
 	return out.Encode()
 }

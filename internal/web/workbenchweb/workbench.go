@@ -98,26 +98,14 @@ func (h *Handlers) WithEditor(site pages.Site) pages.Site {
 // forms post, the templates menu with current marked, and the exercise ladder.
 func (h *Handlers) workbenchBase(site pages.Site, current string) pages.WorkbenchView {
 	v := pages.WorkbenchView{Action: site.URL(workbenchPath), TraceAction: site.URL(workbenchPath + "/trace"),
-		ShareAction: site.URL(workbenchPath + "/share"), Template: current}
+		JobsAction: site.URL(workbenchPath + "/jobs"), ShareAction: site.URL(workbenchPath + "/share"), Template: current}
 	for _, t := range workbench.Templates() {
 		v.Templates = append(v.Templates, pages.WorkbenchTemplate{Name: t.Name, Title: t.Title, From: t.From, Summary: t.Summary,
 			URL: templateURL(site, t), Current: t.Name == current})
 	}
-	link := func(name, extra string) string {
-		t, _ := workbench.LookupTemplate(name)
-		u := templateURL(site, t)
-		if extra != "" {
-			u += "&" + extra
-		}
-		return u
-	}
-	v.Ladder = []pages.Exercise{
-		{Title: "Make ack-after-work survive", URL: link("ack-after-work", ""),
-			Task: "It applies a job twice when the worker dies between the effect and the ack. Change it until every crash point says survives."},
-		{Title: "Survive with a bounded key window", URL: link("window", ""),
-			Task: "Keep only the last 1,000 keys (the key window parameter) while redeliveries come up to 2,000 jobs late. Some keys are gone by then; find a handler that still applies every job once."},
-		{Title: "Add the event with an outbox", URL: link("dual-write-db-first", ""),
-			Task: "This producer commits its change, then publishes the event, and a crash between the two loses the event. Write the event with tx.outbox in the same transaction instead, so no event is lost or sent for nothing."},
+	for _, r := range workbench.Ladder() {
+		t, _ := workbench.LookupTemplate(r.Template)
+		v.Ladder = append(v.Ladder, pages.Exercise{Title: r.Title, Task: r.Task, URL: templateURL(site, t)})
 	}
 	return v
 }
@@ -159,7 +147,7 @@ func (h *Handlers) OnPage(ctx context.Context, site pages.Site, q url.Values) (*
 		t, _ = workbench.LookupTemplate(defaultTemplate)
 	}
 	v := h.workbenchBase(site, t.Name)
-	status := h.fillCheck(ctx, site, &v, t.Source, paramsOf(t.Query, q), "")
+	status, _ := h.fillCheck(ctx, site, &v, t.Source, paramsOf(t.Query, q), "")
 	if name != "" && !ok {
 		v.Problem = "There is no template named " + strconv.Quote(experiments.Clip(name, 40)) + "; the editor holds " + t.Title + " instead."
 	}
@@ -168,8 +156,9 @@ func (h *Handlers) OnPage(ctx context.Context, site pages.Site, q url.Values) (*
 
 // fillCheck puts the source, the form's values and the check's answer into v: the result, or
 // the handler's mistakes, the refused fields, or why nothing ran. trace ("point:job"), when set,
-// also asks for one job's timeline. It answers the status the page should have.
-func (h *Handlers) fillCheck(ctx context.Context, site pages.Site, v *pages.WorkbenchView, src string, raw map[string][]string, trace string) int {
+// also asks for one job's timeline. It answers the status the page should have, and the check
+// when there is one.
+func (h *Handlers) fillCheck(ctx context.Context, site pages.Site, v *pages.WorkbenchView, src string, raw map[string][]string, trace string) (int, *workbench.Result) {
 	v.Source = src
 	p, err := workbench.Parse(raw)
 	var fe experiments.FieldErrors
@@ -177,40 +166,48 @@ func (h *Handlers) fillCheck(ctx context.Context, site pages.Site, v *pages.Work
 	v.Fields = workbenchFields(raw, fe)
 	if err != nil {
 		v.FieldErrors = len(fe)
-		return http.StatusUnprocessableEntity
+		return http.StatusUnprocessableEntity, nil
 	}
 	res, err := h.check(ctx, src, p)
 	if status, done := h.refusal(v, err); done {
-		return status
+		return status, nil
 	}
 	smallestURL := ""
-	if res.Smallest != nil {
+	if s := res.Smallest; s != nil {
 		switch {
 		case v.ShareURL != "":
-			smallestURL = v.ShareURL + "?" + res.Smallest.Query
+			smallestURL = v.ShareURL + "?" + s.Query
 		case isTemplate(v.Template, src):
-			smallestURL = site.URL(workbenchPath) + "?template=" + url.QueryEscape(v.Template) + "&" + res.Smallest.Query
+			// The page lays the template's own parameters under the link's, so the link is
+			// written over them: a value set back to its default must say so.
+			t, _ := workbench.LookupTemplate(v.Template)
+			under, _ := url.ParseQuery(t.Query)
+			base, _ := workbench.Parse(under)
+			smallestURL = site.URL(workbenchPath) + "?template=" + url.QueryEscape(v.Template)
+			if q := s.Params.QueryOver(base); q != "" {
+				smallestURL += "&" + q
+			}
 		}
 	}
 	r := pages.NewWorkbenchResult(res, smallestURL, workbench.SourceHash(src))
 	v.Result = &r
 	v.Lab = h.labControl(site, res, labChoice{})
 	if trace == "" {
-		return http.StatusOK
+		return http.StatusOK, &res
 	}
 	point, job, ok := parseTrace(trace)
 	if !ok {
 		v.Problem = "The timeline asked for (" + experiments.Clip(trace, 24) + ") is not a crash point and a job."
-		return http.StatusBadRequest
+		return http.StatusBadRequest, &res
 	}
 	tr, err := h.trace(ctx, src, p, point, job)
 	if status, done := h.refusal(v, err); done {
 		v.Result = &r // the check stands; only the timeline was refused
-		return status
+		return status, &res
 	}
 	tv := pages.NewWorkbenchTimeline(tr)
 	v.Trace = &tv
-	return http.StatusOK
+	return http.StatusOK, &res
 }
 
 // refusal puts a failed check's reason into v: the handler's mistake at its line, refused
@@ -326,7 +323,7 @@ func (h *Handlers) post(traced bool) echo.HandlerFunc {
 		if traced {
 			trace = c.FormValue("trace")
 		}
-		status := h.fillCheck(c.Request().Context(), site, &v, src, raw, trace)
+		status, _ := h.fillCheck(c.Request().Context(), site, &v, src, raw, trace)
 		if status == 499 {
 			return context.Canceled
 		}
@@ -383,7 +380,9 @@ func (h *Handlers) EditLinks(site pages.Site, entry content.Entry, page *content
 	}
 	for _, t := range workbench.Templates() {
 		if want(t) {
-			e.Links = append(e.Links, pages.Link{Title: t.Title, URL: templateURL(site, t)})
+			u := templateURL(site, t)
+			in := site.URL(workbenchPath+"/edit") + u[strings.Index(u, "?"):]
+			e.Links = append(e.Links, pages.EditLink{Title: t.Title, URL: u, InPlace: in})
 		}
 	}
 	if e.After < 0 || len(e.Links) == 0 {
