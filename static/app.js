@@ -728,12 +728,13 @@
 
   // showGuessState puts a block in the state the cookies say: as it is without the switch, hidden
   // behind its question, or revealed with the verdict (written here unless the server drew it).
-  function showGuessState(form) {
+  // made is a guess just made, revealed even if the browser refused to keep its cookie.
+  function showGuessState(form, made) {
     var sec = form.closest("section.experiment");
     if (!sec) return;
     var result = sec.querySelector(".result");
     var verdict = document.getElementById(sec.id + "-guessed");
-    var guess = hidingResults() ? guessFor(form.getAttribute("data-predict-key")) : null;
+    var guess = !hidingResults() ? null : typeof made === "number" ? made : guessFor(form.getAttribute("data-predict-key"));
     var pending = hidingResults() && guess === null;
     var was = sec.classList.contains("predict-pending");
     form.hidden = !pending;
@@ -750,6 +751,13 @@
     verdict.hidden = guess === null;
   }
 
+  // announce says text in the page's live region only: the words are on screen already, next to
+  // the field or in the verdict, and need no copy in a form's status line.
+  function announce(text) {
+    makeAnnouncer();
+    announcer.textContent = text;
+  }
+
   function markGuess(form, msg) {
     var input = form.querySelector("input");
     var err = form.querySelector(".error");
@@ -761,7 +769,7 @@
 
   function initGuesses(root) {
     root.querySelectorAll("form.predict-ask[data-predict-key]").forEach(function (form) {
-      showGuessState(form);
+      showGuessState(form, null);
       if (form.dataset.bound) return;
       form.dataset.bound = "1";
       form.addEventListener("submit", function (ev) {
@@ -772,16 +780,19 @@
         if (got.error) {
           markGuess(form, got.error);
           input.focus();
-          say(sec, got.error, true);
+          announce(got.error);
           return;
         }
         markGuess(form, "");
         keepGuess(form.getAttribute("data-predict-key"), got.value);
-        showGuessState(form);
+        showGuessState(form, got.value);
+        // The form's status may still say the rerun's result is hidden.
+        var status = sec.querySelector("form.params .status");
+        if (status) status.textContent = "";
         var verdict = document.getElementById(sec.id + "-guessed");
         if (verdict) {
           verdict.focus();
-          say(sec, "Result shown. " + textOf(verdict.querySelector(".predict-said")));
+          announce("Result shown. " + textOf(verdict.querySelector(".predict-said")));
         }
       });
     });
@@ -791,9 +802,9 @@
     var box = ev.target;
     if (!box.matches || !box.matches("[data-predict-toggle]")) return;
     writeCookie(GUESS_ON, box.checked ? "on" : "");
-    document.querySelectorAll("form.predict-ask[data-predict-key]").forEach(showGuessState);
+    document.querySelectorAll("form.predict-ask[data-predict-key]").forEach(function (f) { showGuessState(f, null); });
     var n = document.querySelectorAll("section.experiment.predict-pending").length;
-    say(null, !box.checked ? "Results shown." : n === 0 ? "Results hidden until you guess; you have guessed every result on this page." :
+    announce(!box.checked ? "Results shown." : n === 0 ? "Results hidden until you guess; you have guessed every result on this page." :
       "Results hidden: " + n + (n === 1 ? " experiment asks" : " experiments ask") + " for your guess first.");
   });
   // ==== end of hide results until I guess ====
