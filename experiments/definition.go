@@ -34,7 +34,9 @@ type Experiment struct {
 	// noJobs says why an experiment without a tracer has none; one of tracer and noJobs is set.
 	noJobs  string
 	answers []answer
-	shrinks func(params, result any) []func(context.Context) Shrunk
+	// headline picks the count a reader guesses before the block shows the run (see Headline).
+	headline func(params, result any, row string) (pointAt, string, bool)
+	shrinks  func(params, result any) []func(context.Context) Shrunk
 	// wrong lists the parts given for another experiment's types, found when the catalog is built.
 	wrong []string
 }
@@ -136,6 +138,22 @@ func (d *definition[P, R]) answers(q Question, measure func(P, R) (int64, bool))
 	return d
 }
 
+// headline sets the count a reader who hides results until they guess is asked for first: f
+// names its point and count's name on a run, given the named row the page is about ("" where the
+// page names none). See headlines.go.
+func (d *definition[P, R]) headline(f func(p P, r R, row string) (pointAt, string)) *definition[P, R] {
+	d.e.headline = func(params, result any, row string) (pointAt, string, bool) {
+		tp, okP := params.(P)
+		tr, okR := result.(R)
+		if !okP || !okR {
+			return pointAt{}, "", false
+		}
+		at, name := f(tp, tr, row)
+		return at, name, true
+	}
+	return d
+}
+
 // shrinks sets, for an experiment that checks claims, the searches for the smallest failing case
 // of each claim a run broke.
 func (d *definition[P, R]) shrinks(f func(P, R) []func(context.Context) Shrunk) *definition[P, R] {
@@ -181,6 +199,9 @@ func (e *Experiment) Lacks() []string {
 	}
 	if e.tracer != nil && e.noJobs != "" {
 		out = append(out, "both a tracer and a reason to have none")
+	}
+	if e.headline == nil {
+		out = append(out, "a headline, the count a reader guesses before the result shows (.headline)")
 	}
 	for _, a := range e.answers {
 		if a.ID == "" || a.Page == "" || a.Unit == "" {
@@ -267,6 +288,26 @@ func Answering(id string) (*Experiment, bool) {
 		}
 	}
 	return nil, false
+}
+
+// Headline is the number a reader who hides results until they guess is asked for before a run of
+// e shows: one of the run's Counts, at the point its definition names for the page's row (a
+// marker's focus=, "" for none). false when the run reports no such count (a sweep given no
+// points), or for a value of another type.
+func (e *Experiment) Headline(params, result any, row string) (Count, bool) {
+	if e.headline == nil {
+		return Count{}, false
+	}
+	at, name, ok := e.headline(params, result, row)
+	if !ok {
+		return Count{}, false
+	}
+	for _, c := range e.Counts(result) {
+		if c.Point == at.label && c.Name == name {
+			return c, true
+		}
+	}
+	return Count{}, false
 }
 
 // Shrinks returns one search per claim a run of e broke, each finding the claim's smallest

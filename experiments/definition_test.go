@@ -34,7 +34,7 @@ func TestLacksSaysEveryMissingPart(t *testing.T) {
 	bare := define("bare", "Bare", "A definition with nothing but its spec.", streamFields,
 		DefaultStreamParams, Assembly, streamCost).build()
 	msg := lacksOf([]*Experiment{bare})
-	for _, want := range []string{"bare lacks", "a memory estimate", "its counts", "a tracer"} {
+	for _, want := range []string{"bare lacks", "a memory estimate", "its counts", "a tracer", "a headline"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("lacks = %q, want it to mention %q", msg, want)
 		}
@@ -44,7 +44,7 @@ func TestLacksSaysEveryMissingPart(t *testing.T) {
 	}
 	crossed := define("crossed", "Crossed", "A tracer of another experiment.", streamFields,
 		DefaultStreamParams, Assembly, streamCost).
-		memory(streamMemory).counts(NamedRows, assemblyCounts).traced(windowTracer()).build()
+		memory(streamMemory).counts(NamedRows, assemblyCounts).traced(windowTracer()).headline(headlineAssembly).build()
 	if got := crossed.Lacks(); len(got) != 1 || !strings.Contains(got[0], "WindowParams") {
 		t.Errorf("crossed lacks %q, want only its tracer's wrong type named", got)
 	}

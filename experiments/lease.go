@@ -244,7 +244,8 @@ func leaseExperiment() *Experiment {
 		},
 		DefaultLeaseParams, Lease, leaseCost, lower("jobs"), raise("timeouts"), fewer("timeouts"),
 		lower("slow_mean_s"), lower("fast_mean_s"), lower("slow_fraction")).
-		memory(smallMemory).counts(Sweep, leaseCounts).traced(leaseTracer()).answers(Question{"q5", "/blocks/6", "jobs run twice"}, answerRunTwice).build()
+		memory(smallMemory).counts(Sweep, leaseCounts).traced(leaseTracer()).answers(Question{"q5", "/blocks/6", "jobs run twice"}, answerRunTwice).
+		headline(headlineLease).build()
 }
 
 // leaseCost counts, in units of about 4 ns (see MaxCost): the duration draws (a random() and an
@@ -366,5 +367,6 @@ func crashSweepExperiment() *Experiment {
 			// one pass over the jobs, a residue and a binary search each: about 15 ns at 50 rates
 			return p.Jobs * 4
 		}, lower("jobs")).
-		memory(smallMemory).counts(Sweep, crashSweepCounts).traced(crashSweepTracer()).build()
+		memory(smallMemory).counts(Sweep, crashSweepCounts).traced(crashSweepTracer()).
+		headline(headlineCrashSweep).build()
 }

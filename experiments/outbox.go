@@ -186,7 +186,8 @@ func outboxExperiment() *Experiment {
 			fieldSeed,
 		},
 		DefaultOutboxParams, Outbox, outboxCost, lower("events")).
-		memory(smallMemory).counts(NamedRows, outboxCounts).traced(outboxTracer()).build()
+		memory(smallMemory).counts(NamedRows, outboxCounts).traced(outboxTracer()).
+		headline(headlineOutbox).build()
 }
 
 // outboxCost is linear in events: three or more draws and six rows each, measured at up to 160 ns

@@ -65,5 +65,6 @@ func scaleExperiment() *Experiment {
 			{Name: "retry_multiplier", Label: "Retry multiplier", Unit: "x", Help: "Attempts per message under a naive retry policy while the downstream is failing.", Kind: KindFloat, Min: 1, Max: 1000},
 		},
 		DefaultScaleParams, Scale, func(ScaleParams) int64 { return 1 }). // arithmetic: no size to limit
-		memory(smallMemory).counts(WholeRun, scaleCounts).untraced(notJobs).build()
+		memory(smallMemory).counts(WholeRun, scaleCounts).untraced(notJobs).
+		headline(headlineScale).build()
 }

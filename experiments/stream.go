@@ -230,7 +230,8 @@ func assemblyExperiment() *Experiment {
 		memory(streamMemory).counts(NamedRows, assemblyCounts).traced(assemblyTracer()).
 		answers(Question{"q1", "/blocks/1", "jobs lost"}, answerLost).
 		answers(Question{"q2", "/blocks/2", "jobs duplicated"}, answerDuplicated).
-		answers(Question{"q3", "/assembly", "duplicates caught"}, answerCaught).build()
+		answers(Question{"q3", "/assembly", "duplicates caught"}, answerCaught).
+		headline(headlineAssembly).build()
 }
 
 // KeyKind names what a dedup key is built from. Only a key that stays the same across a job's
@@ -318,7 +319,8 @@ func keysExperiment() *Experiment {
 	return define("keys", "Which dedup key",
 		"Duplicates that escape when the dedup key is the job id, the job id plus the attempt number, or a fresh id per attempt.",
 		streamFields, DefaultStreamParams, Keys, streamCost, lower("jobs")).
-		memory(keysMemory).counts(NamedRows, keysCounts).traced(keysTracer()).build()
+		memory(keysMemory).counts(NamedRows, keysCounts).traced(keysTracer()).
+		headline(headlineKeys).build()
 }
 
 // Order names when the dedup key is written relative to the effect: the crash between the two
@@ -409,7 +411,8 @@ func orderingsExperiment() *Experiment {
 	return define("orderings", "Key and effect: which order",
 		"Lost and duplicated jobs when the dedup key is written before the effect, after it, or in the same transaction.",
 		streamFields, DefaultStreamParams, Orderings, streamCost, lower("jobs")).
-		memory(streamMemory).counts(NamedRows, orderingsCounts).traced(orderingsTracer()).build()
+		memory(streamMemory).counts(NamedRows, orderingsCounts).traced(orderingsTracer()).
+		headline(headlineOrderings).build()
 }
 
 // streamCost is linear in jobs: drawing the stream and three or four passes over it, measured at

@@ -218,7 +218,8 @@ func windowExperiment() *Experiment {
 		"Duplicates that escape a bounded dedup set when redeliveries arrive up to max_delay jobs late.",
 		[]Field{fieldJobs, fieldCrashRate, fieldSeed, fieldMaxDelay, fieldDelaySeed, fieldWindows},
 		DefaultWindowParams, Window, windowCost, lower("jobs"), fewer("windows"), lower("crash_rate"), lower("max_delay")).
-		memory(windowMemory).counts(Sweep, windowCounts).traced(windowTracer()).answers(Question{"q4", "/blocks/4", "duplicates escaped"}, answerEscaped).build()
+		memory(windowMemory).counts(Sweep, windowCounts).traced(windowTracer()).answers(Question{"q4", "/blocks/4", "duplicates escaped"}, answerEscaped).
+		headline(headlineWindow).build()
 }
 
 // windowRow is the cost of one delay draw and its window passes, in units of about 4 ns (see
@@ -302,7 +303,8 @@ func windowGridExperiment() *Experiment {
 		[]Field{fieldJobs, fieldCrashRate, fieldSeed, fieldDelaySeed, fieldWindows, fieldMaxDelays},
 		DefaultWindowGridParams, WindowGrid, windowGridCost,
 		lower("jobs"), fewer("windows"), fewer("max_delays"), lower("crash_rate")).
-		memory(windowGridMemory).counts(Grid, windowGridCounts).traced(windowGridTracer()).build()
+		memory(windowGridMemory).counts(Grid, windowGridCounts).traced(windowGridTracer()).
+		headline(headlineWindowGrid).build()
 }
 
 func windowGridCost(p WindowGridParams) int64 {

@@ -95,5 +95,6 @@ func windowTimeExperiment() *Experiment {
 				Help: "How long after the first copy the second arrives: a visibility timeout, an ack wait, a publisher's retry.", Kind: KindFloat, Min: 0, Max: 2_592_000},
 		},
 		DefaultWindowTimeParams, WindowTime, func(WindowTimeParams) int64 { return 1 }). // arithmetic: no size to limit
-		memory(smallMemory).counts(WholeRun, windowTimeCounts).untraced(notJobs).build()
+		memory(smallMemory).counts(WholeRun, windowTimeCounts).untraced(notJobs).
+		headline(headlineWindowTime).build()
 }

@@ -52,6 +52,9 @@ type Site struct {
 	// Version is the notebook's version, printed under every run beside its parameters'
 	// fingerprint; "" reads as "devel".
 	Version string
+	// Guessing is the reader's "hide results until I guess" and their guesses (guess.go), read
+	// from their cookies for the request; zero when they do not hide results.
+	Guessing Guessing
 }
 
 // URL joins the base path and a site-relative path.
@@ -136,6 +139,9 @@ type ExperimentView struct {
 	Progress *SpreadProgress
 	// Jobs turns the job counts of the tables into "which jobs?" links (zero: no links).
 	Jobs JobLinks
+	// Guess is the question a reader who hides results answers before the result shows, and
+	// where they stand with it (guess.go); nil when there is no result, or it has no headline.
+	Guess *GuessView
 }
 
 // Run is one experiment on a page as the handler prepared it: the parameters as typed, and either
@@ -194,6 +200,9 @@ func NewExperimentView(site Site, pagePath string, r Run, all []Run) (Experiment
 		}
 		addSpread(&v, r)
 		v.Jobs = NewJobLinks(site, e, r.Params, v.DOMID)
+		if h, ok := present.HeadlineOf(e, r.Params, r.Result, r.Scope.Focus); ok {
+			v.Guess = newGuessView(site.Guessing, e.Name, v.ParamsHash, h)
+		}
 	}
 	return v, nil
 }

@@ -16,6 +16,25 @@ var assemblyShows = shows[experiments.StreamParams, experiments.AssemblyResult]{
 	rows:        &scoping[experiments.AssemblyResult]{keys: designKeys, upTo: assemblyUpTo},
 	point:       byName,
 	rowWord:     "with design",
+	ask:         &asking[experiments.StreamParams, experiments.AssemblyResult]{says: []string{"jobs", "crash_rate"}, words: askAssembly},
+}
+
+// designDoes says what each design does with the ack and the key, to open a question about its row.
+var designDoes = map[string]string{
+	string(experiments.DesignAtMostOnce):            "Acking each job before running it",
+	string(experiments.DesignAtLeastOnce):           "Acking each job after running it",
+	string(experiments.DesignDedupNonTransactional): "With a dedup key written in its own statement after the effect",
+	string(experiments.DesignDedupTransactional):    "With the dedup key and the effect committed in one transaction",
+}
+
+// jobsDid says what a count of jobs counts, after "how many of 20,000 jobs".
+var jobsDid = map[string]string{"lost": "are lost", "duplicated": "run twice", "exactly_once": "are applied exactly once",
+	"errors": "raise an error", "ack_after_duplicated": "would run twice had the ack come after the work"}
+
+// askAssembly asks for a design's lost or duplicated jobs: "Acking each job before running it, how
+// many of 20,000 jobs are lost with 2% crashing?"
+func askAssembly(p experiments.StreamParams, _ experiments.AssemblyResult, at experiments.Count) string {
+	return fmt.Sprintf("%s, how many of %s %s with %s?", designDoes[at.At.Name], ofJobs(p.Jobs), jobsDid[at.Name], crashing(p.CrashRate))
 }
 
 // assemblyCharts draws lost and duplicated jobs per design; the design a page is about (focus) is

@@ -15,6 +15,11 @@ var claimsShows = shows[experiments.ClaimsParams, experiments.ClaimsResult]{
 	point:        byName,
 	rowWord:      "in the claim",
 	noPageSpread: true,
+	ask: &asking[experiments.ClaimsParams, experiments.ClaimsResult]{says: []string{"jobs", "crash_rate", "max_delay"},
+		words: func(p experiments.ClaimsParams, r experiments.ClaimsResult, _ experiments.Count) string {
+			return fmt.Sprintf("Of the %s, how many hold on %s with %s and redeliveries up to %s late?",
+				Plural(int64(r.Total), "claim", "claims"), ofJobs(p.Jobs), crashing(p.CrashRate), Plural(p.MaxDelay, "job", "jobs"))
+		}},
 }
 
 func claimsTables(_ experiments.ClaimsParams, r experiments.ClaimsResult) []Table {

@@ -17,6 +17,14 @@ var crashSweepShows = shows[experiments.CrashSweepParams, experiments.CrashSweep
 	reading: readCrashSweep,
 	point:   func(p experiments.Point) string { return "crash rate " + experiments.FormatFloat(p.X) },
 	rowWord: "at",
+	ask: &asking[experiments.CrashSweepParams, experiments.CrashSweepResult]{says: []string{"jobs", "crash_rates"},
+		words: askCrashSweep},
+}
+
+// askCrashSweep asks what block 1 asks before its sweep: "Acking each job before running it, with
+// 20% crashing, how many of 20,000 jobs raise an error?"
+func askCrashSweep(p experiments.CrashSweepParams, _ experiments.CrashSweepResult, at experiments.Count) string {
+	return fmt.Sprintf("Acking each job before running it, with %s, how many of %s %s?", crashing(at.At.X), ofJobs(p.Jobs), jobsDid[at.Name])
 }
 
 func crashSweepCharts(domID string, _ experiments.CrashSweepParams, r experiments.CrashSweepResult) []Chart {

@@ -14,6 +14,19 @@ var keysShows = shows[experiments.StreamParams, experiments.KeysResult]{
 	reading: readKeys,
 	point:   byName,
 	rowWord: "with the dedup key",
+	ask:     &asking[experiments.StreamParams, experiments.KeysResult]{says: []string{"jobs", "crash_rate"}, words: askKeys},
+}
+
+// keyMadeOf says what each dedup key is made of.
+var keyMadeOf = map[string]string{
+	string(experiments.KeyJobID):          "the job id",
+	string(experiments.KeyJobIDAttempt):   "the job id and the attempt number",
+	string(experiments.KeyUUIDPerAttempt): "a fresh id minted for each attempt",
+}
+
+// askKeys asks how many jobs run twice behind one dedup key.
+func askKeys(p experiments.StreamParams, _ experiments.KeysResult, at experiments.Count) string {
+	return fmt.Sprintf("With a dedup key made of %s, how many of %s run twice with %s?", keyMadeOf[at.At.Name], ofJobs(p.Jobs), crashing(p.CrashRate))
 }
 
 func keysCharts(domID string, _ experiments.StreamParams, r experiments.KeysResult) []Chart {

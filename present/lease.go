@@ -27,6 +27,25 @@ var leaseShows = shows[experiments.LeaseParams, experiments.LeaseResult]{
 	counts: map[string]string{"no_renewal": "no renewal", "renew_third": "renew at t/3",
 		"renew_double": "2t, document", "renew_double_real": "2t, real queue"},
 	countsOf: "Jobs run twice",
+	// Without renewal no heartbeat is sent, so the heartbeats' loss and its seed change nothing.
+	ask: &asking[experiments.LeaseParams, experiments.LeaseResult]{
+		says:  []string{"jobs", "slow_fraction", "fast_mean_s", "slow_mean_s", "timeouts", "heartbeat_loss", "loss_seed"},
+		words: askLease},
+}
+
+// askLease asks q5 at the reader's durations and timeout: "Most jobs take about 2 s, but 5% take
+// about 40 s. With a 5 s visibility timeout and no renewal, how many of 20,000 jobs run twice?"
+func askLease(p experiments.LeaseParams, _ experiments.LeaseResult, at experiments.Count) string {
+	jobs := fmt.Sprintf("Most jobs take about %s, but %s take about %s.", seconds(p.FastMeanS), rate(p.SlowFraction), seconds(p.SlowMeanS))
+	switch p.SlowFraction {
+	case 0:
+		jobs = fmt.Sprintf("Jobs take about %s.", seconds(p.FastMeanS))
+	case 1:
+		jobs = fmt.Sprintf("Jobs take about %s.", seconds(p.SlowMeanS))
+	}
+	policy := map[string]string{"no_renewal": "no renewal", "renew_third": "renewal every third of the timeout",
+		"renew_double": "renewal at twice the timeout (the document's count)", "renew_double_real": "renewal at twice the timeout (a real queue)"}[at.Name]
+	return fmt.Sprintf("%s With a %s visibility timeout and %s, how many of %s run twice?", jobs, seconds(at.At.X), policy, ofJobs(p.Jobs))
 }
 
 func leaseTables(_ experiments.LeaseParams, r experiments.LeaseResult) []Table {

@@ -13,6 +13,19 @@ var orderingsShows = shows[experiments.StreamParams, experiments.OrderingsResult
 	reading: readOrderings,
 	point:   byName,
 	rowWord: "with the order",
+	ask:     &asking[experiments.StreamParams, experiments.OrderingsResult]{says: []string{"jobs", "crash_rate"}, words: askOrderings},
+}
+
+// orderDoes says what each order of the two writes does, to open a question about its row.
+var orderDoes = map[string]string{
+	string(experiments.OrderKeyThenEffect):  "Writing the dedup key first and the effect after it",
+	string(experiments.OrderEffectThenKey):  "Writing the effect first and the dedup key after it",
+	string(experiments.OrderOneTransaction): "Writing the dedup key and the effect in one transaction",
+}
+
+// askOrderings asks for an order's lost or duplicated jobs.
+func askOrderings(p experiments.StreamParams, _ experiments.OrderingsResult, at experiments.Count) string {
+	return fmt.Sprintf("%s, how many of %s %s with %s?", orderDoes[at.At.Name], ofJobs(p.Jobs), jobsDid[at.Name], crashing(p.CrashRate))
 }
 
 func orderingsCharts(domID string, _ experiments.StreamParams, r experiments.OrderingsResult) []Chart {

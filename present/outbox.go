@@ -14,6 +14,31 @@ var outboxShows = shows[experiments.OutboxParams, experiments.OutboxResult]{
 	point:   func(p experiments.Point) string { return p.Name + ", " + outboxConsumer(p.Flag) },
 	rowWord: "with",
 	units:   map[string]string{"lost": "events lost"},
+	ask:     &asking[experiments.OutboxParams, experiments.OutboxResult]{says: []string{"events", "crash_rate"}, words: askOutbox},
+}
+
+// producerDoes says what each producer design does, to open a question about its rows.
+var producerDoes = map[string]string{
+	string(experiments.DualWriteDBFirst):      "Committing the row, then publishing the event",
+	string(experiments.DualWritePublishFirst): "Publishing the event, then committing the row",
+	string(experiments.TransactionalOutbox):   "With a transactional outbox",
+}
+
+// eventsDid says what a count of events counts, after "how many of 20,000 events".
+var eventsDid = map[string]string{"lost": "are lost", "phantom": "are published for a change that never committed",
+	"duplicate_applications": "are applied a second time"}
+
+// askOutbox asks for a producer design's lost, phantom or twice-applied events.
+func askOutbox(p experiments.OutboxParams, _ experiments.OutboxResult, at experiments.Count) string {
+	consumer := "a consumer that keeps no dedup key"
+	if at.At.Flag {
+		consumer = "a consumer that keeps a dedup key"
+	}
+	crash := "no step ever crashing"
+	if p.CrashRate > 0 {
+		crash = "each step crashing " + rate(p.CrashRate) + " of the time"
+	}
+	return fmt.Sprintf("%s, and %s, how many of %s %s with %s?", producerDoes[at.At.Name], consumer, Plural(p.Events, "event", "events"), eventsDid[at.Name], crash)
 }
 
 func outboxCharts(domID string, _ experiments.OutboxParams, r experiments.OutboxResult) []Chart {

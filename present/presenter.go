@@ -33,6 +33,9 @@ type Presenter struct {
 	countsOf     string
 	units        map[string]string
 	noPageSpread bool
+	// ask words the headline's question and asks names the parameters it states (see asking).
+	ask  func(params, result any, at experiments.Count) (string, error)
+	asks []string
 	// params and result are the types the presenter is written for.
 	params, result reflect.Type
 }
@@ -72,6 +75,9 @@ type shows[P, R any] struct {
 	// its own checks and smallest failing cases, and draws no chart a band could go on, so a field
 	// that changed nothing there would be a lie. The API still gives its counts over N seeds.
 	noPageSpread bool
+	// ask is the question that asks a reader for the experiment's headline (experiments'
+	// .headline) before its block shows the run; every experiment needs one.
+	ask *asking[P, R]
 }
 
 // bandAxis is the x axis of a spread's lines: its name, the format of its labels, and the span
@@ -133,6 +139,16 @@ func present[P, R any](name string, s shows[P, R]) *Presenter {
 		point: s.point, rowWord: s.rowWord, band: s.band, counts: s.counts, countsOf: s.countsOf, units: s.units,
 		noPageSpread: s.noPageSpread,
 		params:       reflect.TypeFor[P](), result: reflect.TypeFor[R](),
+	}
+	if s.ask != nil {
+		pr.asks = s.ask.says
+		pr.ask = func(params, result any, at experiments.Count) (string, error) {
+			p, r, err := pair(params, result)
+			if err != nil {
+				return "", err
+			}
+			return s.ask.words(p, r, at), nil
+		}
 	}
 	if s.rows != nil {
 		pr.rowKeys = s.rows.keys
@@ -227,6 +243,9 @@ func lacks(e *experiments.Experiment, p *Presenter) []string {
 	}
 	if p.noPageSpread && !experiments.Spreadable(e) {
 		out = append(out, "no noPageSpread: it has no seeds to spread over")
+	}
+	if p.ask == nil {
+		out = append(out, "the question that asks for its headline before the result shows (shows' ask)")
 	}
 	if p.countsOf != "" && len(p.counts) == 0 {
 		out = append(out, "the counts' words that countsOf titles (shows' counts)")

@@ -11,6 +11,13 @@ import (
 var scaleShows = shows[experiments.ScaleParams, experiments.ScaleResult]{
 	tables:  scaleTables,
 	reading: readScale,
+	// The duplicates a day depend on the day's messages and the crash window alone.
+	ask: &asking[experiments.ScaleParams, experiments.ScaleResult]{
+		says: []string{"messages_per_day", "crash_window_p", "replay_days", "bytes_per_key", "retry_multiplier"},
+		words: func(p experiments.ScaleParams, _ experiments.ScaleResult, _ experiments.Count) string {
+			return fmt.Sprintf("At %s a day, each with a %s chance that its worker dies in the crash window, how many duplicates a day?",
+				pluralGiven(p.MessagesPerDay, "message", "messages"), rate(p.CrashWindowP))
+		}},
 }
 
 func scaleTables(_ experiments.ScaleParams, r experiments.ScaleResult) []Table {

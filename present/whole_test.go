@@ -57,13 +57,15 @@ func TestLacksNamesAMissingPresenter(t *testing.T) {
 }
 
 // TestLacksNamesThePointsParts: a presenter that does not say its experiment's points in words,
-// or leaves a sweep with seeds without the axis its spread is drawn on, is told so, all at once;
+// leaves a sweep with seeds without the axis its spread is drawn on, or has no question for its
+// headline, is told so, all at once;
 // and one that gives words to points an experiment does not have is told that too.
 func TestLacksNamesThePointsParts(t *testing.T) {
 	window, _ := experiments.Lookup("window")
 	bare := present("window", shows[experiments.WindowParams, experiments.WindowResult]{tables: windowTables, reading: readWindow})
 	got := strings.Join(lacks(window, bare), "; ")
-	for _, want := range []string{"words for the points its counts stand at, a sweep", "the x axis a spread over seeds draws"} {
+	for _, want := range []string{"words for the points its counts stand at, a sweep", "the x axis a spread over seeds draws",
+		"the question that asks for its headline"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("lacks = %q, want it to name %q", got, want)
 		}

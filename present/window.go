@@ -23,6 +23,10 @@ var windowShows = shows[experiments.WindowParams, experiments.WindowResult]{
 	point:   func(p experiments.Point) string { return "window " + count(int64(p.X)) },
 	rowWord: "at",
 	band:    &bandAxis{"window (ids)", "{value}", 100},
+	ask: &asking[experiments.WindowParams, experiments.WindowResult]{says: []string{"jobs", "crash_rate", "max_delay", "windows"},
+		words: func(p experiments.WindowParams, _ experiments.WindowResult, at experiments.Count) string {
+			return askEscaped(int64(at.At.X), p.MaxDelay, p.Jobs, p.CrashRate)
+		}},
 }
 
 // windowGridShows presents block 4's grid of windows against maximum delays.
@@ -36,6 +40,18 @@ var windowGridShows = shows[experiments.WindowGridParams, experiments.WindowGrid
 		return "max delay " + count(int64(p.Y)) + ", window " + count(int64(p.X))
 	},
 	rowWord: "at",
+	ask: &asking[experiments.WindowGridParams, experiments.WindowGridResult]{says: []string{"jobs", "crash_rate", "windows", "max_delays"},
+		words: func(p experiments.WindowGridParams, _ experiments.WindowGridResult, at experiments.Count) string {
+			return askEscaped(int64(at.At.X), int64(at.At.Y), p.Jobs, p.CrashRate)
+		}},
+}
+
+// askEscaped asks block 4's question at a window and a maximum delay: "How many duplicates escape
+// a window of 1,000 ids when redeliveries come up to 2,000 jobs late, on 20,000 jobs with 2%
+// crashing?"
+func askEscaped(window, maxDelay, jobs int64, crashRate float64) string {
+	return fmt.Sprintf("How many duplicates escape a window of %s when redeliveries come up to %s late, on %s with %s?",
+		Plural(window, "id", "ids"), Plural(maxDelay, "job", "jobs"), ofJobs(jobs), crashing(crashRate))
 }
 
 // stateBytesPerID is what the experiment charges an id of the dedup window (its StateKB is

@@ -10,6 +10,11 @@ import (
 var windowTimeShows = shows[experiments.WindowTimeParams, experiments.WindowTimeResult]{
 	tables:  windowTimeTables,
 	reading: readWindowTime,
+	// The ids the window holds do not depend on the redelivery's delay.
+	ask: &asking[experiments.WindowTimeParams, experiments.WindowTimeResult]{says: []string{"throughput", "window_seconds", "delay_seconds"},
+		words: func(p experiments.WindowTimeParams, _ experiments.WindowTimeResult, _ experiments.Count) string {
+			return fmt.Sprintf("At %s a second, how many ids does a dedup window of %s hold?", pluralGiven(p.Throughput, "message", "messages"), duration(p.WindowSeconds))
+		}},
 }
 
 func windowTimeTables(p experiments.WindowTimeParams, r experiments.WindowTimeResult) []Table {

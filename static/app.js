@@ -59,6 +59,8 @@
       return true;
     });
     root.querySelectorAll("[data-chart]").forEach(function (el) {
+      // A result hidden until the reader guesses has no size to draw in: it is drawn on reveal.
+      if (el.closest(".predict-pending")) return;
       var chart = draw(el);
       if (!chart) return;
       charts = charts.filter(function (c) { return c.el !== el; });
@@ -264,6 +266,7 @@
     initCharts(root);
     initCopy(root);
     initPredictions(root);
+    initGuesses(root);
     // The workbench's editor (lib/editor.min.js, on the pages that load it) takes over new
     // textareas and reads a swapped-in errors list again.
     if (window.eoEditor) window.eoEditor.mount(root);
@@ -482,8 +485,10 @@
     if (!sec || !sec.id || !pending[sec.id] || !sec.matches("section.experiment")) return;
     var p = pending[sec.id];
     delete pending[sec.id];
-    var reading = sec.querySelector(".reading p");
-    say(sec, reading ? "Result updated: " + firstSentence(textOf(reading)) : "Result updated.");
+    // A result hidden until the reader guesses is not read out either.
+    var hidden = sec.classList.contains("predict-pending");
+    var reading = hidden ? null : sec.querySelector(".reading p");
+    say(sec, reading ? "Result updated: " + firstSentence(textOf(reading)) : hidden ? "Result updated; it stays hidden until you guess." : "Result updated.");
     restoreFocus(sec, p);
   });
   // A rerun of one form sends every other form's current values along (each block keeps them in
@@ -691,6 +696,178 @@
     to.focus();
   });
   // ---- end of spread over seeds ----
+
+  // ==== Hide results until I guess (pages/guess.go, pages/guess.templ) ====
+  // The reader's choice and their guesses are two cookies, so that the server draws each block
+  // already hidden, or already revealed with its verdict, before this script runs (nothing flashes,
+  // nothing runs inline). Here: the switch, a guess's check and reveal, and the same states for a
+  // block an htmx rerun swaps in (init calls initGuesses).
+  var GUESS_ON = "eo_predict", GUESSES = "eo_guesses", GUESS_KEEP = 40;
+
+  // guessCookiePath is the site's base path, where the server reads the cookies.
+  function guessCookiePath() {
+    var box = document.querySelector(".predict-toggle[data-cookie-path]");
+    return (box && box.getAttribute("data-cookie-path")) || "/";
+  }
+
+  function readCookie(name) {
+    var parts = document.cookie ? document.cookie.split("; ") : [];
+    for (var i = 0; i < parts.length; i++) {
+      var eq = parts[i].indexOf("=");
+      if (eq > 0 && parts[i].slice(0, eq) === name) return parts[i].slice(eq + 1);
+    }
+    return "";
+  }
+
+  // writeCookie keeps value for a year, or deletes the cookie for "".
+  function writeCookie(name, value) {
+    document.cookie = name + "=" + value + (value === "" ? "; max-age=0" : "; max-age=31536000") +
+      "; path=" + guessCookiePath() + "; samesite=lax" + (window.location.protocol === "https:" ? "; secure" : "");
+  }
+
+  function hidingResults() { return readCookie(GUESS_ON) === "on"; }
+
+  // keptGuesses are the reader's guesses, [key, value] pairs, oldest first (pages.ReadGuessing
+  // reads the same cookie).
+  function keptGuesses() {
+    return readCookie(GUESSES).split("|").map(function (p) { return p.split(":"); }).filter(function (p) {
+      return p.length === 2 && /^[0-9a-f]{12}$/.test(p[0]) && guessOf(p[1]) !== null;
+    });
+  }
+
+  function guessFor(key) {
+    var v = null;
+    keptGuesses().forEach(function (p) { if (p[0] === key) v = Number(p[1]); });
+    return v;
+  }
+
+  // keepGuess keeps the newest GUESS_KEEP guesses: a cookie is sent with every request.
+  function keepGuess(key, n) {
+    var list = keptGuesses().filter(function (p) { return p[0] !== key; });
+    list.push([key, String(n)]);
+    writeCookie(GUESSES, list.slice(-GUESS_KEEP).map(function (p) { return p.join(":"); }).join("|"));
+  }
+
+  // grouped reports whether the separators in s group thousands, as the forms and the rooms read
+  // them (experiments.Ungroup): "1,200" does, "0,5" and "1,20" are decimal commas and do not.
+  function grouped(s) {
+    var marks = /[,_\u2009\u202f\u00a0]/;
+    s = s.replace(/ /g, "\u00a0").replace(/^[+-]/, "");
+    if (!marks.test(s)) return true;
+    var cut = s.search(/[.eE]/);
+    var whole = cut < 0 ? s : s.slice(0, cut);
+    if (cut >= 0 && marks.test(s.slice(cut))) return false;
+    var m = marks.exec(whole);
+    if (!m) return false;
+    return whole.split(m[0]).every(function (g, i) {
+      return /^\d+$/.test(g) && (i === 0 ? g.length <= 3 && g.charAt(0) !== "0" : g.length === 3);
+    });
+  }
+
+  // readGuess reads a guess as the home page's predictions do (guessOf), refusing a decimal comma
+  // with what to write instead; {value} or {error}.
+  function readGuess(raw) {
+    var s = String(raw).trim();
+    var shown = "\u201c" + (s.length > 24 ? s.slice(0, 23) + "\u2026" : s) + "\u201d";
+    if (s === "") return { error: "Write your guess first: a count of 0 or more, such as 350 or 1,200." };
+    if (/\d/.test(s) && !grouped(s)) return { error: shown + ": write decimals with a point (0.5); commas only group thousands (1,200)." };
+    var n = guessOf(s);
+    if (n === null) return { error: shown + " is not a number; write a count of 0 or more, such as 350 or 1,200." };
+    return { value: n };
+  }
+
+  // guessNumber and guessVerdict write what present.GuessNumber and present.GuessVerdict write, so
+  // the verdict a reveal writes reads the same as the one a reload draws.
+  function guessNumber(n) { return fmt(Math.round(n * 100) / 100); }
+
+  function guessVerdict(guess, measured) {
+    var d = guessNumber(Math.abs(guess - measured));
+    var gap = d === "0" ? "exactly right" : d + (guess > measured ? " too high" : " too low");
+    return "You guessed " + guessNumber(guess) + "; measured " + guessNumber(measured) + " (" + gap + ").";
+  }
+
+  // showGuessState puts a block in the state the cookies say: as it is without the switch, hidden
+  // behind its question, or revealed with the verdict (written here unless the server drew it).
+  // made is a guess just made, revealed even if the browser refused to keep its cookie.
+  function showGuessState(form, made) {
+    var sec = form.closest("section.experiment");
+    if (!sec) return;
+    var result = sec.querySelector(".result");
+    var verdict = document.getElementById(sec.id + "-guessed");
+    var guess = !hidingResults() ? null : typeof made === "number" ? made : guessFor(form.getAttribute("data-predict-key"));
+    var pending = hidingResults() && guess === null;
+    var was = sec.classList.contains("predict-pending");
+    form.hidden = !pending;
+    sec.classList.toggle("predict-pending", pending);
+    // The stylesheet hides the result from the first paint; hidden also covers a browser that
+    // does not know its media query.
+    if (result) result.hidden = pending;
+    if (was && !pending) initCharts(sec); // drawn now that the result has a size
+    if (!verdict) return;
+    if (guess !== null) {
+      var said = verdict.querySelector(".predict-said");
+      said.textContent = guessVerdict(guess, Number(form.getAttribute("data-measured")));
+    }
+    verdict.hidden = guess === null;
+  }
+
+  // announce says text in the page's live region only: the words are on screen already, next to
+  // the field or in the verdict, and need no copy in a form's status line.
+  function announce(text) {
+    makeAnnouncer();
+    announcer.textContent = text;
+  }
+
+  function markGuess(form, msg) {
+    var input = form.querySelector("input");
+    var err = form.querySelector(".error");
+    if (msg) input.setAttribute("aria-invalid", "true");
+    else input.removeAttribute("aria-invalid");
+    err.textContent = msg;
+    err.hidden = !msg;
+  }
+
+  function initGuesses(root) {
+    root.querySelectorAll("form.predict-ask[data-predict-key]").forEach(function (form) {
+      showGuessState(form, null);
+      if (form.dataset.bound) return;
+      form.dataset.bound = "1";
+      form.addEventListener("submit", function (ev) {
+        ev.preventDefault();
+        var input = form.querySelector("input");
+        var got = readGuess(input.value);
+        var sec = form.closest("section.experiment");
+        if (got.error) {
+          markGuess(form, got.error);
+          input.focus();
+          announce(got.error);
+          return;
+        }
+        markGuess(form, "");
+        keepGuess(form.getAttribute("data-predict-key"), got.value);
+        showGuessState(form, got.value);
+        // The form's status may still say the rerun's result is hidden.
+        var status = sec.querySelector("form.params .status");
+        if (status) status.textContent = "";
+        var verdict = document.getElementById(sec.id + "-guessed");
+        if (verdict) {
+          verdict.focus();
+          announce("Result shown. " + textOf(verdict.querySelector(".predict-said")));
+        }
+      });
+    });
+  }
+
+  document.addEventListener("change", function (ev) {
+    var box = ev.target;
+    if (!box.matches || !box.matches("[data-predict-toggle]")) return;
+    writeCookie(GUESS_ON, box.checked ? "on" : "");
+    document.querySelectorAll("form.predict-ask[data-predict-key]").forEach(function (f) { showGuessState(f, null); });
+    var n = document.querySelectorAll("section.experiment.predict-pending").length;
+    announce(!box.checked ? "Results shown." : n === 0 ? "Results hidden until you guess; you have guessed every result on this page." :
+      "Results hidden: " + n + (n === 1 ? " experiment asks" : " experiments ask") + " for your guess first.");
+  });
+  // ==== end of hide results until I guess ====
 
   // Study rooms. The room's stream (htmx's SSE extension) swaps its live parts; what is left here
   // is following the presenter, which is this tab's own choice, kept in localStorage per room.

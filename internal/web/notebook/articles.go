@@ -32,6 +32,10 @@ func (h *Handlers) Article(entry content.Entry) echo.HandlerFunc {
 		q := c.QueryParams()
 		hx := web.HTMXOf(req)
 		site := h.site(entry.Path)
+		// "Hide results until I guess" is drawn from the reader's cookies (pages/guess.go), so the
+		// same URL answers differently to two readers: a cache must not hand one the other's.
+		site.Guessing = pages.ReadGuessing(web.Cookie(c, pages.GuessOptInCookie), web.Cookie(c, pages.GuessesCookie))
+		c.Response().Header().Add("Vary", "Cookie")
 		if !hx.Active {
 			if bar := h.parts.RoomBar(c, site); bar != nil {
 				site.Bar, site.InRoom = pages.RoomBar(*bar), true
