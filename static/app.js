@@ -137,9 +137,27 @@
     return numbers ? numbers.format(n) : String(n);
   }
 
+  // grouped reports whether the separators in s group thousands, as the forms and the rooms read
+  // them (experiments.Ungroup): "1,200" does, "0,5" and "1,20" are decimal commas and do not.
+  function grouped(s) {
+    var marks = /[,_\u2009\u202f\u00a0]/;
+    s = s.replace(/ /g, "\u00a0").replace(/^[+-]/, "");
+    if (!marks.test(s)) return true;
+    var cut = s.search(/[.eE]/);
+    var whole = cut < 0 ? s : s.slice(0, cut);
+    if (cut >= 0 && marks.test(s.slice(cut))) return false;
+    var m = marks.exec(whole);
+    if (!m) return false;
+    return whole.split(m[0]).every(function (g, i) {
+      return /^\d+$/.test(g) && (i === 0 ? g.length <= 3 && g.charAt(0) !== "0" : g.length === 3);
+    });
+  }
+
   // guessOf reads a prediction as a number the way the forms read one (thousands separators
-  // allowed), or returns null for anything that is not a count a question can be answered with.
+  // allowed, a decimal comma not: "1,5" is no 15), or returns null for anything that is not a
+  // count a question can be answered with.
   function guessOf(raw) {
+    if (!grouped(String(raw).trim())) return null;
     var s = String(raw).trim().replace(/[,_\s\u2009\u202f\u00a0]/g, "");
     if (!/^[+]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return null;
     var n = Number(s);
@@ -219,8 +237,7 @@
         // A value that is not a count is refused where it was typed and stays there; it is not
         // saved, and a guess saved for it before is kept, so its measurement is not revealed.
         if (v !== "" && guessOf(v) === null) {
-          var shown = v.length > 24 ? v.slice(0, 23) + "\u2026" : v;
-          mark(li, "Prediction " + (i + 1) + ": \u201c" + shown + "\u201d is not a number; write a count of 0 or more, such as 350 or 1,200.");
+          mark(li, "Prediction " + (i + 1) + ": " + readGuess(v).error);
           bad.push(li);
           return;
         }
@@ -746,22 +763,6 @@
     var list = keptGuesses().filter(function (p) { return p[0] !== key; });
     list.push([key, String(n)]);
     writeCookie(GUESSES, list.slice(-GUESS_KEEP).map(function (p) { return p.join(":"); }).join("|"));
-  }
-
-  // grouped reports whether the separators in s group thousands, as the forms and the rooms read
-  // them (experiments.Ungroup): "1,200" does, "0,5" and "1,20" are decimal commas and do not.
-  function grouped(s) {
-    var marks = /[,_\u2009\u202f\u00a0]/;
-    s = s.replace(/ /g, "\u00a0").replace(/^[+-]/, "");
-    if (!marks.test(s)) return true;
-    var cut = s.search(/[.eE]/);
-    var whole = cut < 0 ? s : s.slice(0, cut);
-    if (cut >= 0 && marks.test(s.slice(cut))) return false;
-    var m = marks.exec(whole);
-    if (!m) return false;
-    return whole.split(m[0]).every(function (g, i) {
-      return /^\d+$/.test(g) && (i === 0 ? g.length <= 3 && g.charAt(0) !== "0" : g.length === 3);
-    });
   }
 
   // readGuess reads a guess as the home page's predictions do (guessOf), refusing a decimal comma

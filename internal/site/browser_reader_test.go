@@ -64,6 +64,17 @@ func browserPredictionRefusesWhatIsNoNumber(t *testing.T, b *browserSuite) {
 	if g, w := fmt.Sprintf("%+v", got), fmt.Sprintf("%+v", want); g != w {
 		t.Errorf("after saving abc and 1,200:\n got %s\nwant %s", g, w)
 	}
+	// A decimal comma is no thousands separator: "1,5" is refused with what to write, not read as 15.
+	tb.retype("#predict-q1", "1,5")
+	tb.do(chromedp.Click(chromedp.CSS(`form[data-predictions] button[type="submit"]`)))
+	tb.waitFor("the comma's refusal", `document.getElementById("predict-q1-error").textContent.includes("1,5")`)
+	if got, want := browserEval[string](tb, `document.getElementById("predict-q1-error").textContent`),
+		"Prediction 1: “1,5”: write decimals with a point (0.5); commas only group thousands (1,200)."; got != want {
+		t.Errorf("after saving 1,5: %q, want %q", got, want)
+	}
+	if got := browserEval[string](tb, `String(localStorage.getItem("eo.predict.q1"))`); got != "null" {
+		t.Errorf("1,5 was saved as %q", got)
+	}
 	// Fixed, it is saved and the message goes.
 	tb.retype("#predict-q1", "398")
 	tb.do(chromedp.Click(chromedp.CSS(`form[data-predictions] button[type="submit"]`)))
