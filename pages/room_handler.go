@@ -102,6 +102,17 @@ func eventsText(v rooms.Verdict) string {
 	return experiments.Thousands(*v.Events)
 }
 
+// anyEvents reports whether a submission the caller sees publishes events, so its table needs
+// their column.
+func anyEvents(h *rooms.HandlerView) bool {
+	for _, s := range h.Submissions {
+		if s.Verdict.Events != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // handlerStateText says where a handler round is, for its badge.
 func handlerStateText(v RoomView, s rooms.RoundState) string {
 	switch {
