@@ -169,7 +169,7 @@ func TestBrowserHandlerRound(t *testing.T) {
 	// The export has both submissions, each with its share and verdict.
 	var ex struct {
 		Rounds []struct {
-			Challenge struct{ Template, Params, Reference string } `json:"challenge"`
+			Challenge   struct{ Template, Params, Reference string } `json:"challenge"`
 			Submissions []struct {
 				Name, Hash string
 				Verdict    struct {
