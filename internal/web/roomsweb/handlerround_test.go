@@ -321,3 +321,52 @@ func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestProjectorShowsAHandler: after the reveal the host puts the reference, then a member's
+// handler, on the projector, which draws its source and its check with the workbench's table, and
+// names it only once the host shows names to members.
+func TestProjectorShowsAHandler(t *testing.T) {
+	s := newHarness(t, limits{})
+	s.e.GET("/rooms/:id/projector", s.h.Projector())
+	code, host := s.createRoom(t, "Big screen")
+	ada := s.join(t, code, "Ada")
+	api, page := "/api/rooms/"+code, "/rooms/"+s.ids[code]
+	must(t, s.call("POST", api+"/rounds", host, `{"kind":"handler","template":"window","params":"max_delay=2000"}`), http.StatusCreated, nil)
+	must(t, s.call("POST", api+"/rounds/1/submission", ada, `{"source":`+jsonString(passing)+`}`), http.StatusOK, nil)
+	adaID := s.state(t, code, ada).You.ID
+	if r := s.post(page+"/rounds/1/projector", host, url.Values{"shown": {adaID}}); r.status != http.StatusConflict {
+		t.Errorf("a handler shown before the reveal: %d %s", r.status, r.body)
+	}
+	must(t, s.call("POST", api+"/rounds/1/reveal", host, ""), http.StatusOK, nil)
+	if r := s.post(page+"/rounds/1/projector", ada, url.Values{"shown": {"reference"}}); r.status != http.StatusForbidden {
+		t.Errorf("a member put the reference on the projector: %d", r.status)
+	}
+	screen := func() string {
+		t.Helper()
+		r := s.send("GET", page+"/projector", host, "", "")
+		if r.status != http.StatusOK {
+			t.Fatalf("the projector: %d %s", r.status, r.body)
+		}
+		i := strings.Index(r.body, "data-shown-handler")
+		if i < 0 {
+			t.Fatalf("the projector shows no handler")
+		}
+		return r.body[i:]
+	}
+	must(t, s.post(page+"/rounds/1/projector", host, url.Values{"shown": {"reference"}}), http.StatusSeeOther, nil)
+	if got := screen(); !strings.Contains(got, "The reference handler: Bounded dedup window") || !strings.Contains(got, "tx.remember") ||
+		strings.Count(got, `<tr data-point=`) != 3 {
+		t.Errorf("the reference on the projector: %.600s", got)
+	}
+	must(t, s.post(page+"/rounds/1/projector", host, url.Values{"shown": {adaID}}), http.StatusSeeOther, nil)
+	if got := screen(); !strings.Contains(got, "A handler submitted") || strings.Contains(got, "Ada") || !strings.Contains(got, "# survives") {
+		t.Errorf("Ada's handler on the projector, names hidden: %.600s", got)
+	}
+	if c, _ := s.checks.last(); c.source != passing || c.params != challengeQuery {
+		t.Errorf("the projector drew the check of %q at %q", c.source, c.params)
+	}
+	must(t, s.post(page+"/rounds/1/names", host, url.Values{"visible": {"true"}}), http.StatusSeeOther, nil)
+	if got := screen(); !strings.Contains(got, "Ada&#39;s handler") {
+		t.Errorf("with names shown to members the projector does not name the handler: %.300s", got)
+	}
+}
