@@ -15,8 +15,6 @@ import (
 // ChallengeTemplate is a workbench template as the host's handler round form offers it, in words.
 type ChallengeTemplate struct {
 	Name, Title, Summary string
-	// Reference names the template a round from this one shows as its answer by default.
-	Reference string
 }
 
 // HandlerRoundParts are what a room's view of a handler round needs beside the rooms' own view:

@@ -217,7 +217,7 @@ func verdictOf(res workbench.Result) rooms.Verdict {
 func challengeTemplates() []pages.ChallengeTemplate {
 	var out []pages.ChallengeTemplate
 	for _, t := range workbench.Templates() {
-		out = append(out, pages.ChallengeTemplate{Name: t.Name, Title: t.Title, Summary: t.Summary, Reference: workbench.ReferenceFor(t.Name)})
+		out = append(out, pages.ChallengeTemplate{Name: t.Name, Title: t.Title, Summary: t.Summary})
 	}
 	return out
 }
