@@ -75,6 +75,11 @@ type RoomView struct {
 	Bar    bool   // rendered as the bar on a notebook page
 	// JoinQR is the join link and its QR code, for the host's room page (zero elsewhere).
 	JoinQR QR
+	// Challenges are the workbench's templates a host may open a handler round from (the room
+	// page's form only); Handlers what the newest round, a handler round, draws beside the room's
+	// view (see HandlerRoundParts).
+	Challenges []ChallengeTemplate
+	Handlers   *HandlerRoundParts
 }
 
 // NumberGroup is the numbers one experiment reports at some parameters, as a host picks one for a
@@ -370,6 +375,7 @@ func (v RoomView) PartKey(name string) (key uint64, ok bool) {
 			if rd.YourGuess != nil {
 				k.num(*rd.YourGuess)
 			}
+			k.str(handlerKey(rd))
 			k.bool(rd.Result != nil)
 			if rd.Result != nil {
 				k.num(rd.Result.Measured)

@@ -217,6 +217,10 @@ func TestPartKeysCoverEveryField(t *testing.T) {
 				v.Room.Rounds[0].Result = &rooms.Result{Measured: 3}
 				return true
 			}
+			if name == "Handler" {
+				v.Room.Rounds[0].Handler = &rooms.HandlerView{Reference: &rooms.Verdict{Points: 3, Survived: 3, Survives: true}}
+				return true
+			}
 			return bump(reflect.ValueOf(&v.Room.Rounds[0]).Elem().Field(i))
 		})
 	}

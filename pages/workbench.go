@@ -59,6 +59,10 @@ type WorkbenchView struct {
 	ShareURL, JSONURL string
 	// Lab is "Run on the real lab" under a result (nil without one).
 	Lab *WorkbenchLab
+	// Round is the study room's handler round the reader may submit the editor's handler to (nil
+	// when there is none); Submitted says what became of a submission, above its check.
+	Round     *WorkbenchRound
+	Submitted *RoundNote
 }
 
 // WorkbenchLab is the control that runs the checked handler on the live lab: its worker

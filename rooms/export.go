@@ -54,6 +54,10 @@ type ExportRound struct {
 	// the measured value than their first.
 	MovedCloser *int         `json:"moved_closer"`
 	Timer       *ExportTimer `json:"timer"` // nil for a round without a countdown
+	// Challenge and Submissions are a handler round's (absent for every other round): what it
+	// asked, and every handler submitted, kicked members' too.
+	Challenge   *ExportChallenge   `json:"challenge,omitempty"`
+	Submissions []ExportSubmission `json:"submissions,omitempty"`
 }
 
 // ExportTimer is a round's countdown as the export found it: the seconds each vote was given,
@@ -105,6 +109,10 @@ func (s *Service) Export(ctx context.Context, host Caller) (Export, error) {
 	if err != nil {
 		return Export{}, err
 	}
+	subs, _, err := s.handlerReads(ctx, r.ID, rounds, false)
+	if err != nil {
+		return Export{}, err
+	}
 	e := Export{Code: r.Code, Title: r.Title, Created: r.CreatedAt.UTC(), Closed: r.Closed,
 		Roster: []ExportMember{}, Rounds: []ExportRound{}, Pins: []ExportPin{}}
 	names := map[string]string{}
@@ -117,7 +125,9 @@ func (s *Service) Export(ctx context.Context, host Caller) (Export, error) {
 	for _, rd := range rounds {
 		er := ExportRound{Seq: rd.Seq, Question: rd.Question, Text: cmp.Or(rd.Question.Text, rd.Question.Label()),
 			State: rd.StateAt(now), Guesses: []ExportGuess{}, Opened: rd.OpenedAt.UTC(), Votes: cmp.Or(rd.Votes, 1), Vote: cmp.Or(rd.Vote, 1)}
-		if rd.State == RoundRevealed {
+		if rd.Question.Kind == KindHandler {
+			exportHandler(&er, rd, subs, names)
+		} else if rd.State == RoundRevealed {
 			v, at := rd.Measured, rd.RevealedAt.UTC()
 			er.Measured, er.Revealed = &v, &at
 			if res := roundView(rd, ix.bySeq[rd.Seq], ix, Caller{Role: AsHost}, now).Result; res.First != nil {
@@ -151,11 +161,13 @@ func (s *Service) Export(ctx context.Context, host Caller) (Export, error) {
 // Columns are only ever added at the end, so a spreadsheet built on an older export still reads.
 var csvHeader = []string{"record", "round", "question", "state", "measured", "name", "value", "path", "note",
 	"hidden", "kicked", "at", "code", "text", "experiment", "params", "measure", "point", "votes", "vote",
-	"confidence", "seconds", "deadline", "moved_closer"}
+	"confidence", "seconds", "deadline", "moved_closer",
+	"template", "reference", "hash", "crash_points", "survived", "lost", "duplicated", "events", "survives"}
 
 // WriteCSV writes the export as one CSV table: a row for the room (its title and code), a row
 // per member, per guess (with its vote and confidence), per round (its question, measured value,
-// votes and countdown) and per pin. Text that a spreadsheet would take for a formula is prefixed
+// votes and countdown, a handler round's template, parameters and reference with its verdict),
+// per handler submitted (its share's hash and verdict) and per pin. Text that a spreadsheet would take for a formula is prefixed
 // with an apostrophe, since names and notes come from anyone in the room.
 func (e Export) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
@@ -191,7 +203,11 @@ func (e Export) WriteCSV(w io.Writer) error {
 				kv["deadline"] = ts(*r.Timer.Deadline)
 			}
 		}
+		csvChallenge(kv, r.Challenge)
 		row(kv)
+		for _, sub := range r.Submissions {
+			row(csvSubmission(seq, sub))
+		}
 		for _, g := range r.Guesses {
 			row(map[string]string{"record": "guess", "round": seq, "name": cell(g.Name), "value": num(g.Value), "at": ts(g.At),
 				"vote": strconv.Itoa(g.Vote), "confidence": string(g.Confidence)})
@@ -220,6 +236,12 @@ func (q Question) Label() string {
 	switch q.Kind {
 	case KindPrediction:
 		return q.Prediction
+	case KindHandler:
+		l := "handler from " + q.Template
+		if q.Params != "" {
+			l += "?" + q.Params
+		}
+		return l
 	case KindMeasure:
 		l := q.Experiment
 		if q.Params != "" {

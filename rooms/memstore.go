@@ -15,6 +15,9 @@ type MemStore struct {
 	mu    sync.Mutex
 	rooms map[string]*memRoom // by room id
 	codes map[string]string   // join code to room id
+	// shares are the handlers' sources by share hash; like the SQL stores' shares, they outlive
+	// the rooms they were submitted in.
+	shares map[string]string
 }
 
 type memRoom struct {
@@ -23,11 +26,12 @@ type memRoom struct {
 	rounds  []Round
 	guesses []Guess
 	pins    []Pin
+	subs    []Submission
 }
 
 // NewMemStore answers an empty store.
 func NewMemStore() *MemStore {
-	return &MemStore{rooms: map[string]*memRoom{}, codes: map[string]string{}}
+	return &MemStore{rooms: map[string]*memRoom{}, codes: map[string]string{}, shares: map[string]string{}}
 }
 
 var _ Store = (*MemStore)(nil)

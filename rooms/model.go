@@ -52,7 +52,7 @@ const (
 // QuestionKind says where a round's question comes from.
 type QuestionKind string
 
-// The three kinds of question a host can ask.
+// The kinds of question a host can ask.
 const (
 	// KindPrediction is one of the notebook's five "predict before you read" questions.
 	KindPrediction QuestionKind = "prediction"
@@ -60,6 +60,9 @@ const (
 	KindMeasure QuestionKind = "measure"
 	// KindCustom is the host's own question with its unit and accepted range.
 	KindCustom QuestionKind = "custom"
+	// KindHandler is a workbench challenge: members write a handler that must survive the
+	// check at the question's parameters, and submit it (see handler.go).
+	KindHandler QuestionKind = "handler"
 )
 
 // Prediction is one of the notebook's five questions as the rooms see it: an id and the unit its
@@ -88,10 +91,14 @@ type Question struct {
 	Params     string       `json:"params,omitempty"`     // parameters as a URL query string, for KindMeasure
 	Measure    string       `json:"measure,omitempty"`    // which reported measure, for KindMeasure
 	Point      string       `json:"point,omitempty"`      // the row it is reported at, for KindMeasure
-	Text       string       `json:"text,omitempty"`       // the question in words, for KindCustom and KindMeasure
+	Text       string       `json:"text,omitempty"`       // the question in words, for KindCustom, KindMeasure and KindHandler
 	Unit       string       `json:"unit,omitempty"`
 	Min        float64      `json:"min"`
 	Max        float64      `json:"max"`
+	// Template and Reference name workbench templates, for KindHandler: the one members start
+	// from, and the one the reveal shows as an answer. Params are then the check's parameters.
+	Template  string `json:"template,omitempty"`
+	Reference string `json:"reference,omitempty"`
 }
 
 // Limits on what a question may carry; generous for a person, small for a database row.
@@ -135,6 +142,11 @@ func (q Question) Normalize() (Question, error) {
 		}
 		q = Question{Kind: KindMeasure, Experiment: q.Experiment, Params: v.Encode(), Measure: q.Measure, Point: q.Point,
 			Text: q.Text, Unit: q.Unit, Min: q.Min, Max: q.Max}
+	case KindHandler:
+		var err error
+		if q, err = q.normalizeHandler(); err != nil {
+			return q, err
+		}
 	case KindCustom:
 		q.Text = strings.TrimSpace(q.Text)
 		if q.Text == "" || !plain(q.Text, maxQuestionText) {
@@ -145,7 +157,7 @@ func (q Question) Normalize() (Question, error) {
 		}
 		q = Question{Kind: KindCustom, Text: q.Text, Unit: q.Unit, Min: q.Min, Max: q.Max}
 	default:
-		return q, fieldErr("question", ErrInvalid, "a question is a prediction, a measure or a custom question")
+		return q, fieldErr("question", ErrInvalid, "a question is a prediction, a measure, a custom question or a handler challenge")
 	}
 	q.Unit = strings.TrimSpace(q.Unit)
 	if !plain(q.Unit, maxUnit) {
@@ -215,6 +227,11 @@ type Round struct {
 	Seconds      int           // the countdown each vote is given; 0 for none
 	Deadline     time.Time     // when the running countdown ends; zero when none runs
 	PausedLeft   time.Duration // what a paused countdown has left; 0 unless paused
+	// Reference is a handler round's reference handler's verdict, set when it is revealed; Shown
+	// is what the host puts on the projector after that: "" nothing, ShownReference, or the id
+	// of the member whose submission it shows.
+	Reference *Verdict
+	Shown     string
 }
 
 // Timer bounds: a round's countdown is 15 s to 10 min, and what is left never grows past 10 min

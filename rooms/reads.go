@@ -12,6 +12,7 @@ import (
 type countingStore struct {
 	Store
 	rooms, members, seats, rounds, guesses, pins atomic.Int64
+	submissions, sources                         atomic.Int64
 }
 
 // Reads are the reads a Service has made of its store, by what was read.
@@ -22,20 +23,26 @@ type Reads struct {
 	Rounds  int64
 	Guesses int64
 	Pins    int64
+	// Submissions are a room's handler submissions, Sources one handler's source (a share).
+	Submissions int64
+	Sources     int64
 }
 
 // Total is every read.
-func (r Reads) Total() int64 { return r.Rooms + r.Members + r.Seats + r.Rounds + r.Guesses + r.Pins }
+func (r Reads) Total() int64 {
+	return r.Rooms + r.Members + r.Seats + r.Rounds + r.Guesses + r.Pins + r.Submissions + r.Sources
+}
 
 // Minus is the reads made since an earlier figure.
 func (r Reads) Minus(before Reads) Reads {
 	return Reads{Rooms: r.Rooms - before.Rooms, Members: r.Members - before.Members, Seats: r.Seats - before.Seats,
-		Rounds: r.Rounds - before.Rounds, Guesses: r.Guesses - before.Guesses, Pins: r.Pins - before.Pins}
+		Rounds: r.Rounds - before.Rounds, Guesses: r.Guesses - before.Guesses, Pins: r.Pins - before.Pins,
+		Submissions: r.Submissions - before.Submissions, Sources: r.Sources - before.Sources}
 }
 
 func (c *countingStore) reads() Reads {
 	return Reads{Rooms: c.rooms.Load(), Members: c.members.Load(), Seats: c.seats.Load(), Rounds: c.rounds.Load(),
-		Guesses: c.guesses.Load(), Pins: c.pins.Load()}
+		Guesses: c.guesses.Load(), Pins: c.pins.Load(), Submissions: c.submissions.Load(), Sources: c.sources.Load()}
 }
 
 // RoomByCode counts one room read.
@@ -78,4 +85,16 @@ func (c *countingStore) Guesses(ctx context.Context, roomID string) ([]Guess, er
 func (c *countingStore) Pins(ctx context.Context, roomID string) ([]Pin, error) {
 	c.pins.Add(1)
 	return c.Store.Pins(ctx, roomID)
+}
+
+// Submissions counts one read.
+func (c *countingStore) Submissions(ctx context.Context, roomID string) ([]Submission, error) {
+	c.submissions.Add(1)
+	return c.Store.Submissions(ctx, roomID)
+}
+
+// Share counts one read.
+func (c *countingStore) Share(ctx context.Context, hash string) (string, error) {
+	c.sources.Add(1)
+	return c.Store.Share(ctx, hash)
 }

@@ -24,6 +24,9 @@ func (s *Service) OpenRoundWith(ctx context.Context, host Caller, q Question, o 
 	if o, err = o.normalize(); err != nil {
 		return Round{}, err
 	}
+	if q.Kind == KindHandler && o.Votes != 1 {
+		return Round{}, fieldErr("votes", ErrInvalid, "a handler round has one vote: members submit a handler, and may submit again while it is open")
+	}
 	var rd Round
 	err = s.hostChange(ctx, host, func(r Room) (err error) {
 		// One round takes answers at a time: the store locks an earlier one still open in the
@@ -71,6 +74,9 @@ func (s *Service) GuessWith(ctx context.Context, member Caller, seq int, value f
 		return notFoundAs(ErrNotFound, "seq", noRound)
 	}
 	rd := rounds[seq-1]
+	if rd.Question.Kind == KindHandler {
+		return fieldErr("seq", ErrInvalid, "round %d asks for a handler, not a number: submit one from the workbench", seq)
+	}
 	if err := rd.Question.Accepts(value); err != nil {
 		return err
 	}
@@ -131,6 +137,9 @@ func (s *Service) Reveal(ctx context.Context, host Caller, seq int, m Measurer) 
 		return Round{}, notFoundAs(err, "seq", noRound)
 	}
 	s.changed(ctx, r.ID) // members see "locked" while the experiment runs
+	if rd.Question.Kind == KindHandler {
+		return s.revealHandler(ctx, r, rd, m)
+	}
 	v, err := m.Measure(ctx, rd.Question)
 	if err != nil {
 		return Round{}, err

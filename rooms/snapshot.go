@@ -16,6 +16,11 @@ type Snapshot struct {
 	Rounds  []Round  // by Seq
 	Guesses []Guess  // by Seq, then by time
 	Pins    []Pin    // newest first
+	// Submissions are the handler rounds' submissions, by Seq then time (none read for a room
+	// without a handler round); Sources the source of the one the newest round shows on the
+	// projector, by share hash.
+	Submissions []Submission
+	Sources     map[string]string
 	// At is when the snapshot was read, by the Service's clock: a member's stored LastSeen is
 	// judged against it, since nobody re-reads the room just because time passes.
 	At time.Time
@@ -33,11 +38,12 @@ func (sn Snapshot) indexed() Snapshot {
 		sn.seen[m.ID] = m.LastSeen
 		sn.keys[m.TokenHash] = i
 	}
-	sn.ix = newViewIndex(sn.Members, sn.Guesses)
+	sn.ix = newViewIndex(sn.Members, sn.Guesses).withHandlers(sn.Submissions, sn.Sources)
 	return sn
 }
 
-// Snapshot reads the room with this permanent id whole, in five store reads, closing it first if
+// Snapshot reads the room with this permanent id whole, in five store reads (a sixth and a
+// seventh for a room with handler rounds: their submissions, and a source shown), closing it first if
 // it has been idle too long (as every read of a room does).
 func (s *Service) Snapshot(ctx context.Context, id string) (Snapshot, error) {
 	r, err := s.RoomByID(ctx, id)
@@ -55,6 +61,9 @@ func (s *Service) Snapshot(ctx context.Context, id string) (Snapshot, error) {
 		return Snapshot{}, err
 	}
 	if sn.Pins, err = s.store.Pins(ctx, r.ID); err != nil {
+		return Snapshot{}, err
+	}
+	if sn.Submissions, sn.Sources, err = s.handlerReads(ctx, r.ID, sn.Rounds, true); err != nil {
 		return Snapshot{}, err
 	}
 	return sn.indexed(), nil

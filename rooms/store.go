@@ -93,4 +93,14 @@ type Store interface {
 	// UpdatePin changes a pin atomically (the host hiding one); RoomClosed in a closed room. fn may
 	// not change the ID or room.
 	UpdatePin(ctx context.Context, roomID, pinID string, fn func(*Pin) error) (Pin, error)
+
+	// PutSubmission keeps source as a workbench share under sub.Hash (a share kept already stays
+	// as it is) and sub as the member's submission for the round, replacing their earlier one, in
+	// one step. It answers the refusal of the round's TakesHandler(sub.At) as it stands at the
+	// write, ErrKicked for a removed member and RoomClosed in a closed room, as PutGuess does.
+	PutSubmission(ctx context.Context, sub Submission, source string) error
+	// Submissions lists a room's submissions by Seq, then by time.
+	Submissions(ctx context.Context, roomID string) ([]Submission, error)
+	// Share answers the source kept under a share's hash; ErrNotFound for none.
+	Share(ctx context.Context, hash string) (string, error)
 }

@@ -80,6 +80,9 @@ type RoundView struct {
 	// Unanswered names, for the host while the round takes answers, the seated members who have
 	// not answered its current vote, in the order they joined.
 	Unanswered []string
+	// Handler is a handler round's submissions as the caller may see them (see HandlerView); nil
+	// for every other kind of round, which has Result instead.
+	Handler *HandlerView
 }
 
 // Result is a revealed round: every guess, its summary, and the truth. Of a two-vote round, the
@@ -196,7 +199,12 @@ func (s *Service) State(ctx context.Context, c Caller, present func(memberID str
 	if err != nil {
 		return View{}, err
 	}
-	return buildView(r, ms, rounds, guesses, pins, c, present, nil, stored.At), nil
+	subs, sources, err := s.handlerReads(ctx, r.ID, rounds, c.Role == AsHost)
+	if err != nil {
+		return View{}, err
+	}
+	ix := newViewIndex(ms, guesses).withHandlers(subs, sources)
+	return buildView(r, ms, rounds, guesses, pins, c, present, ix, stored.At), nil
 }
 
 // viewIndex is what every caller's view of one room shares: a snapshot makes it once for all its
@@ -206,6 +214,10 @@ type viewIndex struct {
 	order  []string          // ids of the members not kicked, in the order they joined
 	names  map[string]string // id to name, every member
 	bySeq  map[int][]Guess   // the seated members' guesses by round, every vote
+	// subs are the seated members' handler submissions by round, and sources the sources read
+	// for the projector, by share hash (see withHandlers).
+	subs    map[int][]Submission
+	sources map[string]string
 }
 
 func newViewIndex(ms []Member, guesses []Guess) *viewIndex {
@@ -280,6 +292,9 @@ func buildView(r Room, ms []Member, rounds []Round, guesses []Guess, pins []Pin,
 const timeFormat = "2006-01-02T15:04:05.000Z07:00"
 
 func roundView(rd Round, gs []Guess, ix *viewIndex, c Caller, now time.Time) RoundView {
+	if rd.Question.Kind == KindHandler {
+		return handlerRoundView(rd, ix, c, now)
+	}
 	vote, votes := cmp.Or(rd.Vote, 1), cmp.Or(rd.Votes, 1)
 	// cur is the vote taking answers (or the last that did); first, in a second vote, the first.
 	var cur, first []Guess

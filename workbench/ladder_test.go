@@ -53,6 +53,12 @@ func TestLadderHasAnswers(t *testing.T) {
 			if !ok {
 				t.Fatalf("no reference answer for %q", r.Title)
 			}
+			if ref, _ := LookupTemplate(r.Answer); a.source != "" && ref.Source != a.source || a.source == "" && r.Answer != r.Template {
+				t.Errorf("the rung names %q as its answer, which is not the answer this test holds it to", r.Answer)
+			}
+			if ReferenceFor(r.Template) != r.Answer {
+				t.Errorf("a handler round from %s would show %q as its reference, not the rung's answer %q", r.Template, ReferenceFor(r.Template), r.Answer)
+			}
 			src := tp.Source
 			if a.source != "" {
 				src = a.source
@@ -92,6 +98,34 @@ func TestNoHandlerSurvivesAShortWindow(t *testing.T) {
 		}
 		if res.Verdict.Survives {
 			t.Errorf("%s survives a window of 1,000 keys against delays of 2,000 jobs", name)
+		}
+	}
+}
+
+// TestReferenceForEveryTemplate: every template has a reference a handler round can show, one of
+// the templates, and it survives at the template's own parameters.
+func TestReferenceForEveryTemplate(t *testing.T) {
+	for _, tp := range Templates() {
+		ref, ok := LookupTemplate(ReferenceFor(tp.Name))
+		if !ok {
+			t.Errorf("%s: the reference %q is no template", tp.Name, ReferenceFor(tp.Name))
+			continue
+		}
+		raw, _ := url.ParseQuery(tp.Query)
+		p, err := Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tp.Name == "window" {
+			p.KeyWindow = p.MaxDelay // the rung's answer is a window, not another handler
+		}
+		p.Jobs = 2000
+		res, err := Check(context.Background(), ref.Source, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Verdict.Survives {
+			t.Errorf("%s: its reference %s breaks at the template's parameters: %s", tp.Name, ref.Name, res.Verdict.Text)
 		}
 	}
 }

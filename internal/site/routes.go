@@ -75,6 +75,8 @@ func (s *Server) routes() {
 	g.POST("/api/rooms/:code/rounds/:seq/second-vote", rm.APISecondVote(), small, miss, change)
 	g.POST("/api/rooms/:code/rounds/:seq/timer", rm.APITimer(), small, miss, change)
 	g.POST("/api/rooms/:code/rounds/:seq/reveal", rm.APIRoundReveal(), small, miss, change)
+	// A handler is up to 16 KB: its submission takes the site's body limit, not the rooms'.
+	g.POST("/api/rooms/:code/rounds/:seq/submission", rm.APISubmit(), miss, change)
 	g.POST("/api/rooms/:code/pins", rm.APIPin(), small, miss, change)
 	g.POST("/api/rooms/:code/present", rm.APIPresent(), small, miss, change)
 	g.POST("/api/rooms/:code/host-link", rm.APIHostLink(), small, miss, change)
@@ -98,6 +100,8 @@ func (s *Server) routes() {
 	for path, act := range rm.Actions() {
 		g.POST("/rooms/:id"+path, act, small)
 	}
+	// The workbench's form submitted to a handler round: its handler, up to 16 KB.
+	g.POST("/rooms/:id/rounds/:seq/submission", rm.SubmitForm())
 
 	get("/static/:hash/*", s.assets.Handler())
 	get("/healthz", web.HandleHealth())

@@ -103,13 +103,18 @@ func New(cfg Config, d Deps) (*Server, error) {
 		ShareCreates: web.NewRateLimiter(float64(cfg.ShareCreatesPerHour)/3600, cfg.ShareCreatesPerHour, cfg.RateClients),
 		Rejected:     m.Rejected, Lookups: m.cache,
 		// Run on the real lab: the workbench checks the handler, the lab runs it.
-		LabRun: s.lab.StartHandler, LabOff: cfg.LabOff, LabMaxJobs: int64(cfg.labMaxJobs())})
+		LabRun: s.lab.StartHandler, LabOff: cfg.LabOff, LabMaxJobs: int64(cfg.labMaxJobs()),
+		// The room bar, and a room's handler round the form submits to (s.rooms is made next).
+		RoomBar: func(c echo.Context, site pages.Site) *pages.RoomView { return s.rooms.Bar(c, site) },
+		Round:   func(c echo.Context) *pages.WorkbenchRound { return s.rooms.WorkbenchRound(c) }})
 	s.rooms = roomsweb.New(roomsweb.Deps{Rooms: rs, Hub: hub, Admit: s.admit, Book: book, Site: s.site, Origins: s.origins, Log: log, Metrics: m.Metrics,
 		Creates:          web.NewRateLimiter(float64(cfg.RoomCreatesPerHour)/3600, cfg.RoomCreatesPerHour, cfg.RateClients),
 		Joins:            web.NewRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients),
 		Changes:          web.NewKeyedLimiter[rooms.Hash](float64(cfg.RoomChangesPerMinute)/60, roomsweb.ChangeBurst(cfg.RoomChangesPerMinute), cfg.RateClients),
 		ChangesPerMinute: cfg.RoomChangesPerMinute, StreamsPerKey: cfg.RoomStreamsPerKey, Base: cfg.BasePath,
-		HTTPS: strings.HasPrefix(cfg.PublicOrigin, "https://"), Conns: func() *web.ConnLimiter { return s.conns }})
+		HTTPS: strings.HasPrefix(cfg.PublicOrigin, "https://"), Conns: func() *web.ConnLimiter { return s.conns },
+		// Handler rounds: the workbench checks a member's handler and draws the answer to it.
+		Checks: roomsweb.HandlerChecks{Check: s.workbench.CheckAt, Answer: s.workbench.RoundAnswer}})
 	s.notebook = notebook.New(notebook.Deps{Base: cfg.BasePath, Log: log, Book: book, Sources: srcs, Runner: run, Admit: s.admit,
 		Rejected: m.Rejected, MaxRuns: cfg.MaxRuns, Site: s.site, SpreadPace: cfg.spreadPace,
 		Parts: notebook.Parts{RoomBar: s.rooms.Bar, Lab: s.lab.OnPage, Workbench: s.workbench.OnPage, Editor: s.workbench.WithEditor, EditLinks: s.workbench.EditLinks}})

@@ -14,15 +14,19 @@ import (
 // searched, and a new kind of question then needs no migration.
 
 const roundCols = `room_id, seq, question, state, measured, names_visible, opened_at, revealed_at,
-	votes, vote, seconds, deadline, paused_left`
+	votes, vote, seconds, deadline, paused_left, reference, shown`
 
 func scanRound(sc scanner) (rooms.Round, error) {
 	var r rooms.Round
-	var q string
+	var q, ref string
 	var opened, revealed, deadline, left int64
 	if err := sc.Scan(&r.RoomID, &r.Seq, &q, &r.State, &r.Measured, &r.NamesVisible, &opened, &revealed,
-		&r.Votes, &r.Vote, &r.Seconds, &deadline, &left); err != nil {
+		&r.Votes, &r.Vote, &r.Seconds, &deadline, &left, &ref, &r.Shown); err != nil {
 		return r, notFound(err)
+	}
+	var err error
+	if r.Reference, err = verdictFrom(ref); err != nil {
+		return r, err
 	}
 	r.OpenedAt, r.RevealedAt = fromMicros(opened), fromMicros(revealed)
 	if deadline != 0 { // a zero time.Time is not 1970: no countdown runs
@@ -52,6 +56,10 @@ func (s *Store) AddRound(ctx context.Context, r rooms.Round, max int) (rooms.Rou
 	}
 	r.Votes, r.Vote = cmp.Or(r.Votes, 1), cmp.Or(r.Vote, 1)
 	deadline, left := timerCols(r)
+	ref, err := verdictText(r.Reference)
+	if err != nil {
+		return rooms.Round{}, err
+	}
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		if err := s.openRoom(ctx, tx, r.RoomID, s.d.claim); err != nil {
 			return err
@@ -71,10 +79,10 @@ func (s *Store) AddRound(ctx context.Context, r rooms.Round, max int) (rooms.Rou
 		}
 		return tx.QueryRowContext(ctx, `INSERT INTO rounds (`+roundCols+`)
 			VALUES ($1, (SELECT coalesce(max(seq), 0) + 1 FROM rounds WHERE room_id = $1), $2, $3, $4, $5, $6, $7,
-				$8, $9, $10, $11, $12)
+				$8, $9, $10, $11, $12, $13, $14)
 			RETURNING seq`,
 			r.RoomID, string(q), r.State, r.Measured, r.NamesVisible, micros(r.OpenedAt), micros(r.RevealedAt),
-			r.Votes, r.Vote, r.Seconds, deadline, left).Scan(&r.Seq)
+			r.Votes, r.Vote, r.Seconds, deadline, left, ref, r.Shown).Scan(&r.Seq)
 	})
 	if err != nil {
 		return rooms.Round{}, err
@@ -131,11 +139,16 @@ func (s *Store) UpdateRound(ctx context.Context, roomID string, seq int, fn func
 		}
 		r.Votes, r.Vote = cmp.Or(r.Votes, 1), cmp.Or(r.Vote, 1)
 		deadline, left := timerCols(r)
+		ref, err := verdictText(r.Reference)
+		if err != nil {
+			return err
+		}
 		_, err = tx.ExecContext(ctx, `UPDATE rounds SET question = $3, state = $4, measured = $5, names_visible = $6,
-			opened_at = $7, revealed_at = $8, votes = $9, vote = $10, seconds = $11, deadline = $12, paused_left = $13
+			opened_at = $7, revealed_at = $8, votes = $9, vote = $10, seconds = $11, deadline = $12, paused_left = $13,
+			reference = $14, shown = $15
 			WHERE room_id = $1 AND seq = $2`,
 			roomID, seq, string(q), r.State, r.Measured, r.NamesVisible, micros(r.OpenedAt), micros(r.RevealedAt),
-			r.Votes, r.Vote, r.Seconds, deadline, left)
+			r.Votes, r.Vote, r.Seconds, deadline, left, ref, r.Shown)
 		return err
 	})
 	if err != nil {

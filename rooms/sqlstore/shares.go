@@ -2,25 +2,21 @@ package sqlstore
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/base32"
 	"errors"
-	"strings"
+	"fmt"
 	"time"
+
+	"effectivelyonce/rooms"
 )
 
-// ErrNoShare answers Share for a hash no handler was shared under.
-var ErrNoShare = errors.New("sqlstore: no shared handler with this hash")
+// ErrNoShare answers Share for a hash no handler was shared under. It is a rooms.ErrNotFound, as
+// the rooms' Store contract asks of Share.
+var ErrNoShare = fmt.Errorf("sqlstore: no shared handler with this hash: %w", rooms.ErrNotFound)
 
-// ShareHash is the key a handler's source is shared under: the first 60 bits of its SHA-256, in
-// lower-case base32 (12 characters). Short enough for a URL someone reads aloud, and a collision
-// among the handlers one site will ever hold is out of reach (birthday bound ~2^30 handlers).
-func ShareHash(source string) string {
-	sum := sha256.Sum256([]byte(source))
-	enc := base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:8])
-	return strings.ToLower(enc[:12])
-}
+// ShareHash is the key a handler's source is shared under: rooms.ShareHash, which a room's handler
+// submissions are kept under too, so a handler shared and submitted is one row.
+func ShareHash(source string) string { return rooms.ShareHash(source) }
 
 // PutShare keeps source under its ShareHash and returns the hash. Sharing the same source again
 // changes nothing (the row is the content's, so it cannot differ) and answers the same hash.

@@ -108,7 +108,7 @@ func (h *Handlers) Article(entry content.Entry) echo.HandlerFunc {
 		view.Edit = h.parts.EditLinks(site, entry, view.Page) // workbench.go: "Edit and check" under the design
 		if pages.HasMarker(page, content.MarkerWorkbench) {
 			var wb *pages.WorkbenchView
-			wb, status = h.parts.Workbench(ctx, site, q) // workbench.go
+			wb, status = h.parts.Workbench(c, site) // workbench.go
 			if status == 499 {
 				return context.Canceled
 			}

@@ -5,11 +5,9 @@
 package notebook
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -28,9 +26,9 @@ type Parts struct {
 	RoomBar func(c echo.Context, site pages.Site) *pages.RoomView
 	// Lab is the live lab's box on the page that carries the lab marker.
 	Lab func(c echo.Context, site pages.Site) *pages.LabView
-	// Workbench is the workbench on the page that carries its marker, with the status to answer
-	// (499 when the reader left).
-	Workbench func(ctx context.Context, site pages.Site, q url.Values) (*pages.WorkbenchView, int)
+	// Workbench is the workbench on the page that carries its marker, at the query's parameters,
+	// with the status to answer (499 when the reader left).
+	Workbench func(c echo.Context, site pages.Site) (*pages.WorkbenchView, int)
 	// Editor is site with the code editor's script added.
 	Editor func(site pages.Site) pages.Site
 	// EditLinks are the "Edit and check" links under the designs a page shows.

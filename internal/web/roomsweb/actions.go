@@ -195,12 +195,18 @@ func (h *Handlers) Actions() map[string]echo.HandlerFunc {
 	for path, do := range h.roomActions() {
 		out[path] = h.roomAction(do)
 	}
+	for path, do := range h.handlerActions() {
+		out[path] = h.roomAction(do)
+	}
 	return out
 }
 
 func (h *Handlers) roomActions() map[string]roomDo {
 	return map[string]roomDo{
 		"/rounds": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+			if c.FormValue("kind") == string(rooms.KindHandler) {
+				return h.openHandlerRound(ctx, c, who) // handlerround.go
+			}
 			in := roundIn{Experiment: c.FormValue("experiment"), Params: c.FormValue("params"), Measure: c.FormValue("measure"),
 				Point: c.FormValue("point"), Text: c.FormValue("text"), Unit: c.FormValue("unit")}
 			if number := c.FormValue("number"); number != "" {

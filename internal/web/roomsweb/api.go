@@ -219,14 +219,14 @@ func (h *Handlers) APIState() echo.HandlerFunc {
 
 // APIRoundOpen handles "POST /api/rooms/:code/rounds" (host): 201 with the round's number. Beside
 // the question, {"votes": 2} makes it a peer-instruction round and {"seconds": N} (15 to 600)
-// gives each vote a countdown.
+// gives each vote a countdown; {"kind": "handler"} opens a handler round (see openIn).
 func (h *Handlers) APIRoundOpen() echo.HandlerFunc {
 	return func(c echo.Context) error {
-		var in roundIn
+		var in openIn
 		if err := readJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
-		q, err := h.checkedQuestion(c.Request().Context(), in)
+		q, err := h.question(c.Request().Context(), in)
 		if err != nil {
 			return err
 		}
@@ -316,15 +316,18 @@ func (h *Handlers) APIRoundReveal() echo.HandlerFunc {
 			if rd.Seq == seq && rd.Result != nil {
 				return c.JSON(http.StatusOK, resultJSONOf(rd.Result))
 			}
+			if rd.Seq == seq && rd.Handler != nil {
+				return c.JSON(http.StatusOK, handlerJSONOf(rd.Handler))
+			}
 		}
 		return Refusal(&rooms.FieldError{Field: "seq", Message: "the room has no round with this number", Err: rooms.ErrNotFound})
 	}
 }
 
 // measurer measures a round's truth on the server, or, for a custom question, takes the value
-// its host sent.
+// its host sent; a handler round's reveal checks its reference handler instead (checker).
 func (h *Handlers) measurer(measured *float64) rooms.Measurer {
-	return rooms.MeasureFunc(func(ctx context.Context, q rooms.Question) (float64, error) {
+	return &checker{h: h, Measurer: rooms.MeasureFunc(func(ctx context.Context, q rooms.Question) (float64, error) {
 		if q.Kind == rooms.KindCustom {
 			if measured == nil {
 				return 0, &rooms.FieldError{Field: "measured", Message: "a custom question's true value comes from its host", Err: rooms.ErrInvalid}
@@ -332,7 +335,7 @@ func (h *Handlers) measurer(measured *float64) rooms.Measurer {
 			return *measured, nil
 		}
 		return h.measure(ctx, q)
-	})
+	})}
 }
 
 // APIPin handles "POST /api/rooms/:code/pins" (member) with {"path","note"}: 201 with the pin.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -114,8 +115,10 @@ func readJSON(r *http.Request, v any, optional bool) error {
 	err := web.ReadJSON(r, v, optional)
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
-		return Refusal(&rooms.FieldError{Field: te.Field, Err: rooms.ErrInvalid,
-			Message: fmt.Sprintf("%s is a %s here", te.Field, jsonKind(te.Type.Kind()))})
+		// A body's fields are flat; a path names an embedded struct's field ("roundIn.votes").
+		field := te.Field[strings.LastIndexByte(te.Field, '.')+1:]
+		return Refusal(&rooms.FieldError{Field: field, Err: rooms.ErrInvalid,
+			Message: fmt.Sprintf("%s is a %s here", field, jsonKind(te.Type.Kind()))})
 	}
 	return err
 }

@@ -32,6 +32,8 @@ type harness struct {
 	h   *Handlers
 	e   *echo.Echo
 	ids map[string]string // room id by join code, for the page routes
+	// checks stands in for the workbench: its checks and its answers to a submission.
+	checks *fakeChecks
 }
 
 // limits are the harness's allowances; zero fields are generous.
@@ -56,13 +58,15 @@ func newHarness(t *testing.T, l limits) *harness {
 		Cache:    prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cache"}, []string{"outcome"}),
 		Rejected: m.Rejected})
 	hub := live.NewLocal()
+	fc := &fakeChecks{}
 	rs := rooms.NewService(rooms.NewMemStore(), rooms.Config{Now: l.now, Notify: func(ctx context.Context, id string) { _ = hub.Publish(ctx, id) }})
 	h := New(Deps{Rooms: rs, Hub: hub, Book: book, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: m,
 		Admit:   &runs.Admission{Runner: run, Rate: web.NewRateLimiter(1000, 1000, 1000), Rejected: m.Rejected},
 		Site:    func(string) pages.Site { return pages.Site{} },
 		Origins: web.NewOrigins("http://rooms.test", "127.0.0.1:0", nil),
 		Creates: web.NewRateLimiter(1000, 1000, 1000), Joins: web.NewRateLimiter(float64(l.joinsPerMinute)/60, l.joinsPerMinute, 1000),
-		Changes: web.NewKeyedLimiter[rooms.Hash](1000, 1000, 1000), ChangesPerMinute: 60_000, StreamsPerKey: 4})
+		Changes: web.NewKeyedLimiter[rooms.Hash](1000, 1000, 1000), ChangesPerMinute: 60_000, StreamsPerKey: 4,
+		Checks: HandlerChecks{Check: fc.check, Answer: fc.answer}})
 	t.Cleanup(func() { h.Stop(); run.Stop() })
 	e := sitetest.Echo(ErrorField)
 	miss, change := h.CodeGate, h.ChargeChange
@@ -77,10 +81,12 @@ func newHarness(t *testing.T, l limits) *harness {
 	e.POST("/api/rooms/:code/rounds/:seq/reveal", h.APIRoundReveal(), miss, change)
 	e.POST("/api/rooms/:code/pins", h.APIPin(), miss, change)
 	e.GET("/api/rooms/:code/export", h.APIExport(), miss)
+	e.POST("/api/rooms/:code/rounds/:seq/submission", h.APISubmit(), miss, change)
+	e.POST("/rooms/:id/rounds/:seq/submission", h.SubmitForm())
 	for path, act := range h.Actions() {
 		e.POST("/rooms/:id"+path, act)
 	}
-	return &harness{h: h, e: e, ids: map[string]string{}}
+	return &harness{h: h, e: e, ids: map[string]string{}, checks: fc}
 }
 
 type fieldError struct {

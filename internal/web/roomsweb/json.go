@@ -75,6 +75,8 @@ type RoundJSON struct {
 	TimeUp      bool     `json:"time_up,omitempty"`
 	// Unanswered names, for the host while the round takes answers.
 	Unanswered *[]string `json:"unanswered,omitempty"`
+	// Handler is a handler round's submissions as the caller may see them (handlerjson.go).
+	Handler *HandlerJSON `json:"handler,omitempty"`
 }
 
 // TallyJSON is one vote's answers and their summary.
@@ -167,6 +169,10 @@ func roomJSONOf(v rooms.View) RoomJSON {
 		if rd.Result != nil {
 			res := resultJSONOf(rd.Result)
 			r.Result = &res
+		}
+		if rd.Handler != nil {
+			hj := handlerJSONOf(rd.Handler)
+			r.Handler = &hj
 		}
 		out.Rounds = append(out.Rounds, r)
 	}

@@ -202,6 +202,7 @@ func (h *Handlers) Page() echo.HandlerFunc {
 			for _, e := range experiments.All() {
 				v.Experiments = append(v.Experiments, pages.ExperimentChoice{Name: e.Name, Title: e.Title})
 			}
+			v.Challenges = challengeTemplates()
 			if v.ListExperiment = c.QueryParam("experiment"); v.ListExperiment != "" {
 				v.ListParams = c.QueryParam("params")
 				v.Numbers, v.ListError = h.listedNumbers(ctx, v.ListExperiment, v.ListParams)
@@ -241,6 +242,7 @@ func (h *Handlers) Projector() echo.HandlerFunc {
 			return &web.Error{Status: http.StatusForbidden, Msg: "the projector view is the host's: open it from the browser that runs the room"}
 		}
 		projector(&v)
+		h.addShown(ctx, &v)
 		if err := h.addJoinQR(c.Request(), &v); err != nil {
 			return err
 		}
@@ -258,6 +260,7 @@ func projector(v *pages.RoomView) {
 	v.Room.Roster, v.Room.Unanswered, v.Room.Pins, v.Room.You = nil, nil, nil, nil
 	rounds := make([]rooms.RoundView, len(v.Room.Rounds))
 	for i, rd := range v.Room.Rounds {
+		rd = projectorRound(rd) // handlerround.go
 		rd.Unanswered, rd.First = nil, nil
 		if rd.Result != nil && !rd.NamesVisible {
 			res := *rd.Result
@@ -302,6 +305,7 @@ func (h *Handlers) roomViewOf(ctx context.Context, site pages.Site, st rooms.Vie
 	if st.Presenting != "" {
 		v.Titles[st.Presenting] = h.pathTitle(st.Presenting)
 	}
+	addHandlerParts(&v) // handlerround.go
 	if bar {
 		v.Stream += "?view=bar"
 	}
@@ -319,8 +323,15 @@ func (h *Handlers) roomViewOf(ctx context.Context, site pages.Site, st rooms.Vie
 }
 
 // Bar is the bar a visitor in a room sees on every notebook page, or nil when they are in
-// none (or their seat is gone). It costs a few reads, and only for those in a room.
+// none (or their seat is gone). It costs a few reads, and only for those in a room; the view is
+// kept in c for the rest of the request (see WorkbenchRound).
 func (h *Handlers) Bar(c echo.Context, site pages.Site) *pages.RoomView {
+	v := h.bar(c, site)
+	c.Set(barKey, v)
+	return v
+}
+
+func (h *Handlers) bar(c echo.Context, site pages.Site) *pages.RoomView {
 	id := currentRoom(c)
 	if id == "" {
 		return nil

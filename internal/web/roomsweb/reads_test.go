@@ -16,6 +16,7 @@ func TestOneRoomReadPerAction(t *testing.T) {
 	code, host := s.createRoom(t, "Reads")
 	ada := s.join(t, code, "Ada")
 	api, page := "/api/rooms/"+code, "/rooms/"+s.ids[code]
+	adaID := s.state(t, code, ada).You.ID
 	custom := url.Values{"question": {"custom"}, "text": {"How many?"}, "min": {"0"}, "max": {"100"}}
 	for _, c := range []struct {
 		name   string
@@ -43,6 +44,21 @@ func TestOneRoomReadPerAction(t *testing.T) {
 		{"page: reveal", func() response {
 			return s.post(page+"/rounds/2/reveal", host, url.Values{"measured": {"8"}})
 		}, http.StatusSeeOther, 1},
+		// A handler round: a submission reads the rounds it is judged against besides; putting
+		// one on the projector reads the submissions and the handler's source.
+		{"API: open a handler round", func() response {
+			return s.call("POST", api+"/rounds", host, `{"kind":"handler","template":"ack-after-work"}`)
+		}, http.StatusCreated, 1},
+		{"API: submit", func() response {
+			return s.call("POST", api+"/rounds/3/submission", ada, `{"source":`+jsonString(failing)+`}`)
+		}, http.StatusOK, 3},
+		{"page: submit", func() response {
+			return s.post(page+"/rounds/3/submission", ada, url.Values{"source": {passing}})
+		}, http.StatusOK, 3},
+		{"page: reveal a handler round", func() response { return s.post(page+"/rounds/3/reveal", host, nil) }, http.StatusSeeOther, 1},
+		{"page: show on the projector", func() response {
+			return s.post(page+"/rounds/3/projector", host, url.Values{"shown": {adaID}})
+		}, http.StatusSeeOther, 4},
 	} {
 		before := s.h.Rooms().Reads()
 		r := c.send()

@@ -61,6 +61,8 @@ type Deps struct {
 	HTTPS bool
 	// Heartbeat is how often an idle stream beats; zero is Heartbeat.
 	Heartbeat time.Duration
+	// Checks are the workbench's check and its answer, for handler rounds (see handlerround.go).
+	Checks HandlerChecks
 }
 
 // Handlers serve the study rooms; New makes them.
@@ -80,6 +82,7 @@ type Handlers struct {
 	conns            func() *web.ConnLimiter
 	base             string
 	cookies          web.Cookies
+	checks           HandlerChecks
 
 	// stopping closes at shutdown, ending every stream, since a stream is never idle and the
 	// HTTP server's graceful shutdown would otherwise wait for it.
@@ -109,7 +112,7 @@ func New(d Deps) *Handlers {
 	h := &Handlers{rooms: d.Rooms, hub: d.Hub, admit: d.Admit, book: d.Book, site: d.Site, origins: d.Origins, log: d.Log,
 		rejected: d.Metrics.Rejected, creates: d.Creates, joins: d.Joins, changes: d.Changes,
 		changesPerMinute: d.ChangesPerMinute, streamsPerKey: d.StreamsPerKey, conns: d.Conns, base: d.Base,
-		cookies: web.Cookies{Base: d.Base, HTTPS: d.HTTPS}, stopping: make(chan struct{}), heartbeat: d.Heartbeat,
+		cookies: web.Cookies{Base: d.Base, HTTPS: d.HTTPS}, stopping: make(chan struct{}), heartbeat: d.Heartbeat, checks: d.Checks,
 		titles: web.NewMemo[string](1000), headlines: newHeadlines(), qrs: web.NewMemo[pages.QR](256),
 		parts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "site_room_part_renders_total", Help: "Live parts of study rooms drawn for event streams, by part.",

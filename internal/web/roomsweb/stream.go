@@ -189,6 +189,7 @@ func (h *Handlers) stream(c echo.Context, caller rooms.Caller, key string) error
 		v := h.roomViewOf(ctx, site, f.Snapshot.View(caller, l.presence.Room(r.ID)), bar, "")
 		if screen {
 			projector(&v)
+			h.addShown(ctx, &v) // handlerround.go
 		}
 		if err := h.addJoinQR(c.Request(), &v); err != nil {
 			return false, err

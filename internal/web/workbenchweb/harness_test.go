@@ -44,6 +44,13 @@ var testChild = sitetest.Child(workbench.ChildCommand)
 // per client address.
 func newTestEcho(t *testing.T, sharesPerHour int) *echo.Echo {
 	t.Helper()
+	e, _ := newTestHandlers(t, sharesPerHour, nil)
+	return e
+}
+
+// newTestHandlers is newTestEcho with its handlers, their Deps changed first by tweak (if not nil).
+func newTestHandlers(t *testing.T, sharesPerHour int, tweak func(*Deps)) (*echo.Echo, *Handlers) {
+	t.Helper()
 	book, err := content.Load(content.Files)
 	if err != nil {
 		t.Fatal(err)
@@ -69,10 +76,14 @@ func newTestEcho(t *testing.T, sharesPerHour int) *echo.Echo {
 	t.Cleanup(rate.Close)
 	site := func(string) pages.Site { return pages.Site{Scripts: []string{"/static/app.js"}} }
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h := New(Deps{Site: site, EditorScript: "/static/lib/editor.min.js", Book: book, Sources: srcs, Log: log,
+	d := Deps{Site: site, EditorScript: "/static/lib/editor.min.js", Book: book, Sources: srcs, Log: log,
 		Runner: run, Admit: &runs.Admission{Runner: run, Rate: rate, Rejected: rejected},
 		Checks: workbench.Sandbox{Command: testChild, Deadline: CheckDeadline(10 * time.Second)}, Shares: store,
-		ShareCreates: web.NewRateLimiter(float64(sharesPerHour)/3600, sharesPerHour, 1000), Rejected: rejected, Lookups: lookups})
+		ShareCreates: web.NewRateLimiter(float64(sharesPerHour)/3600, sharesPerHour, 1000), Rejected: rejected, Lookups: lookups}
+	if tweak != nil {
+		tweak(&d)
+	}
+	h := New(d)
 	t.Cleanup(h.Stop)
 	e := sitetest.Echo(nil)
 	e.POST("/workbench", h.Check())
@@ -84,7 +95,7 @@ func newTestEcho(t *testing.T, sharesPerHour int) *echo.Echo {
 	e.GET("/workbench/s/:hash", h.Shared())
 	e.POST("/api/workbench/check", h.CheckAPI())
 	e.POST("/api/workbench/shares", h.ShareAPI())
-	return e
+	return e, h
 }
 
 // response is what a request got back, as plain values.

@@ -249,7 +249,7 @@ func (h *Handlers) InPlace() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		q := c.QueryParams()
 		site := h.d.Site(workbenchPath)
-		v, status := h.OnPage(c.Request().Context(), site, q)
+		v, status := h.page(c.Request().Context(), site, q)
 		if status == 499 {
 			return context.Canceled
 		}

@@ -66,6 +66,11 @@ type Deps struct {
 	LabRun     func(c echo.Context, p lab.Params) (*pages.LabStatus, error)
 	LabOff     bool
 	LabMaxJobs int64
+	// RoomBar is the study room bar of the reader's current room (nil when they are in none), for
+	// the pages the workbench draws whole; Round the handler round the reader may submit the
+	// editor's handler to (nil when none): the rooms' (roomsweb's Bar and WorkbenchRound).
+	RoomBar func(c echo.Context, site pages.Site) *pages.RoomView
+	Round   func(c echo.Context) *pages.WorkbenchRound
 }
 
 // Handlers serve the workbench.
@@ -138,9 +143,19 @@ func paramsOf(base string, q url.Values) map[string][]string {
 
 // OnPage is the workbench on its page for "GET /workbench": the template the query names (or the
 // first rung's), at its parameters and the query's, already checked, since a check is cached and
-// the reader should see a result at once. It answers the status the page should have (499: the
+// the reader should see a result at once, with the button that submits it to the reader's
+// room's handler round when one is open. It answers the status the page should have (499: the
 // reader left).
-func (h *Handlers) OnPage(ctx context.Context, site pages.Site, q url.Values) (*pages.WorkbenchView, int) {
+func (h *Handlers) OnPage(c echo.Context, site pages.Site) (*pages.WorkbenchView, int) {
+	v, status := h.page(c.Request().Context(), site, c.QueryParams())
+	if h.d.Round != nil {
+		v.Round = h.d.Round(c)
+	}
+	return v, status
+}
+
+// page is the workbench's part of its page for the query q (see OnPage).
+func (h *Handlers) page(ctx context.Context, site pages.Site, q url.Values) (*pages.WorkbenchView, int) {
 	name := q.Get("template")
 	t, ok := workbench.LookupTemplate(name)
 	if !ok {
@@ -344,6 +359,7 @@ func (h *Handlers) render(c echo.Context, site pages.Site, status int, v *pages.
 	if !ok {
 		return &web.Error{Status: http.StatusNotFound, Msg: "no such page"}
 	}
+	h.roomParts(c, &site, v)
 	site = h.WithEditor(site)
 	view := pages.ArticleView{Site: site, Page: page, Code: h.d.Sources, Workbench: v}
 	view.Prev, view.Next = pages.Neighbours(site, workbenchPath)
