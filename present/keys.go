@@ -12,6 +12,9 @@ var keysShows = shows[experiments.StreamParams, experiments.KeysResult]{
 	charts:  keysCharts,
 	tables:  keysTables,
 	reading: readKeys,
+	headline: func(_ experiments.StreamParams, r experiments.KeysResult) Headline {
+		return crashedHeadline(r.Crashed)
+	},
 	point:   byName,
 	rowWord: "with the dedup key",
 }

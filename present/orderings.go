@@ -11,6 +11,9 @@ var orderingsShows = shows[experiments.StreamParams, experiments.OrderingsResult
 	charts:  orderingsCharts,
 	tables:  orderingsTables,
 	reading: readOrderings,
+	headline: func(_ experiments.StreamParams, r experiments.OrderingsResult) Headline {
+		return crashedHeadline(r.Crashed)
+	},
 	point:   byName,
 	rowWord: "with the order",
 }

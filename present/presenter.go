@@ -33,6 +33,8 @@ type Presenter struct {
 	countsOf     string
 	units        map[string]string
 	noPageSpread bool
+	// headline is shows' headline, on any (nil when the shows have none).
+	headline func(params, result any) (Headline, bool)
 	// params and result are the types the presenter is written for.
 	params, result reflect.Type
 }
@@ -67,6 +69,10 @@ type shows[P, R any] struct {
 	// units says what the experiment's counts count where that is not what a count of the name
 	// counts elsewhere (countUnits): the outbox loses events, not jobs.
 	units map[string]string
+	// headline is the number the reading opens with where no count says it (the jobs that crashed,
+	// the slowest job's seconds): a study room asks about it as about a count (see ReportedBy).
+	// Nil where the reading opens with a count, or with no number of the run's own.
+	headline func(p P, r R) Headline
 	// noPageSpread says the experiment's block offers no spread over seeds on its page, though it
 	// draws at random: the verifier answers whether each claim holds on the reader's stream, with
 	// its own checks and smallest failing cases, and draws no chart a band could go on, so a field
@@ -133,6 +139,15 @@ func present[P, R any](name string, s shows[P, R]) *Presenter {
 		point: s.point, rowWord: s.rowWord, band: s.band, counts: s.counts, countsOf: s.countsOf, units: s.units,
 		noPageSpread: s.noPageSpread,
 		params:       reflect.TypeFor[P](), result: reflect.TypeFor[R](),
+	}
+	if s.headline != nil {
+		pr.headline = func(params, result any) (Headline, bool) {
+			p, r, err := pair(params, result)
+			if err != nil {
+				return Headline{}, false
+			}
+			return s.headline(p, r), true
+		}
 	}
 	if s.rows != nil {
 		pr.rowKeys = s.rows.keys
