@@ -75,6 +75,9 @@ type RoomView struct {
 	Bar    bool   // rendered as the bar on a notebook page
 	// JoinQR is the join link and its QR code, for the host's room page (zero elsewhere).
 	JoinQR QR
+	// SessionView is what the session adds (room_session.go): questions about the page on
+	// screen, the lab run the room watches.
+	SessionView
 }
 
 // NumberGroup is the numbers one experiment reports at some parameters, as a host picks one for a

@@ -136,6 +136,9 @@ type ExperimentView struct {
 	Progress *SpreadProgress
 	// Jobs turns the job counts of the tables into "which jobs?" links (zero: no links).
 	Jobs JobLinks
+	// Sealed is set while a round of the reader's study room asks about this run: the result is
+	// hidden until the host reveals the answer (see room_session.go).
+	Sealed *Sealed
 }
 
 // Run is one experiment on a page as the handler prepared it: the parameters as typed, and either

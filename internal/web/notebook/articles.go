@@ -32,11 +32,13 @@ func (h *Handlers) Article(entry content.Entry) echo.HandlerFunc {
 		q := c.QueryParams()
 		hx := web.HTMXOf(req)
 		site := h.site(entry.Path)
+		var bar *pages.RoomView
 		if !hx.Active {
-			if bar := h.parts.RoomBar(c, site); bar != nil {
+			if bar = h.parts.RoomBar(c, site); bar != nil {
 				site.Bar, site.InRoom = pages.RoomBar(*bar), true
 			}
 		}
+		seal := h.sealed(c, bar) // sealed.go
 
 		if hx.Target == pages.TimelineID && pages.HasMarker(page, content.MarkerTimeline) {
 			return web.Render(c, http.StatusOK, pages.Timeline(h.timeline(site, entry.Path, pages.PageParams(page, q))))
@@ -67,6 +69,7 @@ func (h *Handlers) Article(entry content.Entry) echo.HandlerFunc {
 			if err != nil {
 				return err
 			}
+			seal(&v, r)
 			if !own {
 				also = append(also, v)
 				continue

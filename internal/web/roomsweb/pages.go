@@ -339,6 +339,7 @@ func (h *Handlers) Bar(c echo.Context, site pages.Site) *pages.RoomView {
 	if err != nil || v.Room.Role == rooms.Nobody {
 		return nil
 	}
+	h.addAsk(ctx, &v, here) // session.go
 	return &v
 }
 
