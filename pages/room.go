@@ -42,8 +42,8 @@ const (
 
 // RoomParts are the parts a room page shows; BarParts those the bar on notebook pages shows.
 var (
-	RoomParts = []string{PartStatus, PartPresenting, PartRound, PartCount, PartTimer, PartTally, PartRoster, PartHistory, PartBoard, PartTools}
-	BarParts  = []string{PartStatus, PartPresenting, PartRound, PartCount, PartTimer, PartTools}
+	RoomParts = []string{PartStatus, PartPresenting, PartRound, PartCount, PartTimer, PartTally, PartRoster, PartHistory, PartBoard, PartTools, PartLab}
+	BarParts  = []string{PartStatus, PartPresenting, PartRound, PartCount, PartTimer, PartTools, PartLab}
 	// ProjectorParts are the projector view's: one part, since nobody types on a big screen.
 	ProjectorParts = []string{PartScreen}
 )

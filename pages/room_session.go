@@ -20,7 +20,16 @@ type SessionView struct {
 	// address changes under it (a rerun with htmx).
 	AskNumbers []NumberGroup
 	AskURL     string
+	// LabRun is the live lab's run the room watches, as this browser sees it (its own, with
+	// Cancel, or the host's); nil when the room watches none, or the lab has moved on to another.
+	LabRun *LabStatus
+	// LabForm is the lab's small form on the host's room page, to start a run the room watches.
+	LabForm *LabView
 }
+
+// PartLab is the live part of the lab run the room watches: its progress box, which polls the lab
+// by itself, and once the run ends its table.
+const PartLab = "lab"
 
 // Sealed is a run a study room asks about in a round still open: a member's page shows its result
 // hidden until the host reveals the answer, so that the number is guessed, not read.
@@ -39,4 +48,13 @@ func asksAbout(v RoomView, rd *rooms.RoundView) string {
 		return ""
 	}
 	return rd.Question.Experiment
+}
+
+// labPartState says, after the bar's fold of the room's lab run, where the run is: so a member
+// who folded it still reads that it goes, or has ended.
+func labPartState(s LabStatus) string {
+	if s.Running {
+		return ": running"
+	}
+	return ": ended"
 }

@@ -109,7 +109,9 @@ func New(cfg Config, d Deps) (*Server, error) {
 		Joins:            web.NewRateLimiter(float64(cfg.RoomJoinsPerMinute)/60, cfg.RoomJoinsPerMinute, cfg.RateClients),
 		Changes:          web.NewKeyedLimiter[rooms.Hash](float64(cfg.RoomChangesPerMinute)/60, roomsweb.ChangeBurst(cfg.RoomChangesPerMinute), cfg.RateClients),
 		ChangesPerMinute: cfg.RoomChangesPerMinute, StreamsPerKey: cfg.RoomStreamsPerKey, Base: cfg.BasePath,
-		HTTPS: strings.HasPrefix(cfg.PublicOrigin, "https://"), Conns: func() *web.ConnLimiter { return s.conns }})
+		HTTPS: strings.HasPrefix(cfg.PublicOrigin, "https://"), Conns: func() *web.ConnLimiter { return s.conns },
+		// A lab run the room watches: the lab's form, its start and its progress box, the lab's own.
+		Lab: roomsweb.LabParts{Form: s.lab.RoomForm, Start: s.lab.StartForRoom, Watched: s.lab.Watched}})
 	s.notebook = notebook.New(notebook.Deps{Base: cfg.BasePath, Log: log, Book: book, Sources: srcs, Runner: run, Admit: s.admit,
 		Rejected: m.Rejected, MaxRuns: cfg.MaxRuns, Site: s.site, SpreadPace: cfg.spreadPace,
 		Parts: notebook.Parts{RoomBar: s.rooms.Bar, Lab: s.lab.OnPage, Workbench: s.workbench.OnPage, Editor: s.workbench.WithEditor, EditLinks: s.workbench.EditLinks,

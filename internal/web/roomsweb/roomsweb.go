@@ -61,6 +61,8 @@ type Deps struct {
 	HTTPS bool
 	// Heartbeat is how often an idle stream beats; zero is Heartbeat.
 	Heartbeat time.Duration
+	// Lab is the live lab as a room uses it (lab.go); its zero value is a site without a lab.
+	Lab LabParts
 }
 
 // Handlers serve the study rooms; New makes them.
@@ -102,6 +104,7 @@ type Handlers struct {
 	titles    *web.Memo[string]
 	headlines *headlines
 	qrs       *web.Memo[pages.QR]
+	lab       LabParts
 }
 
 // New makes the rooms' handlers and registers their series on d.Metrics.Reg.
@@ -110,7 +113,7 @@ func New(d Deps) *Handlers {
 		rejected: d.Metrics.Rejected, creates: d.Creates, joins: d.Joins, changes: d.Changes,
 		changesPerMinute: d.ChangesPerMinute, streamsPerKey: d.StreamsPerKey, conns: d.Conns, base: d.Base,
 		cookies: web.Cookies{Base: d.Base, HTTPS: d.HTTPS}, stopping: make(chan struct{}), heartbeat: d.Heartbeat,
-		titles: web.NewMemo[string](1000), headlines: newHeadlines(), qrs: web.NewMemo[pages.QR](256),
+		titles: web.NewMemo[string](1000), headlines: newHeadlines(), qrs: web.NewMemo[pages.QR](256), lab: d.Lab,
 		parts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "site_room_part_renders_total", Help: "Live parts of study rooms drawn for event streams, by part.",
 		}, []string{"part"}),

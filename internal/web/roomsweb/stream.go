@@ -193,6 +193,9 @@ func (h *Handlers) stream(c echo.Context, caller rooms.Caller, key string) error
 		if err := h.addJoinQR(c.Request(), &v); err != nil {
 			return false, err
 		}
+		if !screen {
+			h.addLab(c, &v, c.QueryParam("page")) // lab.go: the bar's page, which the bar's stream is told
+		}
 		for _, name := range parts {
 			// A part whose inputs did not change is not drawn again (a guess changes the count,
 			// not the board of 200 pins nor the history): its last HTML stands.
