@@ -43,6 +43,9 @@ func TestOneRoomReadPerAction(t *testing.T) {
 		{"page: reveal", func() response {
 			return s.post(page+"/rounds/2/reveal", host, url.Values{"measured": {"8"}})
 		}, http.StatusSeeOther, 1},
+		{"page: start a lab run the room watches", func() response {
+			return s.post(page+"/lab", host, url.Values{"design": {"ack-after-work"}, "jobs": {"100"}})
+		}, http.StatusSeeOther, 1},
 	} {
 		before := s.h.Rooms().Reads()
 		r := c.send()
