@@ -440,7 +440,7 @@ func Experiment(v ExperimentView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if !v.Invalid {
+		if !v.Invalid && v.Sealed == nil {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 41, "<a class=\"api\" href=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
