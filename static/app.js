@@ -788,7 +788,9 @@
   document.addEventListener("htmx:afterRequest", function (ev) {
     var form = ev.detail.elt;
     var xhr = ev.detail.xhr;
-    if (!form || !form.closest || !form.closest("[data-room]") || !xhr || xhr.status < 200 || xhr.status > 299) return;
+    // Only a room's forms: a box that polls inside the room (the lab run it watches) or the
+    // bar's list of numbers asked for again is no action of the reader's.
+    if (!form || form.tagName !== "FORM" || !form.closest("[data-room]") || !xhr || xhr.status < 200 || xhr.status > 299) return;
     var err = form.querySelector("[data-error]");
     if (err) err.textContent = "";
     if (form.hasAttribute("data-reset")) form.querySelector('input[name="note"]').value = "";

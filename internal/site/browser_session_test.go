@@ -197,12 +197,16 @@ func TestBrowserRoomAskAboutThisPage(t *testing.T) {
 		streamOpen(m)
 	}
 
+	// The host moves the delay with the block's own form (htmx, no new page): the bar's list of
+	// numbers follows the page's new address.
 	page := "/blocks/4?max_delay=5000"
-	host.open(page)
+	host.open("/blocks/4")
 	streamOpen(host)
+	host.rerun("exp-window", map[string]string{"max_delay": "5000"})
+	within(host, "the ask list at the new delay", `[...document.querySelectorAll("#ask-number option")].some(o => o.value.includes("max_delay%3D5000"))`)
 	host.do(chromedp.Click(chromedp.CSS(`.roombar form[action$="/present"] button`)))
 	for _, m := range members {
-		within(m, "the member following the host to block 4", `location.pathname + location.search === `+jsString(page)+` && document.readyState === "complete" && !!document.querySelector("#exp-window table")`)
+		within(m, "the member following the host to block 4", `location.pathname === "/blocks/4" && new URLSearchParams(location.search).get("max_delay") === "5000" && document.readyState === "complete" && !!document.querySelector("#exp-window table")`)
 		streamOpen(m)
 		mark(m, "on block 4")
 	}
@@ -296,5 +300,64 @@ func shot(t *testing.T, tb *browserTab, name string) {
 	}
 	if err := os.WriteFile(filepath.Join(shotDir(t), name+".png"), png, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBrowserRoomWatchesALabRun: the host starts a lab run from the room's page; a member's room
+// page shows its progress box without a reload, with no Cancel, and its table when it ends, and
+// the member's bar on a notebook page shows it too; the host's page has Cancel. axe checks the
+// host's page with the form open and the member's page and bar with the run, light and dark.
+func TestBrowserRoomWatchesALabRun(t *testing.T) {
+	b := startBrowserSuite(t)
+	host := openRoomTab(t, b)
+	host.open("/rooms/new")
+	host.do(chromedp.SendKeys(chromedp.CSS("#room-title"), "Lab together"),
+		chromedp.Click(chromedp.CSS(`main form button[type="submit"]`)))
+	within(host, "the host link page", `!!document.querySelector("#host-link")`)
+	host.do(chromedp.Click(chromedp.CSS(`main a.button`)))
+	within(host, "the host's room page", `!!document.querySelector("article.room [data-join-code]")`)
+	code := browserEval[string](host, `document.querySelector("[data-join-code]").textContent.trim()`)
+	streamOpen(host)
+	fay := openRoomTab(t, b)
+	fay.open("/j/" + code)
+	fay.retype("#join-name", "Fay")
+	fay.do(chromedp.Click(chromedp.CSS(`main form button[type="submit"]`)))
+	within(fay, "the member's room page", `!!document.querySelector(".you strong")`)
+	streamOpen(fay)
+	mark(fay, "in the room")
+
+	host.do(chromedp.Click(chromedp.CSS("details.room-lab-form summary")))
+	browserEval[chromedp.Void](host, `document.querySelectorAll('.room-lab-run input[name=design]').forEach(c => { c.checked = c.value === "ack-after-work" })`)
+	host.retype("#room-lab-jobs", "300")
+	roomAxe(t, map[string]*browserTab{"host's room page with the lab form": host})
+	host.do(chromedp.Click(chromedp.CSS(".room-lab-run button[type=submit]")))
+	within(host, "the host's run with Cancel", `document.querySelector("#room-lab .lab-status, .room-lab .lab-status")?.dataset.whose === "yours" && !!document.querySelector(".room-lab form.lab-cancel button")`)
+	within(fay, "the run on the member's room page, live", `!!document.querySelector(".room-lab .lab-status")`)
+	if browserEval[bool](fay, `!!document.querySelector(".room-lab form.lab-cancel")`) {
+		t.Error("the member is offered Cancel")
+	}
+	if err := fay.poll(`!!document.querySelector(".room-lab [data-design-result]")`, 60*time.Second); err != nil {
+		t.Fatalf("the run's table on the member's page: %v", err)
+	}
+	assertMarked(fay, "in the room")
+	roomAxe(t, map[string]*browserTab{"member's room page with the lab run": fay})
+	fay.open("/blocks/1")
+	within(fay, "the run in the member's bar", `!!document.querySelector(".roombar details.roombar-lab [data-design-result]")`)
+	fay.do(chromedp.Click(chromedp.CSS("details.roombar-lab summary")))
+	within(fay, "the bar's lab run unfolded", `document.querySelector("details.roombar-lab").open`)
+	fay.emulate(390, 844, true, "dark")
+	fay.open("/blocks/1")
+	fay.do(chromedp.Click(chromedp.CSS("details.roombar-lab summary")))
+	_ = fay.poll(`document.documentElement.scrollWidth <= window.innerWidth`, 10*time.Second) // the script below says what, if not
+	for _, wide := range browserEval[[]string](fay, fay.script("sideways-overflow.js")) {
+		t.Errorf("the bar with the lab run at 390 px overflows sideways: %s", wide)
+	}
+	shot(t, fay, "room-lab-bar-390-dark")
+	fay.emulate(1280, 900, false, "light")
+	roomAxe(t, map[string]*browserTab{"member's bar with the lab run": fay})
+	for _, tb := range []*browserTab{host, fay} {
+		for _, p := range tb.takeProblems() {
+			t.Errorf("the page reported: %s", p)
+		}
 	}
 }
