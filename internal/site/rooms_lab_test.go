@@ -84,6 +84,13 @@ func TestRoomWatchesALabRun(t *testing.T) {
 		t.Errorf("a second run: %d %s", r.status, r.body)
 	}
 
+	var st struct {
+		LabRun string `json:"lab_run"`
+	}
+	mustAPI(t, memberClient(), "GET", base+"/api/rooms/"+code, bo.Key, "", http.StatusOK, &st)
+	if run := s.lab.Runner().Current(); run == nil || st.LabRun != run.ID {
+		t.Errorf("the API's lab_run is %q, not the lab's current run", st.LabRun)
+	}
 	hostPage, adaPage := host.get(roomPath).body, ada.get(roomPath).body
 	if !strings.Contains(hostPage, `data-whose="yours"`) || !strings.Contains(hostPage, ">Cancel</button>") {
 		t.Error("the host's room page does not show their run with Cancel")
