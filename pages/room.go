@@ -334,7 +334,7 @@ var partSeed = maphash.MakeSeed()
 
 // PartKey is a fingerprint of everything the part called name is drawn from, for the parts worth
 // not drawing again when nothing of theirs changed: the board (every pin, its title and headline),
-// the earlier rounds and who is here. A stream that has sent a part with this key may skip drawing it; ok is
+// the earlier rounds, who is here, and the tools (present, pin). A stream that has sent a part with this key may skip drawing it; ok is
 // false for the parts that are cheap to draw and are compared by their HTML instead. The key reads
 // exactly what boardPart and historyPart read (TestPartKeysCoverEveryField holds it to every
 // field of a pin and a round), and costs a fraction of drawing them.
@@ -380,6 +380,11 @@ func (v RoomView) PartKey(name string) (key uint64, ok bool) {
 				k.int(int64(len(rd.Result.Guesses)))
 			}
 		}
+	case PartTools:
+		// What the caller may do besides answering: the same forms at every change of the room.
+		k.bool(v.Bar)
+		k.str(v.Here)
+		k.str(v.Room.Presenting)
 	case PartRoster:
 		// Who is here, drawn for every stream at every change: in a hall of 300 a burst of answers
 		// changes nothing of it, and drawing 300 names for 300 streams ten times a second was an
