@@ -42,8 +42,8 @@ const (
 
 // RoomParts are the parts a room page shows; BarParts those the bar on notebook pages shows.
 var (
-	RoomParts = []string{PartStatus, PartPresenting, PartRound, PartCount, PartTimer, PartTally, PartRoster, PartHistory, PartBoard, PartTools}
-	BarParts  = []string{PartStatus, PartPresenting, PartRound, PartCount, PartTimer, PartTools}
+	RoomParts = []string{PartStatus, PartPresenting, PartRound, PartCount, PartTimer, PartTally, PartRoster, PartHistory, PartBoard, PartTools, PartLab}
+	BarParts  = []string{PartStatus, PartPresenting, PartRound, PartCount, PartTimer, PartTools, PartLab}
 	// ProjectorParts are the projector view's: one part, since nobody types on a big screen.
 	ProjectorParts = []string{PartScreen}
 )
@@ -80,6 +80,9 @@ type RoomView struct {
 	// view (see HandlerRoundParts).
 	Challenges []ChallengeTemplate
 	Handlers   *HandlerRoundParts
+	// SessionView is what the session adds (room_session.go): questions about the page on
+	// screen, the lab run the room watches.
+	SessionView
 }
 
 // NumberGroup is the numbers one experiment reports at some parameters, as a host picks one for a
@@ -335,8 +338,8 @@ func KickQuestion(name string) string {
 var partSeed = maphash.MakeSeed()
 
 // PartKey is a fingerprint of everything the part called name is drawn from, for the parts worth
-// not drawing again when nothing of theirs changed: the board (every pin, its title and headline)
-// and the earlier rounds. A stream that has sent a part with this key may skip drawing it; ok is
+// not drawing again when nothing of theirs changed: the board (every pin, its title and headline),
+// the earlier rounds, who is here, and the tools (present, pin). A stream that has sent a part with this key may skip drawing it; ok is
 // false for the parts that are cheap to draw and are compared by their HTML instead. The key reads
 // exactly what boardPart and historyPart read (TestPartKeysCoverEveryField holds it to every
 // field of a pin and a round), and costs a fraction of drawing them.
@@ -382,6 +385,22 @@ func (v RoomView) PartKey(name string) (key uint64, ok bool) {
 				k.num(rd.Result.Median)
 				k.int(int64(len(rd.Result.Guesses)))
 			}
+		}
+	case PartTools:
+		// What the caller may do besides answering: the same forms at every change of the room.
+		k.bool(v.Bar)
+		k.str(v.Here)
+		k.str(v.Room.Presenting)
+	case PartRoster:
+		// Who is here, drawn for every stream at every change: in a hall of 300 a burst of answers
+		// changes nothing of it, and drawing 300 names for 300 streams ten times a second was an
+		// eighth of the server's work.
+		k.int(int64(v.Room.Seated))
+		k.int(int64(len(v.Room.Roster)))
+		for _, m := range v.Room.Roster {
+			k.str(m.ID)
+			k.str(m.Name)
+			k.bool(m.Present)
 		}
 	default:
 		return 0, false

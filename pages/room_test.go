@@ -224,6 +224,23 @@ func TestPartKeysCoverEveryField(t *testing.T) {
 			return bump(reflect.ValueOf(&v.Room.Rounds[0]).Elem().Field(i))
 		})
 	}
+	// The roster draws every seat's name and presence (the kick forms name its id), and the seats.
+	base.Room.Roster, base.Room.Seated = []rooms.RosterEntry{{ID: "m", Name: "Ada"}}, 1
+	entry := reflect.TypeFor[rooms.RosterEntry]()
+	for i := range entry.NumField() {
+		check(PartRoster, entry.Field(i).Name, func(v *RoomView) bool {
+			v.Room.Roster = slices.Clone(base.Room.Roster)
+			return bump(reflect.ValueOf(&v.Room.Roster[0]).Elem().Field(i))
+		})
+	}
+	check(PartRoster, "Seated", func(v *RoomView) bool { v.Room.Seated++; return true })
+	check(PartRoster, "Role", func(v *RoomView) bool { v.Room.Role = rooms.AsHost; return true })
+	// The tools draw the pin and present forms: for the page the caller is on, in the bar or not,
+	// and on the room's page the presented path as the pin's default.
+	check(PartTools, "Presenting", func(v *RoomView) bool { v.Room.Presenting = "/assembly"; return true })
+	check(PartTools, "Here", func(v *RoomView) bool { v.Here = "/blocks/2"; return true })
+	check(PartTools, "Bar", func(v *RoomView) bool { v.Bar = true; return true })
+	check(PartTools, "Closed", func(v *RoomView) bool { v.Room.Closed = true; return true })
 	// Of a result, the history draws the measured value, the median and how many answered.
 	revealed := func(r rooms.Result) uint64 {
 		v := base

@@ -142,6 +142,9 @@ type ExperimentView struct {
 	// Guess is the question a reader who hides results answers before the result shows, and
 	// where they stand with it (guess.go); nil when there is no result, or it has no headline.
 	Guess *GuessView
+	// Sealed is set while a round of the reader's study room asks about this run: the result is
+	// hidden until the host reveals the answer (see room_session.go).
+	Sealed *Sealed
 }
 
 // Run is one experiment on a page as the handler prepared it: the parameters as typed, and either

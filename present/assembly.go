@@ -10,6 +10,9 @@ import (
 var assemblyShows = shows[experiments.StreamParams, experiments.AssemblyResult]{
 	tables:  assemblyTables,
 	reading: readAssembly,
+	opening: func(_ experiments.StreamParams, r experiments.AssemblyResult) Opening {
+		return crashedOpening(r.Crashed)
+	},
 
 	// A block shows the designs it has introduced so far and marks its own (see Scope).
 	focusCharts: assemblyCharts,

@@ -12,6 +12,9 @@ var keysShows = shows[experiments.StreamParams, experiments.KeysResult]{
 	charts:  keysCharts,
 	tables:  keysTables,
 	reading: readKeys,
+	opening: func(_ experiments.StreamParams, r experiments.KeysResult) Opening {
+		return crashedOpening(r.Crashed)
+	},
 	point:   byName,
 	rowWord: "with the dedup key",
 	ask:     &asking[experiments.StreamParams, experiments.KeysResult]{says: []string{"jobs", "crash_rate"}, words: askKeys},

@@ -3,6 +3,7 @@ package present
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	"effectivelyonce/experiments"
@@ -18,6 +19,11 @@ var leaseShows = shows[experiments.LeaseParams, experiments.LeaseResult]{
 	},
 	tables:  leaseTables,
 	reading: readLease,
+	opening: func(_ experiments.LeaseParams, r experiments.LeaseResult) Opening {
+		// To the tenth of a second, as the reading says it: the number on the page is the truth.
+		return Opening{Name: "slowest_s", Value: math.Round(r.SlowestS*10) / 10, Unit: "seconds the slowest job took",
+			Ask: "How long did the slowest job take, in seconds?"}
+	},
 	point:   func(p experiments.Point) string { return "timeout " + experiments.FormatFloat(p.X) + " s" },
 	rowWord: "at",
 	// The timeouts go on a log axis from a tenfold span, so that 5, 15, 30 and 60 s do not huddle

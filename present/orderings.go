@@ -11,6 +11,9 @@ var orderingsShows = shows[experiments.StreamParams, experiments.OrderingsResult
 	charts:  orderingsCharts,
 	tables:  orderingsTables,
 	reading: readOrderings,
+	opening: func(_ experiments.StreamParams, r experiments.OrderingsResult) Opening {
+		return crashedOpening(r.Crashed)
+	},
 	point:   byName,
 	rowWord: "with the order",
 	ask:     &asking[experiments.StreamParams, experiments.OrderingsResult]{says: []string{"jobs", "crash_rate"}, words: askOrderings},

@@ -36,6 +36,8 @@ type Presenter struct {
 	// ask words the headline's question and asks names the parameters it states (see asking).
 	ask  func(params, result any, at experiments.Count) (string, error)
 	asks []string
+	// opening is shows' opening number, on any (nil when the shows have none).
+	opening func(params, result any) (Opening, bool)
 	// params and result are the types the presenter is written for.
 	params, result reflect.Type
 }
@@ -70,6 +72,10 @@ type shows[P, R any] struct {
 	// units says what the experiment's counts count where that is not what a count of the name
 	// counts elsewhere (countUnits): the outbox loses events, not jobs.
 	units map[string]string
+	// opening is the number the reading opens with where no count says it (the jobs that crashed,
+	// the slowest job's seconds): a study room asks about it as about a count (see ReportedBy).
+	// Nil where the reading opens with a count, or with no number of the run's own.
+	opening func(p P, r R) Opening
 	// noPageSpread says the experiment's block offers no spread over seeds on its page, though it
 	// draws at random: the verifier answers whether each claim holds on the reader's stream, with
 	// its own checks and smallest failing cases, and draws no chart a band could go on, so a field
@@ -148,6 +154,15 @@ func present[P, R any](name string, s shows[P, R]) *Presenter {
 				return "", err
 			}
 			return s.ask.words(p, r, at), nil
+		}
+	}
+	if s.opening != nil {
+		pr.opening = func(params, result any) (Opening, bool) {
+			p, r, err := pair(params, result)
+			if err != nil {
+				return Opening{}, false
+			}
+			return s.opening(p, r), true
 		}
 	}
 	if s.rows != nil {

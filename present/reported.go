@@ -19,6 +19,10 @@ type Reported struct {
 	Value      float64 // what the run reports
 	Unit       string  // what the number counts, for a guess: "escaped duplicates"
 	Words      string  // the number and its row: "escaped duplicates at window 1,000"
+	// Opening marks the number the run's reading opens with that no count says (see Opening);
+	// it stands at no row.
+	Opening bool
+	ask     string // the Opening's question, when it has words of its own
 }
 
 // countUnits say what each count counts, by count name, in every experiment whose presenter does
@@ -64,7 +68,8 @@ func countUnit(experiment, name string) string {
 	return countWords(experiment, name)
 }
 
-// ReportedBy lists every number a run of e reports in result, in the result's own order.
+// ReportedBy lists every number a run of e reports in result, in the result's own order: its
+// counts. ReportedAt adds the reading's headline, which needs the run's parameters.
 func ReportedBy(e *experiments.Experiment, result any) []Reported {
 	pr, ok := PresenterFor(e.Name)
 	if !ok {
@@ -122,6 +127,9 @@ func (r Reported) Question(e *experiments.Experiment, params any) string {
 	if moved := MovedParams(e, params, e.Fields); moved != "" {
 		at = "with " + moved
 	}
+	if r.ask != "" {
+		return fmt.Sprintf("%s (%s, %s)", r.ask, e.Title, at)
+	}
 	return fmt.Sprintf("How many %s? (%s, %s)", r.Words, e.Title, at)
 }
 
@@ -141,4 +149,47 @@ func MovedParams(e *experiments.Experiment, p any, fields []experiments.Field) s
 		words = append(words, w)
 	}
 	return strings.Join(words, "; ")
+}
+
+// Opening is the number a run's reading opens with, when no count of the run is that number: the
+// jobs of the stream that crashed ("398 of 20,000 jobs crashed"), the seconds the slowest job
+// took. Name is what the result's JSON calls it, so a round names it as it names a count.
+type Opening struct {
+	Name  string
+	Value float64
+	Unit  string // what it counts, for a guess: "jobs crashed"
+	// Ask is the question in words when "How many <unit>?" would not read ("How long did the
+	// slowest job take, in seconds?"); "" for that.
+	Ask string
+}
+
+// openingOf is the number the reading opens with of a run of the named experiment at params, when its
+// presenter has one that is not a count.
+func openingOf(experiment string, params, result any) (Reported, bool) {
+	pr, ok := PresenterFor(experiment)
+	if !ok || pr.opening == nil || params == nil {
+		return Reported{}, false
+	}
+	h, ok := pr.opening(params, result)
+	if !ok {
+		return Reported{}, false
+	}
+	return Reported{Experiment: experiment, Measure: h.Name, Value: h.Value, Unit: h.Unit, Words: h.Unit, Opening: true, ask: h.Ask}, true
+}
+
+// ReportedAt lists every number a run of e at params reports, as a page shows them: the number
+// its reading opens with (when no count says it), then every count, each a number a study room
+// may ask about.
+func ReportedAt(e *experiments.Experiment, params, result any) []Reported {
+	list := ReportedBy(e, result)
+	if h, ok := openingOf(e.Name, params, result); ok {
+		list = append([]Reported{h}, list...)
+	}
+	return list
+}
+
+// crashedOpening is the opening number of a run whose reading opens with the jobs of its stream that
+// crashed ("398 of 20,000 jobs crashed"): the number every count of the run is made of.
+func crashedOpening(crashed int64) Opening {
+	return Opening{Name: "crashed", Value: float64(crashed), Unit: "jobs crashed"}
 }

@@ -68,3 +68,55 @@ func TestReportedWordsAndRows(t *testing.T) {
 		t.Errorf("a number of a one-row run: %+v %v", r, fe)
 	}
 }
+
+// TestHeadlineIsWhatTheReadingSays holds each reading's headline, the number a study room may ask
+// about beside the counts, to the number the reading's first paragraph states, at the defaults
+// and at parameters that move it; and it is found by its name, as a count is.
+func TestHeadlineIsWhatTheReadingSays(t *testing.T) {
+	heads := 0
+	for _, e := range experiments.All() {
+		for _, q := range []map[string][]string{nil, {"seed": {"7"}}} {
+			p := e.Defaults()
+			if q != nil {
+				if _, ok := e.Field("seed"); !ok {
+					continue
+				}
+				var err error
+				if p, err = e.Parse(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err := e.Run(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			list := ReportedAt(e, p, res)
+			if n := len(list) - len(ReportedBy(e, res)); n > 1 {
+				t.Fatalf("%s: %d headlines", e.Name, n)
+			}
+			if !list[0].Opening {
+				continue
+			}
+			heads++
+			h := list[0]
+			pr, _ := PresenterFor(e.Name)
+			reading, _ := pr.Reading(p, res)
+			said := experiments.FormatFloat(h.Value)
+			if h.Value == float64(int64(h.Value)) {
+				said = experiments.Thousands(int64(h.Value))
+			}
+			if !strings.Contains(reading[0], said+" ") {
+				t.Errorf("%s %v: headline %s is %s; the reading opens %q", e.Name, q, h.Measure, said, reading[0])
+			}
+			if got, fe := FindReported(list, h.Measure, ""); fe != nil || got.Value != h.Value {
+				t.Errorf("%s: the headline %q is not found by its name: %+v %v", e.Name, h.Measure, got, fe)
+			}
+			if qs := h.Question(e, p); !strings.HasSuffix(qs, ")") || strings.Contains(qs, "_") {
+				t.Errorf("%s: the headline's question %q", e.Name, qs)
+			}
+		}
+	}
+	if heads < 5*2 {
+		t.Errorf("%d headlines over the experiments' runs, want the crash designs', the window's and the lease's", heads)
+	}
+}

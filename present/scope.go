@@ -78,3 +78,16 @@ type scoping[R any] struct {
 	// upTo returns the result with its rows after the one with key dropped.
 	upTo func(r R, key string) R
 }
+
+// Shown is result cut to the rows scope s shows, as View draws it: what a page shows of a run, for
+// a study room that asks about the numbers on the page (the rows a block has not introduced yet
+// are no question of that page).
+func (p *Presenter) Shown(s Scope, result any) any {
+	if s.UpTo == "" || p.upTo == nil {
+		return result
+	}
+	if cut, err := p.upTo(result, s.UpTo); err == nil {
+		return cut
+	}
+	return result
+}

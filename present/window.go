@@ -20,6 +20,9 @@ var windowShows = shows[experiments.WindowParams, experiments.WindowResult]{
 	},
 	tables:  windowTables,
 	reading: readWindow,
+	opening: func(_ experiments.WindowParams, r experiments.WindowResult) Opening {
+		return crashedOpening(r.Crashed)
+	},
 	point:   func(p experiments.Point) string { return "window " + count(int64(p.X)) },
 	rowWord: "at",
 	band:    &bandAxis{"window (ids)", "{value}", 100},

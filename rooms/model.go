@@ -26,6 +26,9 @@ type Room struct {
 	LastActivity time.Time
 	Presenting   string // the notebook path (with query) the host is showing, "" when none
 	HostLink     HostLink
+	// LabRun is the live lab's run the room watches (the lab's id for it), "" when none: its
+	// progress and table show to every member (see Service.WatchLab).
+	LabRun string
 }
 
 // Member is a seat in a room. The seat's key is given to the member once; only its hash stays.

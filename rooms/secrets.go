@@ -31,6 +31,10 @@ func (h Hash) Matches(key string) bool {
 	return subtle.ConstantTimeCompare(h[:], k[:]) == 1
 }
 
+// MatchesHash reports whether k, a key's HashKey, is h, in constant time as Matches: for a caller
+// that hashed the key once and compares it at every change (a stream).
+func (h Hash) MatchesHash(k Hash) bool { return subtle.ConstantTimeCompare(h[:], k[:]) == 1 }
+
 // IsZero reports whether h was never set; a zero hash must never match anything.
 func (h Hash) IsZero() bool { return h == Hash{} }
 

@@ -35,6 +35,8 @@ type View struct {
 	// rounds ask in different units (see RelativeCalibration); a round's own Calibration is in the
 	// round's unit.
 	YourCalibration []RelativeCalibration
+	// LabRun is the live lab's run the room watches ("" for none), for the host and members.
+	LabRun string
 }
 
 // RosterEntry is one seat on the roster. Present comes from the transport (an open stream),
@@ -262,6 +264,7 @@ func buildView(r Room, ms []Member, rounds []Round, guesses []Guess, pins []Pin,
 		return v
 	}
 	v.Presenting = r.Presenting
+	v.LabRun = r.LabRun
 	var cal calibrator
 	for _, rd := range rounds {
 		rv := roundView(rd, ix.bySeq[rd.Seq], ix, c, now)

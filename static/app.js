@@ -966,12 +966,14 @@
   document.addEventListener("htmx:afterRequest", function (ev) {
     var form = ev.detail.elt;
     var xhr = ev.detail.xhr;
-    if (!form || !form.closest || !form.closest("[data-room]") || !xhr || xhr.status < 200 || xhr.status > 299) return;
+    // Only a room's forms: a box that polls inside the room (the lab run it watches) or the
+    // bar's list of numbers asked for again is no action of the reader's.
+    if (!form || form.tagName !== "FORM" || !form.closest("[data-room]") || !xhr || xhr.status < 200 || xhr.status > 299) return;
     var err = form.querySelector("[data-error]");
     if (err) err.textContent = "";
     if (form.hasAttribute("data-reset")) form.querySelector('input[name="note"]').value = "";
     // A round opened: fold its forms away again, so the round itself is what the host sees.
-    var fold = form.closest("details.room-new-round");
+    var fold = form.closest("details.room-new-round, details.roombar-ask");
     if (fold) { form.reset(); fold.open = false; }
     // Without a live stream the room would not redraw by itself: reload it instead.
     if (!streamOpen) window.location.reload();
@@ -1017,6 +1019,78 @@
     }
   });
   document.addEventListener("DOMContentLoaded", function () { followPresenter(document); });
+  // === A revealed round in the bar (pages/room.templ's RoomBar) ===
+  // The server draws the bar's round open while the newest round is revealed, so the histogram is
+  // where people are. A member who folds it keeps it folded for that round in this tab, on every
+  // page they open, until a new round comes; a reveal that arrives live unfolds it once.
+  function foldKey(fold) {
+    var box = fold.closest("[data-room]");
+    var rd = fold.querySelector('[data-state="revealed"][data-round]');
+    return box && rd ? "eo-folded:" + box.getAttribute("data-room") + ":" + rd.getAttribute("data-round") : "";
+  }
+  // The member's own press of the summary (a click, or Enter or Space on it), not the server's
+  // open attribute, decides: the click comes before the fold changes, so the new state is !open.
+  document.addEventListener("click", function (ev) {
+    var sum = ev.target.closest && ev.target.closest("details.roombar-round > summary");
+    var fold = sum && sum.parentNode;
+    var key = fold && foldKey(fold), st = store("session");
+    if (!key || !st) return;
+    if (fold.open) st.setItem(key, "1");
+    else st.removeItem(key);
+  });
+  function keepFolds(root) {
+    var st = store("session");
+    (root || document).querySelectorAll("details.roombar-round[open]").forEach(function (fold) {
+      var key = foldKey(fold);
+      if (key && st && st.getItem(key)) fold.open = false;
+    });
+  }
+  document.addEventListener("htmx:sseMessage", function (ev) {
+    var elt = ev.detail.elt;
+    var fold = elt && elt.closest && elt.closest("details.roombar-round");
+    var rd = fold && elt.querySelector('[data-state="revealed"][data-round]');
+    if (!rd || fold.getAttribute("data-revealed") === rd.getAttribute("data-round")) return;
+    fold.setAttribute("data-revealed", rd.getAttribute("data-round"));
+    var st = store("session"), key = foldKey(fold);
+    if (!(key && st && st.getItem(key))) fold.open = true;
+  });
+  document.addEventListener("DOMContentLoaded", function () { keepFolds(document); });
+  // A result hidden while the room asks about it (pages/room_session.templ's sealedResult) is
+  // asked for again once the room's stream shows its round revealed.
+  document.addEventListener("htmx:sseMessage", function (ev) {
+    var elt = ev.detail.elt, box = elt && elt.closest && elt.closest("[data-room]");
+    if (!box || !window.htmx || !window.CSS) return;
+    var room = CSS.escape(box.getAttribute("data-room"));
+    elt.querySelectorAll('[data-state="revealed"][data-round]').forEach(function (rd) {
+      var seq = CSS.escape(rd.getAttribute("data-round"));
+      document.querySelectorAll('.sealed[data-sealed-room="' + room + '"][data-sealed-round="' + seq + '"]').forEach(function (s) {
+        window.htmx.trigger(s, "eo-revealed");
+      });
+    });
+  });
+  // A round that opens about an experiment on this page has that experiment's block asked for
+  // again, so the server can draw its result hidden when the round asks about the run it shows.
+  // The round the page was drawn with is known already; only one the stream brings later counts.
+  var askedSeen = {};
+  function askingRound(root) {
+    return root.querySelector && root.querySelector('.roombar [data-state="open"][data-round][data-asks]');
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    var rd = askingRound(document);
+    if (rd) askedSeen[rd.getAttribute("data-round")] = true;
+  });
+  document.addEventListener("htmx:sseMessage", function (ev) {
+    var elt = ev.detail.elt;
+    var rd = elt && elt.closest && elt.closest(".roombar") && askingRound(elt.closest(".roombar"));
+    if (!rd || askedSeen[rd.getAttribute("data-round")] || !window.htmx || !window.CSS) return;
+    askedSeen[rd.getAttribute("data-round")] = true;
+    var name = CSS.escape(rd.getAttribute("data-asks"));
+    document.querySelectorAll('section.experiment[data-experiment="' + name + '"]').forEach(function (sec) {
+      if (sec.querySelector(".sealed") || !sec.id) return;
+      window.htmx.ajax("GET", here(), { source: sec, target: sec, select: "#" + sec.id, swap: "outerHTML" });
+    });
+  });
+  // === end of a revealed round in the bar ===
 
   // A round's countdown ticks from the deadline the server drew, read against the server's clock
   // at that moment (data-clock) plus the time since this tab received it, so a phone whose clock

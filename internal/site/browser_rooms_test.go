@@ -223,9 +223,11 @@ func TestBrowserRooms(t *testing.T) {
 		overflow(what, tb, 390)
 	}
 
-	// A round the host opens while Alice reads a notebook page unfolds the bar's round, which
-	// stays folded (the page first) while no round waits for her answer.
-	within(alice, "the bar's round folded after the reveal", `!document.querySelector("details.roombar-round").open`)
+	// After the reveal the bar's round stays open, the histogram where people are, until Alice
+	// folds it; a round the host opens while she reads a notebook page unfolds it again.
+	within(alice, "the bar's round open after the reveal", `document.querySelector("details.roombar-round").open`)
+	alice.do(chromedp.Click(chromedp.CSS("details.roombar-round summary")))
+	within(alice, "the bar's round folded by Alice", `!document.querySelector("details.roombar-round").open`)
 	host.open(roomPath)
 	host.do(chromedp.Click(chromedp.CSS("details.room-new-round summary")),
 		chromedp.Click(chromedp.CSS(`details.room-new-round input[name="question"][value="q1"]`)),

@@ -1,10 +1,12 @@
 package site
 
-// Peer instruction in a browser: a host and two members, each in a browser context of their own,
+// Peer instruction in a browser: a host and three members, each in a browser context of their own,
 // run a timed two-vote round with confidence through the pages: the first vote's spread is the
 // host's alone, the second vote shows each member their first answer, and the reveal draws both
-// histograms. A second round's countdown then runs out on the server, and every screen shows the
-// round locked without a reload.
+// histograms. One member answers by keyboard alone, and the host works the countdown by keyboard.
+// The bar on a notebook page keeps the revealed histogram open, small enough on a phone; the export
+// carries both votes, the confidences and the timer. A second round's countdown then runs out on
+// the server, and every screen shows the round locked without a reload.
 
 import (
 	"context"
@@ -31,16 +33,16 @@ func TestBrowserRoomTwoVotes(t *testing.T) {
 	within(host, "the host's room page", `!!document.querySelector("article.room [data-join-code]")`)
 	code := browserEval[string](host, `document.querySelector("[data-join-code]").textContent.trim()`)
 	streamOpen(host)
-	alice, bob := openRoomTab(t, b), openRoomTab(t, b)
-	members := []*browserTab{alice, bob}
+	alice, bob, cy := openRoomTab(t, b), openRoomTab(t, b), openRoomTab(t, b)
+	members := []*browserTab{alice, bob, cy}
 	for i, m := range members {
 		m.open("/j/" + code)
-		m.retype("#join-name", []string{"Alice", "Bob"}[i])
+		m.retype("#join-name", []string{"Alice", "Bob", "Cy"}[i])
 		m.do(chromedp.Click(chromedp.CSS(`main form button[type="submit"]`)))
 		within(m, "the member's room page", `!!document.querySelector(".you strong")`)
 		streamOpen(m)
 	}
-	within(host, "both members on the roster", `document.querySelectorAll("#room-roster .roster li").length === 2`)
+	within(host, "the three members on the roster", `document.querySelectorAll("#room-roster .roster li").length === 3`)
 	// The projector is a second tab of the host's browser (the host's cookie opens it).
 	screen := siblingTab(t, host)
 	screen.open(browserEval[string](host, `document.querySelector('a[href$="/projector"]').getAttribute("href")`))
@@ -55,7 +57,7 @@ func TestBrowserRoomTwoVotes(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS("#round-seconds-q"), "120"),
 		chromedp.Click(chromedp.CSS(`.room-new-round form button[type="submit"]`)))
 	within(host, "the round open", `document.querySelector("#room-round [data-state]")?.dataset.state === "open"`)
-	within(host, "who has not answered", `/Not answered yet \(2\)/.test(document.querySelector("#room-tally").textContent) && /Alice, Bob/.test(document.querySelector("#room-tally").textContent)`)
+	within(host, "who has not answered", `/Not answered yet \(3\)/.test(document.querySelector("#room-tally").textContent) && /Alice, Bob, Cy/.test(document.querySelector("#room-tally").textContent)`)
 	for _, m := range members {
 		mark(m, "before the round")
 		within(m, "the first vote with its countdown", `/first vote/.test(document.querySelector("#room-round .badge")?.textContent) && /^[12]:\d\d$/.test(document.querySelector("#room-timer [data-left]")?.textContent)`)
@@ -72,10 +74,13 @@ func TestBrowserRoomTwoVotes(t *testing.T) {
 	}
 	answer(alice, "100", "low")
 	answer(bob, "300", "high")
+	keyboardAnswer(t, cy, "50", 0) // not sure
 	within(alice, "Alice's guess with its confidence", `/100 \(not sure\)/.test(document.querySelector("#room-round .your-guess")?.textContent)`)
+	within(cy, "Cy's guess, by keyboard, with its confidence", `/50 \(not sure\)/.test(document.querySelector("#room-round .your-guess")?.textContent)`)
 	within(host, "everyone answered", `/Everyone seated has answered/.test(document.querySelector("#room-tally").textContent)`)
 	within(host, "the first vote's spread, the host's alone", `!!document.querySelector('#room-tally [data-histogram="first"] rect.hist-bar')`)
-	within(screen, "2 of 2 answered on the projector, with its countdown", `/2 of 2\s+answered/.test(document.querySelector("[data-count]")?.textContent) && !!document.querySelector("#room-screen [data-deadline]")`)
+	within(screen, "3 of 3 answered on the projector, with its countdown", `/3 of 3\s+answered/.test(document.querySelector("[data-count]")?.textContent) && !!document.querySelector("#room-screen [data-deadline]")`)
+	keyboardTimer(t, host)
 	for _, m := range members {
 		if leak := browserEval[bool](m, `!!document.querySelector("#room-tally [data-first-vote], #room-tally .unanswered")`); leak {
 			t.Error("a member sees the first vote's spread or who has not answered")
@@ -91,6 +96,7 @@ func TestBrowserRoomTwoVotes(t *testing.T) {
 	}
 	answer(alice, "190", "medium")
 	answer(bob, "210", "high")
+	keyboardAnswer(t, cy, "150", 1) // fairly sure, over the first answer the field starts with
 	within(host, "everyone answered again", `/Everyone seated has answered/.test(document.querySelector("#room-tally").textContent)`)
 	within(bob, "Bob's second answer", `/210 \(sure\)/.test(document.querySelector("#room-round .your-guess")?.textContent)`)
 	roundShots(t, map[string]*browserTab{"host": host, "member": alice, "projector": screen}, "second-vote")
@@ -98,17 +104,17 @@ func TestBrowserRoomTwoVotes(t *testing.T) {
 
 	host.do(chromedp.SendKeys(chromedp.CSS(`#room-round form[action$="/reveal"] input[name=measured]`), "200"),
 		chromedp.Click(chromedp.CSS(`#room-round form[action$="/reveal"] button`)))
-	revealed := `!!document.querySelector('#room-round [data-histogram="first"] rect.hist-bar') && !!document.querySelector('#room-round [data-histogram="second"] line.hist-truth') && document.querySelector("#room-round [data-moved-closer]")?.textContent.trim() === "2 of 2" && !!document.querySelector("#room-round [data-calibration]")`
+	revealed := `!!document.querySelector('#room-round [data-histogram="first"] rect.hist-bar') && !!document.querySelector('#room-round [data-histogram="second"] line.hist-truth') && document.querySelector("#room-round [data-moved-closer]")?.textContent.trim() === "3 of 3" && !!document.querySelector("#room-round [data-calibration]")`
 	for _, m := range append(members, host) {
 		if err := m.poll(revealed, 30*time.Second); err != nil {
 			t.Errorf("the reveal with both votes: %v", err)
 		}
 	}
-	onScreen := `!!document.querySelector('#room-screen [data-histogram="first"] rect.hist-bar') && !!document.querySelector('#room-screen [data-histogram="second"] line.hist-truth') && document.querySelector("#room-screen [data-moved-closer]")?.textContent.trim() === "2 of 2"`
+	onScreen := `!!document.querySelector('#room-screen [data-histogram="first"] rect.hist-bar') && !!document.querySelector('#room-screen [data-histogram="second"] line.hist-truth') && document.querySelector("#room-screen [data-moved-closer]")?.textContent.trim() === "3 of 3"`
 	if err := screen.poll(onScreen, 30*time.Second); err != nil {
 		t.Errorf("the reveal on the projector: %v", err)
 	}
-	if text := browserEval[string](screen, `document.querySelector("main").textContent`); strings.Contains(text, "Alice") || strings.Contains(text, "Bob") {
+	if text := browserEval[string](screen, `document.querySelector("main").textContent`); strings.Contains(text, "Alice") || strings.Contains(text, "Bob") || strings.Contains(text, "Cy") {
 		t.Errorf("the projector shows a name: %.300s", text)
 	}
 	if n := browserEval[int](screen, `document.querySelectorAll("main form, main button").length`); n != 0 {
@@ -117,24 +123,42 @@ func TestBrowserRoomTwoVotes(t *testing.T) {
 	for _, m := range members {
 		assertMarked(m, "before the round")
 	}
-	// The bar on a notebook page shows the histogram with the measured value, where people are.
+	exportCarriesTheVotes(t, host)
+	// The bar on a notebook page shows the histogram with the measured value, where people are:
+	// open, since the newest round is revealed, and on a phone the page's own heading still on its
+	// first screen, in light and in dark.
 	bob.open("/blocks/1")
-	within(bob, "the histogram in Bob's bar", `!!document.querySelector('.roombar [data-histogram="bar"] line.hist-truth') && document.querySelector(".roombar [data-measured]")?.textContent.trim() === "200"`)
-	// Folded after the reveal (the page comes first on a phone); one press unfolds it.
-	bob.do(chromedp.Click(chromedp.CSS("details.roombar-round summary")))
-	within(bob, "the bar's round unfolded", `document.querySelector("details.roombar-round").open`)
-	for _, w := range []int64{1280, 390} {
-		bob.emulate(w, 900, w < 500, "light")
-		browserEval[chromedp.Void](bob, `window.scrollTo(0, 0)`)
+	within(bob, "the histogram in Bob's bar, unfolded", `document.querySelector("details.roombar-round").open && !!document.querySelector('.roombar [data-histogram="bar"] line.hist-truth') && document.querySelector(".roombar [data-measured]")?.textContent.trim() === "200"`)
+	for _, c := range []struct {
+		w      int64
+		scheme string
+	}{{1280, "light"}, {390, "light"}, {390, "dark"}} {
+		bob.emulate(c.w, 844, c.w < 500, c.scheme)
+		bob.open("/blocks/1") // loaded at this width, as the phone loads it
+		within(bob, "the page loaded, its bar's round open", `document.readyState === "complete" && document.querySelector("details.roombar-round").open`)
+		_ = bob.poll(`document.documentElement.scrollWidth <= window.innerWidth`, 10*time.Second) // the charts take the width; the script below says what, if not
+		if top := browserEval[float64](bob, `document.querySelector("main h1, main h2").getBoundingClientRect().top`); top > 844-120 {
+			t.Errorf("at %d px the bar pushes the page's heading to %.0f px, off the first screen of 844", c.w, top)
+		}
+		if c.w < 500 {
+			for _, wide := range browserEval[[]string](bob, bob.script("sideways-overflow.js")) {
+				t.Errorf("the bar at %d px overflows sideways: %s", c.w, wide)
+			}
+		}
 		png, err := chromedp.Run(bob.ctx, chromedp.CaptureScreenshot())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(shotDir(t), fmt.Sprintf("room-revealed-bar-%d.png", w)), png, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(shotDir(t), fmt.Sprintf("room-revealed-bar-%d-%s.png", c.w, c.scheme)), png, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	bob.emulate(1280, 900, false, "light")
+	// Bob folds it: it stays folded on the next page he opens, for this round.
+	bob.do(chromedp.Click(chromedp.CSS("details.roombar-round summary")))
+	within(bob, "the bar's round folded", `!document.querySelector("details.roombar-round").open`)
+	bob.open("/blocks/2")
+	within(bob, "the fold kept on the next page", `document.readyState === "complete" && !document.querySelector("details.roombar-round").open`)
 	bob.open(browserEval[string](alice, `location.pathname`))
 	streamOpen(bob)
 	mark(bob, "before the round")

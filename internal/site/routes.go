@@ -96,6 +96,7 @@ func (s *Server) routes() {
 	get("/rooms/:id/host-link", rm.HostLinkPage())
 	get("/rooms/:id/events", rm.Events())
 	get("/rooms/:id/projector", rm.Projector())
+	get("/rooms/:id/ask", rm.AskList()) // the numbers of the page on screen, for the host's bar
 	get("/rooms/:id/export", rm.Export())
 	for path, act := range rm.Actions() {
 		g.POST("/rooms/:id"+path, act, small)

@@ -114,10 +114,13 @@ func New(cfg Config, d Deps) (*Server, error) {
 		ChangesPerMinute: cfg.RoomChangesPerMinute, StreamsPerKey: cfg.RoomStreamsPerKey, Base: cfg.BasePath,
 		HTTPS: strings.HasPrefix(cfg.PublicOrigin, "https://"), Conns: func() *web.ConnLimiter { return s.conns },
 		// Handler rounds: the workbench checks a member's handler and draws the answer to it.
-		Checks: roomsweb.HandlerChecks{Check: s.workbench.CheckAt, Answer: s.workbench.RoundAnswer}})
+		Checks: roomsweb.HandlerChecks{Check: s.workbench.CheckAt, Answer: s.workbench.RoundAnswer},
+		// A lab run the room watches: the lab's form, its start and its progress box, the lab's own.
+		Lab: roomsweb.LabParts{Form: s.lab.RoomForm, Start: s.lab.StartForRoom, Watched: s.lab.Watched}})
 	s.notebook = notebook.New(notebook.Deps{Base: cfg.BasePath, Log: log, Book: book, Sources: srcs, Runner: run, Admit: s.admit,
 		Rejected: m.Rejected, MaxRuns: cfg.MaxRuns, Site: s.site, SpreadPace: cfg.spreadPace,
-		Parts: notebook.Parts{RoomBar: s.rooms.Bar, Lab: s.lab.OnPage, Workbench: s.workbench.OnPage, Editor: s.workbench.WithEditor, EditLinks: s.workbench.EditLinks}})
+		Parts: notebook.Parts{RoomBar: s.rooms.Bar, Lab: s.lab.OnPage, Workbench: s.workbench.OnPage, Editor: s.workbench.WithEditor, EditLinks: s.workbench.EditLinks,
+			Sealed: s.rooms.Sealed}})
 	m.Reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "site_result_cache_bytes", Help: "Estimated size of the cached experiment results.",
 	}, func() float64 { return float64(s.runner.Cache().Bytes()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{

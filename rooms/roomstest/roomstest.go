@@ -171,6 +171,7 @@ func testUpdateRoom(t *testing.T, s rooms.Store) {
 	t1 := t0.Add(time.Hour)
 	got, err := s.UpdateRoom(ctx, "r1", func(r *rooms.Room) error {
 		r.Code, r.Locked, r.Presenting, r.LastActivity, r.HostKeyHash = "XYZ789", true, "/assembly", t1, hash("new")
+		r.LabRun = "0123456789abcdef0123456789abcdef"
 		return nil
 	})
 	must(t, err)
@@ -179,7 +180,8 @@ func testUpdateRoom(t *testing.T, s rooms.Store) {
 	}
 	r, err := s.RoomByCode(ctx, "XYZ789")
 	must(t, err)
-	if !r.Locked || r.Presenting != "/assembly" || !r.LastActivity.Equal(t1) || r.HostKeyHash != hash("new") {
+	if !r.Locked || r.Presenting != "/assembly" || !r.LastActivity.Equal(t1) || r.HostKeyHash != hash("new") ||
+		r.LabRun != "0123456789abcdef0123456789abcdef" {
 		t.Fatalf("stored %+v", r)
 	}
 	_, err = s.RoomByCode(ctx, "ABC123")

@@ -101,14 +101,14 @@ func (s *Store) openRoom(ctx context.Context, tx *sql.Tx, id, lock string) error
 	return nil
 }
 
-const roomCols = `id, code, title, host_key_hash, locked, closed, created_at, last_activity, presenting, host_link`
+const roomCols = `id, code, title, host_key_hash, locked, closed, created_at, last_activity, presenting, host_link, lab_run`
 
 func scanRoom(sc scanner) (rooms.Room, error) {
 	var r rooms.Room
 	var h []byte
 	var created, active int64
 	var link string
-	if err := sc.Scan(&r.ID, &r.Code, &r.Title, &h, &r.Locked, &r.Closed, &created, &active, &r.Presenting, &link); err != nil {
+	if err := sc.Scan(&r.ID, &r.Code, &r.Title, &h, &r.Locked, &r.Closed, &created, &active, &r.Presenting, &link, &r.LabRun); err != nil {
 		return r, notFound(err)
 	}
 	r.CreatedAt, r.LastActivity = fromMicros(created), fromMicros(active)
@@ -173,8 +173,8 @@ func (s *Store) CreateRoom(ctx context.Context, r rooms.Room, maxOpen int) error
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO rooms (`+roomCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			r.ID, r.Code, r.Title, r.HostKeyHash[:], r.Locked, r.Closed, micros(r.CreatedAt), micros(r.LastActivity), r.Presenting, link)
+		_, err = tx.ExecContext(ctx, `INSERT INTO rooms (`+roomCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+			r.ID, r.Code, r.Title, r.HostKeyHash[:], r.Locked, r.Closed, micros(r.CreatedAt), micros(r.LastActivity), r.Presenting, link, r.LabRun)
 		if s.d.unique(err) {
 			return taken("code", "the join code is in use")
 		}
@@ -224,8 +224,8 @@ func (s *Store) UpdateRoom(ctx context.Context, id string, fn func(*rooms.Room) 
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE rooms SET code = $2, title = $3, host_key_hash = $4, locked = $5,
-			closed = $6, created_at = $7, last_activity = $8, presenting = $9, host_link = $10 WHERE id = $1`,
-			r.ID, r.Code, r.Title, r.HostKeyHash[:], r.Locked, r.Closed, micros(r.CreatedAt), micros(r.LastActivity), r.Presenting, link)
+			closed = $6, created_at = $7, last_activity = $8, presenting = $9, host_link = $10, lab_run = $11 WHERE id = $1`,
+			r.ID, r.Code, r.Title, r.HostKeyHash[:], r.Locked, r.Closed, micros(r.CreatedAt), micros(r.LastActivity), r.Presenting, link, r.LabRun)
 		if s.d.unique(err) {
 			return taken("code", "the join code is in use")
 		}

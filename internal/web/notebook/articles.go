@@ -36,11 +36,13 @@ func (h *Handlers) Article(entry content.Entry) echo.HandlerFunc {
 		// same URL answers differently to two readers: a cache must not hand one the other's.
 		site.Guessing = pages.ReadGuessing(web.Cookie(c, pages.GuessOptInCookie), web.Cookie(c, pages.GuessesCookie))
 		c.Response().Header().Add("Vary", "Cookie")
+		var bar *pages.RoomView
 		if !hx.Active {
-			if bar := h.parts.RoomBar(c, site); bar != nil {
+			if bar = h.parts.RoomBar(c, site); bar != nil {
 				site.Bar, site.InRoom = pages.RoomBar(*bar), true
 			}
 		}
+		seal := h.sealed(c, bar) // sealed.go
 
 		if hx.Target == pages.TimelineID && pages.HasMarker(page, content.MarkerTimeline) {
 			return web.Render(c, http.StatusOK, pages.Timeline(h.timeline(site, entry.Path, pages.PageParams(page, q))))
@@ -71,6 +73,7 @@ func (h *Handlers) Article(entry content.Entry) echo.HandlerFunc {
 			if err != nil {
 				return err
 			}
+			seal(&v, r)
 			if !own {
 				also = append(also, v)
 				continue

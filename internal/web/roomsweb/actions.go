@@ -329,6 +329,7 @@ func (h *Handlers) roomActions() map[string]roomDo {
 			_, err := h.rooms.AddPin(ctx, who, strings.TrimPrefix(c.FormValue("path"), h.base), c.FormValue("note"))
 			return err
 		},
+		"/lab": h.startLab, // lab.go
 		"/pins/:pin/hidden": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
 			return h.rooms.SetPinHidden(ctx, who, c.Param("pin"), c.FormValue("hidden") == "true")
 		},

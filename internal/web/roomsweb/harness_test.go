@@ -66,7 +66,10 @@ func newHarness(t *testing.T, l limits) *harness {
 		Origins: web.NewOrigins("http://rooms.test", "127.0.0.1:0", nil),
 		Creates: web.NewRateLimiter(1000, 1000, 1000), Joins: web.NewRateLimiter(float64(l.joinsPerMinute)/60, l.joinsPerMinute, 1000),
 		Changes: web.NewKeyedLimiter[rooms.Hash](1000, 1000, 1000), ChangesPerMinute: 60_000, StreamsPerKey: 4,
-		Checks: HandlerChecks{Check: fc.check, Answer: fc.answer}})
+		Checks: HandlerChecks{Check: fc.check, Answer: fc.answer},
+		// A lab that starts every run it is given as "run-1" and shows nothing of it.
+		Lab: LabParts{Start: func(echo.Context, url.Values) (string, experiments.FieldErrors, error) { return "run-1", nil, nil },
+			Form: func(url.Values, experiments.FieldErrors, string) *pages.LabView { return &pages.LabView{} }}})
 	t.Cleanup(func() { h.Stop(); run.Stop() })
 	e := sitetest.Echo(ErrorField)
 	miss, change := h.CodeGate, h.ChargeChange

@@ -29,6 +29,9 @@ type RoomJSON struct {
 	// confidence: how far off they were at each level, relative to each round's measured value
 	// (rounds ask in different units), unlike a round's calibration, which is in its unit.
 	YourCalibration []YourCalibrationJSON `json:"your_calibration,omitempty"`
+	// LabRun is the id of the live lab's run the room watches (its host started it from the
+	// room's page); absent when none.
+	LabRun string `json:"lab_run,omitempty"`
 }
 
 // YourCalibrationJSON is one confidence level of a member's record across rounds: how many of
@@ -141,7 +144,7 @@ var roleNames = map[rooms.Role]string{rooms.Nobody: "nobody", rooms.AsMember: "m
 
 func roomJSONOf(v rooms.View) RoomJSON {
 	out := RoomJSON{Code: v.Code, Title: v.Title, Locked: v.Locked, Closed: v.Closed, Role: roleNames[v.Role],
-		Presenting: v.Presenting, Seated: v.Seated, Roster: []SeatJSON{}, Rounds: []RoundJSON{}, Pins: []PinJSON{},
+		Presenting: v.Presenting, LabRun: v.LabRun, Seated: v.Seated, Roster: []SeatJSON{}, Rounds: []RoundJSON{}, Pins: []PinJSON{},
 		Unanswered: names(v.Unanswered), Clock: v.Clock.UTC().Format(timeFormat)}
 	for _, c := range v.YourCalibration {
 		out.YourCalibration = append(out.YourCalibration, YourCalibrationJSON{Confidence: string(c.Confidence), Guesses: c.Guesses,

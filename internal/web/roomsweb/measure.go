@@ -61,7 +61,7 @@ func (h *Handlers) reported(ctx context.Context, e *experiments.Experiment, p an
 			return h.predictionReported(e, measure, float64(v)), nil
 		}
 	}
-	r, fe := present.FindReported(present.ReportedBy(e, res), measure, point)
+	r, fe := present.FindReported(present.ReportedAt(e, p, res), measure, point)
 	if fe != nil {
 		return present.Reported{}, &rooms.FieldError{Field: fe.Field, Message: fe.Message, Err: rooms.ErrInvalid}
 	}
@@ -91,11 +91,14 @@ func numberChoices(runs []pagePath, results map[string]any) []pages.NumberGroup 
 			continue
 		}
 		params := ownQuery(r.experiment, r.params)
+		if pr, ok := present.PresenterFor(r.experiment.Name); ok {
+			res = pr.Shown(r.scope, res) // the rows the page shows, and no row it keeps for later
+		}
 		g := pages.NumberGroup{Title: r.experiment.Title}
 		if moved := present.MovedParams(r.experiment, r.params, r.experiment.Fields); moved != "" {
 			g.Title += ", with " + moved
 		}
-		for _, n := range present.ReportedBy(r.experiment, res) {
+		for _, n := range present.ReportedAt(r.experiment, r.params, res) {
 			v := url.Values{"experiment": {r.experiment.Name}, "measure": {n.Measure}}
 			if params != "" {
 				v.Set("params", params)
@@ -127,10 +130,18 @@ func ownQuery(e *experiments.Experiment, p any) string {
 // the host's round form: only runs already in the cache (the presented page made them), since a
 // room's page never waits for an experiment to run.
 func (h *Handlers) presentedNumbers(presenting string) []pages.NumberGroup {
-	if presenting == "" {
+	return h.pageNumbers(context.Background(), presenting, false)
+}
+
+// pageNumbers are the numbers the notebook page at path (with its query) shows, by experiment:
+// those of runs in the cache, and, when run is set, the others run now for the caller of ctx
+// (admitted like a Run on the page, which is what the host is looking at). A page with no
+// experiment, or parameters it refuses, has none.
+func (h *Handlers) pageNumbers(ctx context.Context, path string, run bool) []pages.NumberGroup {
+	if path == "" {
 		return nil
 	}
-	_, page, q, problems, ok := h.notebookPage(presenting)
+	_, page, q, problems, ok := h.notebookPage(path)
 	if !ok || len(problems) > 0 {
 		return nil
 	}
@@ -141,6 +152,13 @@ func (h *Handlers) presentedNumbers(presenting string) []pages.NumberGroup {
 	results := map[string]any{}
 	for _, r := range runs {
 		if res, ok := h.admit.Runner.Cache().Get(r.experiment.Key(r.params)); ok {
+			results[r.experiment.Name] = res
+			continue
+		}
+		if !run || h.admitRun(ctx, r.experiment, r.params) != nil {
+			continue // not run now: that experiment's numbers are left out, the others listed
+		}
+		if res, err := h.admit.Runner.Run(ctx, r.experiment, r.params); err == nil {
 			results[r.experiment.Name] = res
 		}
 	}

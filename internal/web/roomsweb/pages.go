@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -210,6 +211,8 @@ func (h *Handlers) Page() echo.HandlerFunc {
 				v.Numbers = h.presentedNumbers(v.Room.Presenting)
 			}
 		}
+		h.addLabForm(&v)    // lab.go
+		h.addLab(c, &v, "") // lab.go
 		if err := h.addJoinQR(c.Request(), &v); err != nil {
 			return err
 		}
@@ -350,6 +353,10 @@ func (h *Handlers) bar(c echo.Context, site pages.Site) *pages.RoomView {
 	if err != nil || v.Room.Role == rooms.Nobody {
 		return nil
 	}
+	h.addAsk(ctx, &v, here) // session.go
+	page, _, _ := strings.Cut(here, "?")
+	v.Stream += "&page=" + url.QueryEscape(page) // so that the bar's stream knows the page too (lab.go)
+	h.addLab(c, &v, page)
 	return &v
 }
 

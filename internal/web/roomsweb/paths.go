@@ -44,6 +44,7 @@ type pagePath struct {
 	experiment *experiments.Experiment
 	params     any
 	own        []experiments.Field
+	scope      present.Scope // the rows the page shows of the run
 }
 
 // pagePathParams reads every experiment's parameters on page from q, as the page itself would;
@@ -71,7 +72,7 @@ func pagePathParams(page *content.Page, q url.Values) ([]pagePath, *experiments.
 			}
 			return nil, &fe
 		}
-		pp := pagePath{experiment: e, params: p}
+		pp := pagePath{experiment: e, params: p, scope: pages.ScopeOn(page, name)}
 		for _, f := range e.Fields {
 			if !inherited[f.Name] {
 				pp.own = append(pp.own, f)

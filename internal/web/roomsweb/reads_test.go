@@ -59,6 +59,9 @@ func TestOneRoomReadPerAction(t *testing.T) {
 		{"page: show on the projector", func() response {
 			return s.post(page+"/rounds/3/projector", host, url.Values{"shown": {adaID}})
 		}, http.StatusSeeOther, 4},
+		{"page: start a lab run the room watches", func() response {
+			return s.post(page+"/lab", host, url.Values{"design": {"ack-after-work"}, "jobs": {"100"}})
+		}, http.StatusSeeOther, 1},
 	} {
 		before := s.h.Rooms().Reads()
 		r := c.send()

@@ -63,6 +63,8 @@ type Deps struct {
 	Heartbeat time.Duration
 	// Checks are the workbench's check and its answer, for handler rounds (see handlerround.go).
 	Checks HandlerChecks
+	// Lab is the live lab as a room uses it (lab.go); its zero value is a site without a lab.
+	Lab LabParts
 }
 
 // Handlers serve the study rooms; New makes them.
@@ -105,6 +107,7 @@ type Handlers struct {
 	titles    *web.Memo[string]
 	headlines *headlines
 	qrs       *web.Memo[pages.QR]
+	lab       LabParts
 }
 
 // New makes the rooms' handlers and registers their series on d.Metrics.Reg.
@@ -113,7 +116,7 @@ func New(d Deps) *Handlers {
 		rejected: d.Metrics.Rejected, creates: d.Creates, joins: d.Joins, changes: d.Changes,
 		changesPerMinute: d.ChangesPerMinute, streamsPerKey: d.StreamsPerKey, conns: d.Conns, base: d.Base,
 		cookies: web.Cookies{Base: d.Base, HTTPS: d.HTTPS}, stopping: make(chan struct{}), heartbeat: d.Heartbeat, checks: d.Checks,
-		titles: web.NewMemo[string](1000), headlines: newHeadlines(), qrs: web.NewMemo[pages.QR](256),
+		titles: web.NewMemo[string](1000), headlines: newHeadlines(), qrs: web.NewMemo[pages.QR](256), lab: d.Lab,
 		parts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "site_room_part_renders_total", Help: "Live parts of study rooms drawn for event streams, by part.",
 		}, []string{"part"}),

@@ -194,6 +194,10 @@ func (h *Handlers) stream(c echo.Context, caller rooms.Caller, key string) error
 		if err := h.addJoinQR(c.Request(), &v); err != nil {
 			return false, err
 		}
+		if !screen {
+			h.addLab(c, &v, c.QueryParam("page")) // lab.go: the bar's page, which the bar's stream is told
+		}
+		wrote := false
 		for _, name := range parts {
 			// A part whose inputs did not change is not drawn again (a guess changes the count,
 			// not the board of 200 pins nor the history): its last HTML stands.
@@ -211,10 +215,16 @@ func (h *Handlers) stream(c echo.Context, caller rooms.Caller, key string) error
 			}
 			if html := buf.String(); last[name] != html || len(last) < len(parts) {
 				last[name] = html
-				if err := writeEvent(w, rc, name, html); err != nil {
+				if err := putEvent(w, name, html); err != nil {
 					return false, err
 				}
+				wrote = true
 			}
+		}
+		// One flush for the parts of one change: a write to the connection each (the count, the
+		// round, the timer) cost a system call apiece for every stream of the room.
+		if wrote {
+			return true, rc.Flush()
 		}
 		return true, nil
 	}
@@ -276,8 +286,17 @@ func quiet(err error) error {
 	return err
 }
 
-// writeEvent writes one Server-Sent Event: its name, and its data one "data:" line per line.
+// writeEvent writes one Server-Sent Event and flushes it to the client.
 func writeEvent(w http.ResponseWriter, rc *http.ResponseController, name, data string) error {
+	if err := putEvent(w, name, data); err != nil {
+		return err
+	}
+	return rc.Flush()
+}
+
+// putEvent writes one Server-Sent Event, its name and its data one "data:" line per line, into
+// the answer's buffer, for a flush to send with others.
+func putEvent(w http.ResponseWriter, name, data string) error {
 	var b strings.Builder
 	b.WriteString("event: ")
 	b.WriteString(name)
@@ -288,8 +307,6 @@ func writeEvent(w http.ResponseWriter, rc *http.ResponseController, name, data s
 		b.WriteByte('\n')
 	}
 	b.WriteByte('\n')
-	if _, err := w.Write([]byte(b.String())); err != nil {
-		return err
-	}
-	return rc.Flush()
+	_, err := w.Write([]byte(b.String()))
+	return err
 }

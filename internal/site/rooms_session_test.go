@@ -1,0 +1,171 @@
+package site
+
+import (
+	"fmt"
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"effectivelyonce/experiments"
+)
+
+// askOption finds, in a page's "Ask about this page", the option whose words are words, and
+// answers the value it posts.
+func askOption(t *testing.T, body, words string) string {
+	t.Helper()
+	i := strings.Index(body, `class="roombar-ask"`)
+	if i < 0 {
+		t.Fatalf("no “Ask about this page” in the bar")
+	}
+	m := regexp.MustCompile(`<option value="([^"]*)">` + regexp.QuoteMeta(words) + `</option>`).FindStringSubmatch(body[i:])
+	if m == nil {
+		t.Fatalf("no option %q in the ask list: %.2000s", words, body[i:])
+	}
+	return html.UnescapeString(m[1])
+}
+
+// TestAskAboutThisPage: the host's bar on a block lists the numbers the page shows, in words with
+// their rows and the reading's headline, even for a run the cache never held; the round it opens
+// names the experiment, its parameters and the row; a member's copy of that run is hidden until
+// the reveal, on the page and in a rerun's fragment, while the host's is not, nor a run at other
+// parameters; after the reveal the member's page shows the result.
+func TestAskAboutThisPage(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	host, ada := newBrowser(t, s), newBrowser(t, s)
+	roomPath, _ := startRoom(t, host, "Block 4")
+	code := codeOf(t, host, roomPath)
+	joinAs(t, ada, code, "Ada")
+	ada.get(roomPath) // the room's page makes it the browser's current room: the bar follows
+
+	// Parameters no page has run yet: the list must not come out empty because the cache has
+	// nothing.
+	page := "/blocks/4?max_delay=4321"
+	if _, ok := s.runner.Cache().Get(mustKey(t, "window", "max_delay=4321")); ok {
+		t.Fatal("the run is cached before anyone asked for it")
+	}
+	r := host.get(page)
+	if r.status != http.StatusOK {
+		t.Fatalf("host on %s: %d", page, r.status)
+	}
+	number := askOption(t, r.body, "escaped duplicates at window 1,000")
+	askOption(t, r.body, "jobs crashed") // the reading's headline, beside the counts
+	if strings.Contains(r.body[strings.Index(r.body, `class="roombar-ask"`):], "escaped_duplicates") {
+		t.Error("the ask list names a CSV column")
+	}
+	if a := ada.get(page); strings.Contains(a.body, `class="roombar-ask"`) {
+		t.Error("a member's bar offers “Ask about this page”")
+	}
+
+	// The round opens from the bar's form, without script: back to the page, the round in the bar.
+	r = host.post(roomPath+"/rounds", url.Values{"number": {number}, "return": {page}})
+	if r.status != http.StatusSeeOther || r.header.Get("Location") != page {
+		t.Fatalf("ask: %d %s → %q", r.status, r.body, r.header.Get("Location"))
+	}
+	want := "How many escaped duplicates at window 1,000? (Escape rate versus dedup window, with max redelivery delay 4,321 jobs)"
+	if r := host.get(roomPath); !strings.Contains(html.UnescapeString(r.body), want) {
+		t.Fatalf("the round does not ask %q", want)
+	}
+
+	sealed := "Hidden until the host reveals the answer"
+	a := ada.get(page)
+	if !strings.Contains(a.body, sealed) || !strings.Contains(a.body, `data-sealed-round="1"`) {
+		t.Fatalf("the member's page shows the run the round asks about: %.300s", a.body)
+	}
+	if w := experimentBlock(a.body, "exp-window"); strings.Contains(w, "<table") || strings.Contains(w, "What the numbers say") {
+		t.Errorf("the hidden run still shows its table or reading to the member: %.500s", w)
+	}
+	if g := experimentBlock(a.body, "exp-window-grid"); strings.Contains(g, sealed) || !strings.Contains(g, "What the numbers say") {
+		t.Error("the page's other experiment, which the round does not ask about, is hidden")
+	}
+	// A rerun of the block with htmx is hidden too (no bar drawn, the room read for it).
+	f := ada.send("GET", page, nil, true, "HX-Target", "exp-window")
+	if f.status != http.StatusOK || !strings.Contains(f.body, sealed) {
+		t.Errorf("the member's rerun fragment: %d, hidden %v", f.status, strings.Contains(f.body, sealed))
+	}
+	// The host sees it; the same experiment at other parameters is not hidden.
+	if h := host.get(page); strings.Contains(h.body, sealed) {
+		t.Error("the host's copy is hidden")
+	}
+	if d := ada.get("/blocks/4"); strings.Contains(d.body, sealed) {
+		t.Error("the window at its defaults is hidden, though the round asks about max_delay=4321")
+	}
+
+	// The reveal measures the run and the member's page shows the result again.
+	if r := host.post(roomPath+"/rounds/1/reveal", url.Values{}); r.status != http.StatusSeeOther {
+		t.Fatalf("reveal: %d %s", r.status, r.body)
+	}
+	if a := ada.get(page); strings.Contains(a.body, sealed) || !strings.Contains(experimentBlock(a.body, "exp-window"), "What the numbers say") {
+		t.Error("after the reveal, the member's page still hides the result")
+	}
+}
+
+// TestAskListFollowsThePage: the bar asks for the list again when a rerun changes the page's
+// address; only the host is answered, and a page without experiments says there is nothing to ask.
+func TestAskListFollowsThePage(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	host, ada := newBrowser(t, s), newBrowser(t, s)
+	roomPath, _ := startRoom(t, host, "Lists")
+	joinAs(t, ada, codeOf(t, host, roomPath), "Ada")
+	list := roomPath + "/ask?path=" + url.QueryEscape("/blocks/6?timeouts=7,20")
+	r := host.send("GET", list, nil, true)
+	if r.status != http.StatusOK || !strings.Contains(r.body, "jobs run twice without renewal at timeout 7 s") ||
+		!strings.Contains(r.body, "seconds the slowest job took") {
+		t.Fatalf("the list at timeouts 7 and 20: %d %.1500s", r.status, r.body)
+	}
+	// Block 1 shows the assembly up to its own design: the list keeps the later blocks' rows back.
+	if r := host.send("GET", roomPath+"/ask?path=/blocks/1", nil, true); !strings.Contains(r.body, "jobs lost with design at-most-once") ||
+		strings.Contains(r.body, "dedup-transactional") {
+		t.Errorf("block 1's list: %.1500s", r.body)
+	}
+	if r := ada.send("GET", list, nil, true); r.status != http.StatusForbidden {
+		t.Errorf("a member's list: %d, want 403", r.status)
+	}
+	if r := host.send("GET", roomPath+"/ask?path=/glossary", nil, true); r.status != http.StatusOK || !strings.Contains(r.body, "no number of an experiment") {
+		t.Errorf("a page without experiments: %d %s", r.status, r.body)
+	}
+	if r := host.send("GET", roomPath+"/ask?path=https://elsewhere.example/", nil, true); r.status != http.StatusBadRequest {
+		t.Errorf("a path off the site: %d, want 400", r.status)
+	}
+}
+
+// mustKey is the cache key of experiment name at the parameters of query.
+func mustKey(t *testing.T, name, query string) string {
+	t.Helper()
+	e, p, err := parseQueryOf(name, query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.Key(p)
+}
+
+// parseQueryOf is experiment name with the parameters of a permalink's query.
+func parseQueryOf(name, query string) (*experiments.Experiment, any, error) {
+	e, ok := experiments.Lookup(name)
+	if !ok {
+		return nil, nil, fmt.Errorf("no experiment %q", name)
+	}
+	vals, problems := experiments.ParseQuery(query)
+	if len(problems) > 0 {
+		return nil, nil, problems
+	}
+	p, err := e.Parse(vals)
+	return e, p, err
+}
+
+// experimentBlock is the experiment block with DOM id id in a page, up to the next block ("" when
+// the page has none), whatever classes the block's section carries.
+func experimentBlock(body, id string) string {
+	i := strings.Index(body, ` id="`+id+`"`)
+	if i < 0 {
+		return ""
+	}
+	i = strings.LastIndex(body[:i], "<section")
+	rest := body[i+1:]
+	if j := strings.Index(rest, `<section class="experiment`); j >= 0 {
+		rest = rest[:j]
+	}
+	return rest
+}

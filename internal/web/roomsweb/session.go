@@ -1,0 +1,136 @@
+package roomsweb
+
+// Questions about the page on screen: the host's "Ask about this page" in the room bar lists the
+// numbers the page shows (every count and each reading's headline, in words with their row) and
+// opens a round on the one chosen, through the room's own round form; while such a round is open,
+// a member's copy of that run's result is hidden (Sealed), until the host reveals the answer.
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"effectivelyonce/experiments"
+	"effectivelyonce/internal/web"
+	"effectivelyonce/pages"
+	"effectivelyonce/rooms"
+)
+
+// addAsk gives the host's bar on the page at here the numbers the page shows. The page is about to
+// run its experiments anyway, so a run the cache no longer holds is made now (admitted, for the
+// host), and the page then finds it in the cache: a host never sees an empty list because the run
+// left the cache.
+func (h *Handlers) addAsk(ctx context.Context, v *pages.RoomView, here string) {
+	if !v.Bar || !v.IsHost() || v.Room.Closed {
+		return
+	}
+	v.AskURL = v.Action("/ask")
+	v.AskNumbers = h.pageNumbers(ctx, here, true)
+}
+
+// AskList handles "GET /rooms/:id/ask?path=P": the inside of the host's "Ask about this page" for
+// the notebook page at P, which the bar asks for when a rerun has changed the page's address under
+// it (htmx pushed the new one). Only the host is answered: a member has nothing to ask.
+func (h *Handlers) AskList() echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		r, err := h.rooms.RoomByID(ctx, c.Param("id"))
+		if err != nil {
+			return Refusal(err)
+		}
+		who, err := h.rooms.Identify(ctx, r, roomKey(c, r.ID))
+		if err != nil {
+			return Refusal(err)
+		}
+		if who.Role != rooms.AsHost {
+			return Refusal(rooms.ErrForbidden)
+		}
+		path, err := rooms.CleanPath("path", strings.TrimPrefix(c.QueryParam("path"), h.base))
+		if err != nil {
+			return Refusal(err)
+		}
+		site := h.site("")
+		base := site.URL("/rooms/" + r.ID)
+		v := pages.RoomView{Site: site, Room: rooms.View{RoomID: r.ID, Role: rooms.AsHost}, URL: base, Actions: base, Bar: true, Here: path}
+		v.AskNumbers = h.pageNumbers(ctx, path, true)
+		c.Response().Header().Set("Cache-Control", "no-store")
+		return web.Render(c, http.StatusOK, pages.AskBody(v))
+	}
+}
+
+// Sealed is the study room's part of a notebook page for the reader of c: which runs a round still
+// open in their room asks about, so that the page shows those results hidden until the host
+// reveals the answer. Only a member's page hides anything (the host asks, and sees the result);
+// nil when nothing is hidden. bar is the room as the page's bar read it, when the page drew one,
+// so that the page reads its room once; a fragment (a rerun with htmx) has none and reads it here.
+func (h *Handlers) Sealed(c echo.Context, bar *pages.RoomView) func(e *experiments.Experiment, params any) *pages.Sealed {
+	var st rooms.View
+	if bar != nil {
+		st = bar.Room
+	} else {
+		var ok bool
+		if st, ok = h.memberView(c); !ok {
+			return nil
+		}
+	}
+	if st.Role != rooms.AsMember || st.Closed {
+		return nil
+	}
+	type asked struct {
+		name, key, question string
+		seq                 int
+	}
+	var open []asked
+	ask := pages.RoomView{Questions: h.asked}
+	for _, rd := range st.Rounds {
+		if rd.State == rooms.RoundRevealed || rd.Question.Kind != rooms.KindMeasure {
+			continue
+		}
+		e, p, err := parseMeasured(rd.Question)
+		if err != nil {
+			continue
+		}
+		open = append(open, asked{name: e.Name, key: e.Key(p), question: ask.Ask(rd.Question), seq: rd.Seq})
+	}
+	if len(open) == 0 {
+		return nil
+	}
+	return func(e *experiments.Experiment, params any) *pages.Sealed {
+		if params == nil {
+			return nil
+		}
+		key := e.Key(params)
+		for i := len(open) - 1; i >= 0; i-- { // the newest round that asks
+			if a := open[i]; a.name == e.Name && a.key == key {
+				return &pages.Sealed{Room: st.RoomID, Round: a.seq, Question: a.question}
+			}
+		}
+		return nil
+	}
+}
+
+// memberView is the reader's current room as their seat sees it, for a page that drew no bar;
+// false when they are in no room, or not as a member of an open one.
+func (h *Handlers) memberView(c echo.Context) (rooms.View, bool) {
+	id := currentRoom(c)
+	if id == "" {
+		return rooms.View{}, false
+	}
+	ctx := c.Request().Context()
+	r, err := h.rooms.RoomByID(ctx, id)
+	if err != nil || r.Closed {
+		return rooms.View{}, false
+	}
+	key := seatKey(c, r.ID)
+	if key == "" {
+		return rooms.View{}, false
+	}
+	who, err := h.rooms.Identify(ctx, r, key)
+	if err != nil || who.Role != rooms.AsMember {
+		return rooms.View{}, false
+	}
+	st, err := h.rooms.State(ctx, who, nil)
+	return st, err == nil
+}
