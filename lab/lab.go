@@ -242,7 +242,11 @@ type Result struct {
 	KilledDeliveries int64 `json:"killed_deliveries"`
 	// DiedWithWorker counts the deliveries of a lease run still working when their worker was
 	// killed: 0 when each worker dies holding only its crashed delivery, as the model's do.
-	DiedWithWorker  int64   `json:"died_with_worker,omitempty"`
+	DiedWithWorker int64 `json:"died_with_worker,omitempty"`
+	// LateRenewals counts the lease-heartbeat deliveries whose renewals came further apart than
+	// the lease, by their worker's clock: a machine too busy to keep time lets those leases lapse,
+	// which the model's heartbeat never does, so their jobs count in the Tolerance.
+	LateRenewals    int64   `json:"late_renewals,omitempty"`
 	Redeliveries    int64   `json:"redeliveries"`
 	Seconds         float64 `json:"seconds"`
 	ModelLost       int64   `json:"model_lost"`

@@ -129,7 +129,7 @@ func (w *worker) handleLease(ctx context.Context, msg jetstream.Msg, job int64, 
 	if err != nil {
 		return err
 	}
-	beats, err := w.hold(ctx, msg, scaled(w.work[job])-time.Since(start))
+	beats, gap, err := w.hold(ctx, msg, start, scaled(w.work[job])-time.Since(start))
 	if err != nil {
 		return fmt.Errorf("lab worker: job %d: %w", job, err)
 	}
@@ -139,6 +139,10 @@ func (w *worker) handleLease(ctx context.Context, msg jetstream.Msg, job int64, 
 	}
 	what := fmt.Sprintf("worked %v (model %.2f s against a %v lease), %d in-progress acks; applied the effect",
 		worked.Round(time.Millisecond), w.work[job], w.ackWait, beats)
+	if w.design == LeaseHeartbeat && gap >= w.ackWait {
+		// The machine, not the design, let this lease lapse: the run states it (see lateBeats).
+		what += fmt.Sprintf("; %s %v apart, longer than the lease", lateBeat, gap.Round(time.Millisecond))
+	}
 	actx, cancel := context.WithTimeout(ctx, ackTimeout)
 	defer cancel()
 	if err := msg.DoubleAck(actx); err != nil {
@@ -151,9 +155,15 @@ func (w *worker) handleLease(ctx context.Context, msg jetstream.Msg, job int64, 
 	return w.end(ctx, row, what)
 }
 
-// hold sleeps the rest of the job's work; under lease-heartbeat it sends an in-progress ack every third of
-// the AckWait meanwhile, counted from the job's arrival, and returns how many it sent.
-func (w *worker) hold(ctx context.Context, msg jetstream.Msg, work time.Duration) (beats int, err error) {
+// lateBeat begins what a lease-heartbeat delivery logs when two of its renewals (or its arrival
+// and its first, or its last and the end of its work) came further apart than the lease: a
+// machine too busy to keep time, which the model's heartbeat never is.
+const lateBeat = "renewals came"
+
+// hold sleeps the rest of the job's work; under lease-heartbeat it sends an in-progress ack every
+// third of the AckWait meanwhile, counted from the job's arrival (start). It returns how many it
+// sent and the longest time the lease went unrenewed, by this worker's clock.
+func (w *worker) hold(ctx context.Context, msg jetstream.Msg, start time.Time, work time.Duration) (beats int, gap time.Duration, err error) {
 	done := time.NewTimer(work)
 	defer done.Stop()
 	var tick <-chan time.Time
@@ -162,16 +172,23 @@ func (w *worker) hold(ctx context.Context, msg jetstream.Msg, work time.Duration
 		defer t.Stop()
 		tick = t.C
 	}
+	last := start
+	renewed := func() {
+		now := time.Now()
+		gap, last = max(gap, now.Sub(last)), now
+	}
 	for {
 		select {
 		case <-ctx.Done():
-			return beats, ctx.Err()
+			return beats, gap, ctx.Err()
 		case <-done.C:
-			return beats, nil
+			renewed() // the ack that follows ends the lease as a renewal would
+			return beats, gap, nil
 		case <-tick:
 			if err := msg.InProgress(); err != nil {
-				return beats, fmt.Errorf("in-progress ack: %w", err)
+				return beats, gap, fmt.Errorf("in-progress ack: %w", err)
 			}
+			renewed()
 			beats++
 		}
 	}

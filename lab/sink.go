@@ -191,6 +191,14 @@ func deaths(ctx context.Context, db *sql.DB) (killed, withWorker int64, err erro
 	return killed, withWorker, err
 }
 
+// lateBeats counts the lease-heartbeat deliveries whose renewals came further apart than the
+// lease (see lateBeat): each may have been handed out again for the machine's delay, not the
+// design's, so a run does not claim their jobs' verdicts.
+func lateBeats(ctx context.Context, db *sql.DB) (n int64, err error) {
+	err = db.QueryRowContext(ctx, `SELECT COUNT(*) FROM deliveries WHERE what LIKE '%; `+lateBeat+` %'`).Scan(&n)
+	return n, err
+}
+
 // diedWithWorker is what closeDead writes in the row of a delivery its worker's death ended.
 const diedWithWorker = "died with its worker, whose process ended while this delivery worked"
 

@@ -248,6 +248,12 @@ wait:
 	// A delivery that died with its worker is one the model never made: its job's verdict is not
 	// claimed. The drain keeps these at 0 (see drain); a worker that failed mid-run makes some.
 	res.Tolerance += res.DiedWithWorker
+	if cfg.Design == LeaseHeartbeat {
+		if res.LateRenewals, err = lateBeats(ctx, db); err != nil {
+			return Result{}, fmt.Errorf("lab: sink: %w", err)
+		}
+		res.Tolerance += res.LateRenewals
+	}
 	if cfg.Design == DesignHandler && !cfg.leaseTime {
 		if err := replayHandler(ctx, cfg, db, &res); err != nil {
 			return Result{}, err

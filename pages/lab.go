@@ -123,6 +123,9 @@ type LabResult struct {
 	// DiedWithWorker counts a lease run's deliveries that were still working when their worker
 	// ended: redeliveries the model never made, whose jobs the tolerance leaves unclaimed.
 	DiedWithWorker int64
+	// LateRenewals counts a lease-heartbeat run's deliveries whose renewals came further apart
+	// than the lease: the machine's delay, which the model's heartbeat never has.
+	LateRenewals int64
 	// KilledDeliveries counts the deliveries that died at the crash point: more than Killed when
 	// a worker holding several jobs died once for two of them.
 	KilledDeliveries int64
@@ -234,7 +237,7 @@ func NewLabResult(r lab.Result, site Site) LabResult {
 	v := LabResult{ID: "lab-" + string(r.Design), Design: LabDesignLabel(r.Design), Jobs: r.Jobs, Crashed: r.Crashed,
 		Killed: r.WorkersKilled, Redelivered: r.Redeliveries, Seconds: fmt.Sprintf("%.1f", r.Seconds), Matches: r.MatchesModel(),
 		Lease: r.Design.IsLease(), Tolerance: r.Tolerance, FireAndForget: r.FireAndForgetAcks && !r.Design.IsLease(), Workers: r.Workers,
-		DiedWithWorker: r.DiedWithWorker, KilledDeliveries: r.KilledDeliveries}
+		DiedWithWorker: r.DiedWithWorker, KilledDeliveries: r.KilledDeliveries, LateRenewals: r.LateRenewals}
 	v.Settings = present.Plural(int64(r.Workers), "worker", "workers")
 	switch pr := r.PublishRetry; {
 	case v.Lease:
@@ -261,7 +264,7 @@ func NewLabResult(r lab.Result, site Site) LabResult {
 	}
 	// The tolerance as the note states it, by its parts: the lease's edge, the key window's, and
 	// the deliveries that died with their worker are each said apart.
-	v.Tolerance = r.Tolerance - r.DiedWithWorker - v.WindowEdge
+	v.Tolerance = r.Tolerance - r.DiedWithWorker - v.WindowEdge - r.LateRenewals
 	v.WithinWhy = "within the jitter"
 	switch {
 	case v.PublishRetry:

@@ -54,6 +54,9 @@ type labDesignJSON struct {
 	// work()), the jobs redelivered near the key window's edge (a handler with key_window), and
 	// deliveries that died with their worker.
 	Tolerance *int64 `json:"tolerance,omitempty"`
+	// LateRenewals counts lease-heartbeat deliveries whose renewals came further apart than the
+	// lease (a machine too busy to keep time); they are part of the tolerance.
+	LateRenewals int64 `json:"late_renewals,omitempty"`
 	// The handler's model delays: "measured" when the model was replayed at the redeliveries the
 	// broker made, "lease" when a lease decides them in both; DrawnModel is the workbench's own
 	// counts at its drawn delays, beside the replay's. NearEdge counts the jobs redelivered near
@@ -222,7 +225,7 @@ func Lab(ctx context.Context, args []string, getenv func(string) string, stdout,
 				j.CrashRate = &r.CrashRate
 			}
 			if r.Design.IsLease() {
-				j.Tolerance = &r.Tolerance
+				j.Tolerance, j.LateRenewals = &r.Tolerance, r.LateRenewals
 			}
 			j.Model.Lost, j.Model.Duplicated = r.ModelLost, r.ModelDuplicated
 			if h := r.Handler; h != nil {
