@@ -804,12 +804,34 @@
     // does not know its media query.
     if (result) result.hidden = pending;
     if (was && !pending) initCharts(sec); // drawn now that the result has a size
+    syncAfterResults();
     if (!verdict) return;
     if (guess !== null) {
       var said = verdict.querySelector(".predict-said");
       said.textContent = guessVerdict(guess, Number(form.getAttribute("data-measured")));
     }
     verdict.hidden = guess === null;
+  }
+
+  // syncAfterResults hides the prose that discusses results (pages.AfterView, data-result-of
+  // naming their blocks) while any of those results is hidden for a guess or a study room's
+  // reveal, as the server drew it for the first paint; hidden covers a browser without the
+  // stylesheet's media query.
+  function syncAfterResults() {
+    document.querySelectorAll(".after-result[data-result-of]").forEach(function (box) {
+      var pending = false, sealed = false;
+      box.getAttribute("data-result-of").split(" ").forEach(function (id) {
+        var sec = id && document.getElementById(id);
+        if (!sec) return;
+        pending = pending || sec.classList.contains("predict-pending");
+        sealed = sealed || !!sec.querySelector(".sealed");
+      });
+      box.classList.toggle("predict-pending", pending);
+      box.classList.toggle("result-sealed", sealed);
+      var body = box.querySelector(".after-body"), note = box.querySelector(".after-note");
+      if (body) body.hidden = pending || sealed;
+      if (note) note.hidden = !(pending || sealed);
+    });
   }
 
   // announce says text in the page's live region only: the words are on screen already, next to
@@ -829,6 +851,7 @@
   }
 
   function initGuesses(root) {
+    syncAfterResults(); // a block swapped in, sealed or not, with or without a question
     root.querySelectorAll("form.predict-ask[data-predict-key]").forEach(function (form) {
       showGuessState(form, null);
       if (form.dataset.bound) return;
