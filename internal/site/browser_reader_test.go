@@ -148,6 +148,13 @@ func browserTablesShowEveryColumn(t *testing.T, b *browserSuite) {
 					const edge = box.getBoundingClientRect().right + 1;
 					const cut = [...box.querySelectorAll("tbody td, tbody th")].filter(c => c.getClientRects().length && c.getBoundingClientRect().right > edge);
 					if (cut.length) out.push(name + ": " + cut.length + " cells past the edge, first " + cut[0].textContent.slice(0, 30));
+					// A box with nothing to scroll is as wide as its table: a wider one showed its
+					// background, and the scroll shadow, past the table's edge.
+					const table = box.querySelector("table.data");
+					if (table && !table.classList.contains("stack") && box.scrollWidth <= box.clientWidth + 1 &&
+						box.getBoundingClientRect().width > table.getBoundingClientRect().width + 1) {
+						out.push(name + ": a box of " + Math.round(box.getBoundingClientRect().width) + " px round a table of " + Math.round(table.getBoundingClientRect().width));
+					}
 				}
 				return out;
 			})()`)
@@ -165,6 +172,15 @@ func browserTablesShowEveryColumn(t *testing.T, b *browserSuite) {
 		return getComputedStyle(td, "::before").content + " " + td.textContent.trim() + " " + (td.getBoundingClientRect().width > 0); })()`)
 	if label != `"duplicated" 0 true` {
 		t.Errorf("the assembly's first card shows %q for its duplicated cell, want the column's name and 0", label)
+	}
+	// The card of the row the page is about has its mark down its left edge, clear of its text.
+	tb.open("/blocks/2")
+	tb.waitCharts()
+	gap := browserEval[float64](tb, `(() => { const tr = document.querySelector("#exp-assembly table.stack tr.focus");
+		const r = document.createRange(); r.selectNodeContents(tr.querySelector("th"));
+		return r.getBoundingClientRect().left - tr.getBoundingClientRect().left; })()`)
+	if gap < 8 {
+		t.Errorf("block 2's focus card starts its text %.1f px from its left edge, under the 4 px mark", gap)
 	}
 }
 
