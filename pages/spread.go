@@ -58,7 +58,7 @@ func spreadField(domID string, r Run) (Field, bool) {
 		Label: spreadFieldLabel, // no unit: "(seeds)" would only repeat the label
 		Help:  "Leave empty for one run. Otherwise the experiment also runs on the next seeds (each seed plus 1, 2, …) and the charts show the middle 90% of the results as a band.",
 		Range: fmt.Sprintf("empty, or a whole number from %d to %d", experiments.MinSpread, experiments.MaxSpread),
-		Value: experiments.Clip(r.SpreadRaw, MaxShownValue), Error: r.Errors.For(experiments.SpreadField),
+		Value: ShownValue(r.SpreadRaw), Error: r.Errors.For(experiments.SpreadField),
 	}, true
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/a-h/templ"
 
@@ -251,7 +252,7 @@ func form(site Site, pagePath string, r Run, all []Run) ExperimentView {
 		if !ok {
 			val = defaults[f.Name]
 		}
-		val = experiments.Clip(val, MaxShownValue)
+		val = ShownValue(val)
 		field := Field{
 			ID: v.DOMID + "-" + f.Name, Name: r.Prefix + f.Name, Label: f.Label, Unit: f.Unit, Help: f.Help,
 			Range: f.Range(), Value: val, Error: r.Errors.For(f.Name), List: f.IsList(),
@@ -287,11 +288,11 @@ func form(site Site, pagePath string, r Run, all []Run) ExperimentView {
 		od := o.Experiment.Format(o.Experiment.Defaults())
 		for _, f := range o.Experiment.Fields {
 			if val, ok := o.Raw[f.Name]; ok && val != od[f.Name] && !o.Inherited[f.Name] {
-				v.Hidden = append(v.Hidden, Hidden{Name: o.Prefix + f.Name, Value: experiments.Clip(val, MaxShownValue)})
+				v.Hidden = append(v.Hidden, Hidden{Name: o.Prefix + f.Name, Value: ShownValue(val)})
 			}
 		}
 		if o.SpreadRaw != "" {
-			v.Hidden = append(v.Hidden, Hidden{Name: o.Prefix + experiments.SpreadField, Value: experiments.Clip(o.SpreadRaw, MaxShownValue)})
+			v.Hidden = append(v.Hidden, Hidden{Name: o.Prefix + experiments.SpreadField, Value: ShownValue(o.SpreadRaw)})
 		}
 	}
 	q := url.Values{}
@@ -461,6 +462,20 @@ type Question struct {
 // longer one before reading it (its maxRawLen), and the form, its hidden copies and its links then
 // keep only this much of it, marked with an ellipsis, so that a pasted essay is never echoed in full.
 const MaxShownValue = 1000
+
+// ShownValue is a value the reader sent as a form echoes it back, in its field, its hidden copies
+// and its links: clipped to MaxShownValue, and with every control character (the NUL of jobs=%00,
+// a pasted newline) replaced by U+FFFD, which shows that something was there without putting the
+// character itself into an attribute.
+func ShownValue(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return unicode.ReplacementChar
+		}
+		return r
+	}, s)
+	return experiments.Clip(s, MaxShownValue)
+}
 
 // MeasuredText is the question's measurement as the page prints numbers, with thousands
 // separators; "" when it was not measured.
