@@ -248,7 +248,7 @@
         } catch (e) {}
       });
       var said = n + " prediction" + (n === 1 ? "" : "s") + " saved in this browser.";
-      if (bad.length) said += " " + bad.length + (bad.length === 1 ? " answer is" : " answers are") + " not a number and " + (bad.length === 1 ? "was" : "were") + " not saved.";
+      if (bad.length) said += " " + bad.length + (bad.length === 1 ? " answer was" : " answers were") + " not saved; the message beside " + (bad.length === 1 ? "it says" : "each says") + " why.";
       form.querySelector(".status").textContent = said;
       show(bad);
       if (bad.length) bad[0].querySelector("input").focus();
@@ -773,8 +773,16 @@
     if (s === "") return { error: "Write your guess first: a count of 0 or more, such as 350 or 1,200." };
     if (/\d/.test(s) && !grouped(s)) return { error: shown + ": write decimals with a point (0.5); commas only group thousands (1,200)." };
     var n = guessOf(s);
-    if (n === null) return { error: shown + " is not a number; write a count of 0 or more, such as 350 or 1,200." };
-    return { value: n };
+    if (n !== null) return { value: n };
+    // A number that is no count says which way it is wrong: below zero, or past what a number
+    // holds (a run of hundreds of digits), not that it is no number at all.
+    var plain = s.replace(/[,_\s\u2009\u202f\u00a0]/g, "");
+    if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(plain)) {
+      var x = Number(plain);
+      if (x < 0) return { error: shown + " is negative; write a count of 0 or more, such as 350 or 1,200." };
+      if (!isFinite(x)) return { error: shown + " is too large to be a count; write one such as 350 or 1,200." };
+    }
+    return { error: shown + " is not a number; write a count of 0 or more, such as 350 or 1,200." };
   }
 
   // guessNumber and guessVerdict write what present.GuessNumber and present.GuessVerdict write, so

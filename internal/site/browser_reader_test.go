@@ -57,7 +57,7 @@ func browserPredictionRefusesWhatIsNoNumber(t *testing.T, b *browserSuite) {
 		revealed: [...document.querySelectorAll(".prediction .reveal")].slice(0, 2).map(r => r.checkVisibility()),
 		focus: document.activeElement.id}; })()`)
 	want := state{
-		Status: "1 prediction saved in this browser. 1 answer is not a number and was not saved.",
+		Status: "1 prediction saved in this browser. 1 answer was not saved; the message beside it says why.",
 		Error:  "Prediction 1: “abc” is not a number; write a count of 0 or more, such as 350 or 1,200.",
 		Shown:  true, Invalid: "true", Value: "abc", Stored: "null", Revealed: []bool{false, true}, Focus: "predict-q1",
 	}
@@ -74,6 +74,18 @@ func browserPredictionRefusesWhatIsNoNumber(t *testing.T, b *browserSuite) {
 	}
 	if got := browserEval[string](tb, `String(localStorage.getItem("eo.predict.q1"))`); got != "null" {
 		t.Errorf("1,5 was saved as %q", got)
+	}
+	// A number that is no count is called what it is: negative, or too large for any number.
+	for _, c := range []struct{ typed, want string }{
+		{"-5", "Prediction 1: “-5” is negative; write a count of 0 or more, such as 350 or 1,200."},
+		{strings.Repeat("9", 400), "Prediction 1: “99999999999999999999999…” is too large to be a count; write one such as 350 or 1,200."},
+	} {
+		tb.retype("#predict-q1", c.typed)
+		tb.do(chromedp.Click(chromedp.CSS(`form[data-predictions] button[type="submit"]`)))
+		tb.waitFor("the refusal of "+c.typed[:2], `document.getElementById("predict-q1-error").textContent === `+jsString(c.want))
+		if got := browserEval[string](tb, `String(localStorage.getItem("eo.predict.q1"))`); got != "null" {
+			t.Errorf("%.10s was saved as %q", c.typed, got)
+		}
 	}
 	// Fixed, it is saved and the message goes.
 	tb.retype("#predict-q1", "398")
