@@ -27,7 +27,8 @@ import (
 var Files embed.FS
 
 // Part is one piece of a page in reading order: rendered prose, or a marker naming an interactive
-// component (experiment, source, timeline, predictions, contents, lab), or a run of cards.
+// component (experiment, source, timeline, predictions, contents, lab), or a run of cards, or
+// prose that discusses the results of the experiments it names (MarkerAfter, its HTML rendered).
 type Part struct {
 	HTML   string
 	Marker string
@@ -41,6 +42,10 @@ func (p Part) Name() string {
 	name, _, _ := strings.Cut(strings.TrimSpace(p.Arg), " ")
 	return name
 }
+
+// Names are the words of the marker's argument: the experiments whose results an after part
+// discusses, the functions of a source marker.
+func (p Part) Names() []string { return strings.Fields(p.Arg) }
 
 // Option returns the value of a "key=value" word of the marker's argument, and whether it is there.
 func (p Part) Option(key string) (string, bool) {
@@ -74,6 +79,7 @@ const (
 	MarkerLab         = "lab"         // the live lab's form, progress and results
 	MarkerWorkbench   = "workbench"   // the workbench's editor, parameters and result
 	MarkerCards       = "cards"       // opens a run of question cards, closed by MarkerEnd
+	MarkerAfter       = "after"       // opens prose that discusses results, closed by MarkerEnd; arg: the experiments
 	MarkerEnd         = "end"
 )
 
@@ -257,6 +263,21 @@ func parsePage(md goldmark.Markdown, slug, src string) (*Page, error) {
 	var cards *Part
 	var card *Card
 	var answer []string
+	// after is an open ::: after part and body its lines: prose that discusses results, which a
+	// page hides with them while a reader has still to guess (see MarkerAfter).
+	var after *Part
+	var body []string
+	closeAfter := func() error {
+		h, err := render(md, strings.Join(body, "\n"), ids)
+		if err != nil {
+			return err
+		}
+		after.HTML = h
+		page.Words += countWords(strings.Join(body, " "))
+		page.Parts = append(page.Parts, *after)
+		after, body = nil, nil
+		return nil
+	}
 	closeCard := func() error {
 		if card == nil {
 			return nil
@@ -277,6 +298,14 @@ func parsePage(md goldmark.Markdown, slug, src string) (*Page, error) {
 		}
 		m := markerRE.FindStringSubmatch(strings.TrimSpace(line))
 		if fence || m == nil {
+			if after != nil {
+				// A heading inside would vanish from the page's contents with the results.
+				if !fence && strings.HasPrefix(line, "#") {
+					return nil, fmt.Errorf("line %d: a heading inside ::: after; close it with ::: end first", n+2)
+				}
+				body = append(body, line)
+				continue
+			}
 			if cards != nil {
 				if q, ok := strings.CutPrefix(line, "### "); ok {
 					if err := closeCard(); err != nil {
@@ -301,7 +330,21 @@ func parsePage(md goldmark.Markdown, slug, src string) (*Page, error) {
 			continue
 		}
 		name, arg := m[1], strings.TrimSpace(m[2])
+		if after != nil && name != MarkerEnd {
+			return nil, fmt.Errorf("line %d: ::: %s inside ::: after; close it with ::: end first", n+2, name)
+		}
 		switch name {
+		case MarkerAfter:
+			if cards != nil {
+				return nil, fmt.Errorf("line %d: ::: after inside ::: cards", n+2)
+			}
+			if arg == "" {
+				return nil, fmt.Errorf("line %d: ::: after needs the experiments whose results it discusses", n+2)
+			}
+			if err := flush(); err != nil {
+				return nil, err
+			}
+			after = &Part{Marker: MarkerAfter, Arg: arg}
 		case MarkerCards:
 			if cards != nil {
 				return nil, fmt.Errorf("line %d: ::: cards inside ::: cards", n+2)
@@ -311,8 +354,14 @@ func parsePage(md goldmark.Markdown, slug, src string) (*Page, error) {
 			}
 			cards = &Part{Marker: MarkerCards}
 		case MarkerEnd:
+			if after != nil {
+				if err := closeAfter(); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			if cards == nil {
-				return nil, fmt.Errorf("line %d: ::: end without ::: cards", n+2)
+				return nil, fmt.Errorf("line %d: ::: end without ::: cards or ::: after", n+2)
 			}
 			if err := closeCard(); err != nil {
 				return nil, err
@@ -344,7 +393,13 @@ func parsePage(md goldmark.Markdown, slug, src string) (*Page, error) {
 	if cards != nil {
 		return nil, fmt.Errorf("::: cards is never closed with ::: end")
 	}
+	if after != nil {
+		return nil, fmt.Errorf("::: after %s is never closed with ::: end", after.Arg)
+	}
 	if err := flush(); err != nil {
+		return nil, err
+	}
+	if err := checkAfters(page); err != nil {
 		return nil, err
 	}
 	secs, err := sections(md, lines)
@@ -353,6 +408,28 @@ func parsePage(md goldmark.Markdown, slug, src string) (*Page, error) {
 	}
 	page.Sections = secs
 	return page, nil
+}
+
+// checkAfters fails when an after part names an experiment the page does not show: its prose
+// would never be hidden with a result, which is the part's whole point.
+func checkAfters(page *Page) error {
+	var shown []string
+	for _, p := range page.Parts {
+		if p.Marker == MarkerExperiment {
+			shown = append(shown, p.Name())
+		}
+	}
+	for _, p := range page.Parts {
+		if p.Marker != MarkerAfter {
+			continue
+		}
+		for _, name := range p.Names() {
+			if !slices.Contains(shown, name) {
+				return fmt.Errorf("::: after %s: the page shows no experiment %q", p.Arg, name)
+			}
+		}
+	}
+	return nil
 }
 
 // sections splits the page at its ## headings, for pages whose sections are data.

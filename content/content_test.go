@@ -57,12 +57,46 @@ func TestLoadRejectsBadMarkers(t *testing.T) {
 		"stray end":         "# T\n\n::: end\n",
 		"no title":          "Just text\n",
 		"text before card":  "# T\n\n::: cards\nloose text\n::: end\n",
+		"after no arg":      "# T\n\n::: experiment window\n\n::: after\nText.\n::: end\n",
+		"after unclosed":    "# T\n\n::: experiment window\n\n::: after window\nText.\n",
+		"after of nothing":  "# T\n\n::: experiment window\n\n::: after lease\nText.\n::: end\n",
+		"heading in after":  "# T\n\n::: experiment window\n\n::: after window\n## Run it\n::: end\n",
+		"marker in after":   "# T\n\n::: experiment window\n\n::: after window\n::: source Window\n::: end\n",
+		"after in cards":    "# T\n\n::: experiment window\n\n::: cards\n### Q\n::: after window\n::: end\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := Load(fstest.MapFS{"x.md": {Data: []byte(src)}}); err == nil {
 				t.Errorf("Load accepted %q", src)
 			}
 		})
+	}
+}
+
+// TestAfterPart: the prose between ::: after and ::: end is one part of its own, rendered, naming
+// the experiments whose results it discusses; a code fence inside it keeps its marker-like lines,
+// and its words count as the page's.
+func TestAfterPart(t *testing.T) {
+	src := "# T\n\nLede.\n\n::: experiment window\n\n::: experiment lease\n\n::: after window lease\nAt the defaults **195** escape.\n\n```\n::: end\n```\n::: end\n\nInstructions stay.\n"
+	b, err := Load(fstest.MapFS{"p.md": {Data: []byte(src)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := b.Page("p")
+	if len(p.Parts) != 4 {
+		t.Fatalf("parts = %+v", p.Parts)
+	}
+	a := p.Parts[2]
+	if a.Marker != MarkerAfter || strings.Join(a.Names(), ",") != "window,lease" {
+		t.Errorf("after part %q %q", a.Marker, a.Arg)
+	}
+	if !strings.Contains(a.HTML, "<strong>195</strong>") || !strings.Contains(a.HTML, "::: end") || strings.Contains(a.HTML, "Instructions") {
+		t.Errorf("after part's HTML: %s", a.HTML)
+	}
+	if p.Parts[3].Marker != "" || !strings.Contains(p.Parts[3].HTML, "Instructions stay.") {
+		t.Errorf("the prose after ::: end is a part of its own: %+v", p.Parts[3])
+	}
+	if p.Words < 8 {
+		t.Errorf("words = %d: the after part's prose is not counted", p.Words)
 	}
 }
 

@@ -372,6 +372,31 @@ func plainNumber(s string) bool {
 	return digits
 }
 
+// shownNumber writes a reader's number back in a message the way they would read it, one rule for
+// every field: a plain decimal with its whole part grouped in thousands (1000000 as 1,000,000,
+// 1234.5 as 1,234.5), anything else (1e30) as typed; clipped either way, so a pasted run of
+// digits is never echoed in full.
+func shownNumber(s string) string {
+	sign, rest := "", s
+	if rest != "" && (rest[0] == '+' || rest[0] == '-') {
+		sign, rest = rest[:1], rest[1:]
+	}
+	whole, frac, point := strings.Cut(rest, ".")
+	if whole == "" || strings.Trim(whole, "0123456789") != "" || strings.Trim(frac, "0123456789") != "" {
+		return Clip(s, 24)
+	}
+	if t := strings.TrimLeft(whole, "0"); t != "" {
+		whole = t
+	} else {
+		whole = "0"
+	}
+	out := sign + GroupDigits(whole)
+	if point {
+		out += "." + frac
+	}
+	return Clip(out, 32)
+}
+
 func parseInt(f Field, s string) (int64, string) {
 	bad := "must be " + f.Range()
 	shown := Clip(s, 24)
@@ -387,14 +412,14 @@ func parseInt(f Field, s string) (int64, string) {
 		}
 		if ferr != nil || math.IsInf(x, 0) || x != math.Trunc(x) || math.Abs(x) >= 1<<63 {
 			if errors.Is(err, strconv.ErrRange) || (ferr == nil && x == math.Trunc(x)) || errors.Is(ferr, strconv.ErrRange) {
-				return 0, fmt.Sprintf("%s is out of range; it %s", shown, bad)
+				return 0, fmt.Sprintf("%s is out of range; it %s", shownNumber(s), bad)
 			}
-			return 0, fmt.Sprintf("%s is not a whole number; it %s", shown, bad)
+			return 0, fmt.Sprintf("%s is not a whole number; it %s", shownNumber(s), bad)
 		}
 		v = int64(x)
 	}
 	if v < f.MinInt || v > f.MaxInt {
-		return 0, fmt.Sprintf("%s is out of range; it %s", Thousands(v), bad)
+		return 0, fmt.Sprintf("%s is out of range; it %s", shownNumber(s), bad)
 	}
 	return v, ""
 }
@@ -410,10 +435,10 @@ func parseFloat(f Field, s string) (float64, string) {
 		return 0, fmt.Sprintf("%q is not a number; it %s", shown, bad)
 	}
 	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0, fmt.Sprintf("%s is out of range; it %s", shown, bad)
+		return 0, fmt.Sprintf("%s is out of range; it %s", shownNumber(s), bad)
 	}
 	if v < f.Min || v > f.Max {
-		return 0, fmt.Sprintf("%s is out of range; it %s", shown, bad)
+		return 0, fmt.Sprintf("%s is out of range; it %s", shownNumber(s), bad)
 	}
 	// -0 equals 0 but formats as "-0": normalise it, or equal parameters get different cache keys
 	// and permalinks.

@@ -52,6 +52,15 @@ func TestParseRefuses(t *testing.T) {
 		{"dangling exponent", "window", q("jobs", "1e"), "jobs", []string{"not a number"}},
 		{"fraction for int", "window", q("jobs", "1.5"), "jobs", []string{"not a whole number"}},
 		{"rate above 1", "window", q("crash_rate", "1.01"), "crash_rate", []string{"out of range", "from 0 to 1"}},
+		// One rule for the value a message echoes: a plain decimal grouped in thousands, whether
+		// the field takes whole numbers or not and whether or not it was typed grouped; a number
+		// with an exponent as typed.
+		{"int echoed grouped", "window", q("jobs", "99999999"), "jobs", []string{"99,999,999 is out of range"}},
+		{"float echoed grouped", "lease", q("slow_mean_s", "1000000"), "slow_mean_s", []string{"1,000,000 is out of range"}},
+		{"float with a point grouped", "lease", q("slow_mean_s", "0001234567.5"), "slow_mean_s", []string{"1,234,567.5 is out of range"}},
+		{"exponent as typed", "scale", q("messages_per_day", "1e30"), "messages_per_day", []string{"1e30 is out of range"}},
+		{"int exponent as typed", "window", q("jobs", "1e10"), "jobs", []string{"1e10 is out of range"}},
+		{"400 digits clipped", "window", q("jobs", strings.Repeat("9", 400)), "jobs", []string{"999,999,999,999,999,999,999,99… is out of range"}},
 		{"outbox rate above its max", "outbox", q("crash_rate", "0.6"), "crash_rate", []string{"from 0 to 0.5"}},
 		{"too long", "window", q("windows", strings.Repeat("1", 1001)), "windows", []string{"1,001 characters"}},
 		{"repeated", "window", map[string][]string{"jobs": {"1", "2"}}, "jobs", []string{"given 2 times"}},

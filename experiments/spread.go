@@ -111,7 +111,7 @@ func (e *Experiment) ParseSpread(p any, raw string) (int, *FieldError) {
 		return 0, &FieldError{SpreadField, fmt.Sprintf("%q is not a whole number; it must be %s", Clip(raw, 24), rng)}
 	}
 	if n < MinSpread || n > MaxSpread {
-		return 0, &FieldError{SpreadField, fmt.Sprintf("%d is out of range; it must be %s", n, rng)}
+		return 0, &FieldError{SpreadField, fmt.Sprintf("%s is out of range; it must be %s", Thousands(int64(n)), rng)}
 	}
 	if e.SpreadCost(p, n) > MaxCost {
 		most := MaxCost / max(e.Cost(p), 1)

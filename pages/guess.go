@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"effectivelyonce/content"
 	"effectivelyonce/experiments"
 	"effectivelyonce/present"
 )
@@ -133,4 +134,33 @@ func newGuessView(g Guessing, experiment, paramsHash string, h present.Headline)
 		v.Pending = true
 	}
 	return v
+}
+
+// AfterView is prose that discusses results (a content.MarkerAfter part) as the page draws it:
+// hidden together with those results while they are hidden, so that the text beside a block that
+// waits for a guess does not state the number the guess asks for.
+type AfterView struct {
+	HTML string
+	// Of are the element ids of the blocks whose results the prose discusses; app.js hides and
+	// shows the prose with them after a guess, a rerun or the switch.
+	Of []string
+	// Pending says one of those results waits for the reader's guess; Sealed, that one waits for
+	// the reveal of a round of their study room.
+	Pending bool
+	Sealed  bool
+}
+
+// After is the view of the page's after part: its prose, hidden while any result it discusses is.
+func (v ArticleView) After(part content.Part) AfterView {
+	a := AfterView{HTML: part.HTML}
+	for _, name := range part.Names() {
+		a.Of = append(a.Of, DOMID(name))
+		run, ok := v.Runs[name]
+		if !ok {
+			continue
+		}
+		a.Pending = a.Pending || (run.Guess != nil && run.Guess.Pending)
+		a.Sealed = a.Sealed || run.Sealed != nil
+	}
+	return a
 }

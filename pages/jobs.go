@@ -50,6 +50,8 @@ func JobsPanelID(domID string) string { return domID + "-which-jobs" }
 // CellLink is a "which jobs?" link on one count of a table.
 type CellLink struct {
 	URL string
+	// Text is the link's words: "which jobs?", or "which events?" where the ids number events.
+	Text string
 	// Label is the link's accessible name: the question, the count, what it counts and where.
 	Label string
 }
@@ -83,7 +85,8 @@ func (j JobLinks) For(t present.Table, r, c int) (CellLink, bool) {
 	q := maps.Clone(j.Query) // Set below replaces values whole, so the run's own slices stay untouched
 	q.Set("outcome", outcome)
 	q.Set("point", n.Point)
-	label := "which jobs? " + t.Rows[r][c] + " " + OutcomeWords(outcome) + " at " + t.Head[0] + " " + t.Rows[r][0]
+	text := "which " + IDsNoun(j.Experiment) + "?"
+	label := text + " " + t.Rows[r][c] + " " + OutcomeWords(outcome) + " at " + t.Head[0] + " " + t.Rows[r][0]
 	if window != "" {
 		label += ", " + t.Head[c]
 	}
@@ -93,7 +96,7 @@ func (j JobLinks) For(t present.Table, r, c int) (CellLink, bool) {
 		// would read the same.
 		label += ", " + n.RowAlso
 	}
-	return CellLink{URL: j.Base + "?" + q.Encode(), Label: label}, true
+	return CellLink{URL: j.Base + "?" + q.Encode(), Text: text, Label: label}, true
 }
 
 // OutcomeWords names an outcome in words for a link or a heading.
@@ -337,12 +340,17 @@ func timelineSummary(v JobView) string {
 	return b.String()
 }
 
-// ParamsText writes a run's parameters as "jobs 20000 · crash_rate 0.02 ...", in field order.
+// ParamsText writes a run's parameters as its form labels them, in field order, each value as a
+// sentence writes it with its unit: "Jobs 5,000 · Crash rate 0.02 · Max redelivery delay 2,000 jobs".
 func ParamsText(e *experiments.Experiment, params any) string {
-	vals := e.Format(params)
+	vals := e.Say(params)
 	parts := make([]string, 0, len(e.Fields))
 	for _, f := range e.Fields {
-		parts = append(parts, f.Name+" "+vals[f.Name])
+		part := f.Label + " " + vals[f.Name]
+		if f.Unit != "" {
+			part += " " + f.Unit
+		}
+		parts = append(parts, part)
 	}
 	return strings.Join(parts, " · ")
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 )
 
 // ExperimentsOn lists the experiments a page shows, each once, in the order they appear.
@@ -57,7 +58,57 @@ func ReadRun(e *experiments.Experiment, prefix string, first *experiments.Experi
 		}
 	}
 	r.SpreadRaw = q.Get(prefix + experiments.SpreadField) // each form has its own; see spread.go
+	r.Stray = strayKeys(e, prefix, r.Inherited, q)
 	return r, sub
+}
+
+// strayKeys refuses the keys under e's name ("crash-sweep.jobs") that the page does not read, each
+// naming its key: a value the page took and silently ignored would leave a reader believing it
+// ran. A page's first form reads its values without a prefix, and a later one reads the stream's
+// values from the first form (inherited), so both kinds, and a parameter e does not have, are
+// refused with what to write instead. Keys under another experiment's name are no business of
+// e's form.
+func strayKeys(e *experiments.Experiment, prefix string, inherited map[string]bool, q url.Values) experiments.FieldErrors {
+	under := e.Name + "."
+	var keys []string
+	for k := range q {
+		if name, ok := strings.CutPrefix(k, under); ok {
+			if _, known := e.Field(name); prefix == under && (name == experiments.SpreadField || known && !inherited[name]) {
+				continue // this form's own field, read above
+			}
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var out experiments.FieldErrors
+	for _, k := range keys {
+		name := strings.TrimPrefix(k, under)
+		f, known := e.Field(name)
+		var msg string
+		switch {
+		case known && prefix == "":
+			msg = fmt.Sprintf("this is the page's first form, whose values carry no prefix: write %s=, not %s=", f.Name, experiments.Clip(k, 40))
+		case known && inherited[name]:
+			msg = fmt.Sprintf("this form takes %s from the first form on the page, so that every experiment here replays one stream: set %s= there", strings.ToLower(f.Label), f.Name)
+		case name == experiments.SpreadField:
+			msg = fmt.Sprintf("this is the page's first form, whose values carry no prefix: write %s=", experiments.SpreadField)
+		default:
+			msg = fmt.Sprintf("%s has no parameter %q on this page; its form takes %s", e.Name, experiments.Clip(name, 40), strings.Join(ownFields(e, inherited), ", "))
+		}
+		out = append(out, experiments.FieldError{Field: experiments.Clip(k, 40), Message: msg})
+	}
+	return out
+}
+
+// ownFields are the names of the fields e's form on a page takes itself, the inherited ones aside.
+func ownFields(e *experiments.Experiment, inherited map[string]bool) []string {
+	var names []string
+	for _, f := range e.Fields {
+		if !inherited[f.Name] {
+			names = append(names, f.Name)
+		}
+	}
+	return names
 }
 
 // DependsOnFirst reports whether a later run takes any of its values from the page's first form,

@@ -58,7 +58,7 @@ func spreadField(domID string, r Run) (Field, bool) {
 		Label: spreadFieldLabel, // no unit: "(seeds)" would only repeat the label
 		Help:  "Leave empty for one run. Otherwise the experiment also runs on the next seeds (each seed plus 1, 2, …) and the charts show the middle 90% of the results as a band.",
 		Range: fmt.Sprintf("empty, or a whole number from %d to %d", experiments.MinSpread, experiments.MaxSpread),
-		Value: experiments.Clip(r.SpreadRaw, MaxShownValue), Error: r.Errors.For(experiments.SpreadField),
+		Value: ShownValue(r.SpreadRaw), Error: r.Errors.For(experiments.SpreadField),
 	}, true
 }
 
@@ -73,7 +73,15 @@ func withSpreadQuery(q url.Values, r Run) {
 // count's summary, and a reading of where the form's own run sits.
 func addSpread(v *ExperimentView, r Run) {
 	s := r.Spread
-	if s == nil || len(s.Counts) == 0 {
+	if s == nil {
+		return
+	}
+	// The rows the page shows, and no other: a block shows the designs it has introduced so far.
+	if pr, ok := present.PresenterFor(r.Experiment.Name); ok {
+		cut := pr.ShownSpread(r.Scope, r.Result, *s)
+		s = &cut
+	}
+	if len(s.Counts) == 0 {
 		return
 	}
 	// The footer's fingerprint is the spread's: the block now answers for N seeds, not one run.

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/a-h/templ"
 
@@ -122,6 +123,9 @@ type ExperimentView struct {
 	// inputs of its own; StreamFrom is the DOM id of that form's block.
 	Stream     []Field
 	StreamFrom string
+	// Stray are the refused keys of the address that no field of this form shows (Run.Stray),
+	// each named as the address has it, linking to the input that sets its value when there is one.
+	Stray []StrayKey
 	// Query is this form's own values that differ from the defaults, as a query string: a rerun of
 	// another form on the page sends them along, so the pushed URL holds every form's values.
 	Query string
@@ -158,10 +162,13 @@ type Run struct {
 	// Inherited marks values taken from the page's first form; they are not carried as this
 	// experiment's own, so changing the first form again changes them too.
 	Inherited map[string]bool
-	Params    any
-	Result    any
-	Errors    experiments.FieldErrors
-	Busy      string
+	// Stray are the query's keys under this experiment's name that the page does not read
+	// (strayKeys), each refused: the run is not run while there are any.
+	Stray  experiments.FieldErrors
+	Params any
+	Result any
+	Errors experiments.FieldErrors
+	Busy   string
 	// Scope is how this page shows the result, from the options of the experiment's marker.
 	Scope present.Scope
 	// SpreadRaw is the "spread over N seeds" field as typed, SpreadN the number it asks for (0 for
@@ -245,7 +252,7 @@ func form(site Site, pagePath string, r Run, all []Run) ExperimentView {
 		if !ok {
 			val = defaults[f.Name]
 		}
-		val = experiments.Clip(val, MaxShownValue)
+		val = ShownValue(val)
 		field := Field{
 			ID: v.DOMID + "-" + f.Name, Name: r.Prefix + f.Name, Label: f.Label, Unit: f.Unit, Help: f.Help,
 			Range: f.Range(), Value: val, Error: r.Errors.For(f.Name), List: f.IsList(),
@@ -273,6 +280,7 @@ func form(site Site, pagePath string, r Run, all []Run) ExperimentView {
 	if len(v.Stream) > 0 && len(all) > 0 {
 		v.StreamFrom = DOMID(all[0].Experiment.Name)
 	}
+	v.Stray = strayView(r, all, v.DOMID)
 	for _, o := range all {
 		if o.Experiment.Name == e.Name {
 			continue
@@ -280,11 +288,11 @@ func form(site Site, pagePath string, r Run, all []Run) ExperimentView {
 		od := o.Experiment.Format(o.Experiment.Defaults())
 		for _, f := range o.Experiment.Fields {
 			if val, ok := o.Raw[f.Name]; ok && val != od[f.Name] && !o.Inherited[f.Name] {
-				v.Hidden = append(v.Hidden, Hidden{Name: o.Prefix + f.Name, Value: experiments.Clip(val, MaxShownValue)})
+				v.Hidden = append(v.Hidden, Hidden{Name: o.Prefix + f.Name, Value: ShownValue(val)})
 			}
 		}
 		if o.SpreadRaw != "" {
-			v.Hidden = append(v.Hidden, Hidden{Name: o.Prefix + experiments.SpreadField, Value: experiments.Clip(o.SpreadRaw, MaxShownValue)})
+			v.Hidden = append(v.Hidden, Hidden{Name: o.Prefix + experiments.SpreadField, Value: ShownValue(o.SpreadRaw)})
 		}
 	}
 	q := url.Values{}
@@ -308,6 +316,35 @@ func form(site Site, pagePath string, r Run, all []Run) ExperimentView {
 	}
 	v.ResetURL += "#" + v.DOMID
 	return v
+}
+
+// StrayKey is one refused key of the address that the form has no field for: the key as given,
+// why it was refused, and the id of the input that sets the value it meant ("" for none).
+type StrayKey struct {
+	Key     string
+	Error   string
+	InputID string
+}
+
+// strayView is r's refused keys of the address (Run.Stray) as its block lists them: a key under
+// the first form's own name points at that form's input, one of an inherited value at the input
+// of the first form, which sets it.
+func strayView(r Run, all []Run, domID string) []StrayKey {
+	var out []StrayKey
+	for _, fe := range r.Stray {
+		k := StrayKey{Key: fe.Field, Error: fe.Message}
+		name := strings.TrimPrefix(fe.Field, r.Experiment.Name+".")
+		if _, ok := r.Experiment.Field(name); ok {
+			switch {
+			case r.Prefix == "":
+				k.InputID = domID + "-" + name
+			case r.Inherited[name] && len(all) > 0:
+				k.InputID = DOMID(all[0].Experiment.Name) + "-" + name
+			}
+		}
+		out = append(out, k)
+	}
+	return out
 }
 
 // boundOf is the largest value of the whole-number field f that r's run, and every later run on
@@ -425,6 +462,20 @@ type Question struct {
 // longer one before reading it (its maxRawLen), and the form, its hidden copies and its links then
 // keep only this much of it, marked with an ellipsis, so that a pasted essay is never echoed in full.
 const MaxShownValue = 1000
+
+// ShownValue is a value the reader sent as a form echoes it back, in its field, its hidden copies
+// and its links: clipped to MaxShownValue, and with every control character (the NUL of jobs=%00,
+// a pasted newline) replaced by U+FFFD, which shows that something was there without putting the
+// character itself into an attribute.
+func ShownValue(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return unicode.ReplacementChar
+		}
+		return r
+	}, s)
+	return experiments.Clip(s, MaxShownValue)
+}
 
 // MeasuredText is the question's measurement as the page prints numbers, with thousands
 // separators; "" when it was not measured.

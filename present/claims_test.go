@@ -54,3 +54,28 @@ func TestReadClaims(t *testing.T) {
 			want: []string{"B1 failed", "the code changed"}},
 	})
 }
+
+// TestClaimsTableGroupsDigits: the verifier's table on a page writes its measurements as every page
+// writes numbers, with thousands separators, where the verifier's own line (Detail, which the
+// document's verifier and the command line print) leaves them bare.
+func TestClaimsTableGroupsDigits(t *testing.T) {
+	p := experiments.DefaultClaimsParams()
+	p.CrashRate = 1 // every job crashes: 20,000 lost
+	r, err := experiments.Claims(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	measured := map[string]bool{}
+	for _, row := range claimsTables(p, r)[0].Rows {
+		measured[row[3]] = true
+	}
+	for _, want := range []string{
+		"20,000 lost and 0 duplicated, against 20,000 crashes",
+		"2,448 of 20,000 jobs outlived a 5 s timeout",
+		"0 escaped a window of 2,000 ids, with delays of up to 2,000 jobs",
+	} {
+		if !measured[want] {
+			t.Errorf("no row measures %q; rows: %v", want, measured)
+		}
+	}
+}

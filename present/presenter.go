@@ -292,6 +292,21 @@ func PointWords(experiment, label string, at experiments.Point) string {
 	return p.PointWords(label, at)
 }
 
+// RowWords places a count of the named experiment in its row, in the words that follow the count
+// in a sentence or a heading ("398 jobs lost" and "with design at-most-once", "at window 1,000"),
+// or "in the run" for a count of the whole run. A name with no presenter (the workbench's
+// handler) has its label said as it is: "at " and the label.
+func RowWords(experiment, label string, at experiments.Point) string {
+	p, ok := PresenterFor(experiment)
+	if !ok {
+		return "at " + label
+	}
+	if w := p.rowWords(label, at); w != "" {
+		return w
+	}
+	return "in the run"
+}
+
 // rowWords places a count in its row, in words that follow the count's unit: "at window 1,000",
 // "with design at-most-once", "" for a count of the whole run.
 func (p *Presenter) rowWords(label string, at experiments.Point) string {

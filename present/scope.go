@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"effectivelyonce/experiments"
 )
 
 // Scope is how one page shows an experiment's result, read from the options of its marker
@@ -90,4 +92,29 @@ func (p *Presenter) Shown(s Scope, result any) any {
 		return cut
 	}
 	return result
+}
+
+// ShownSpread is spread, a spread over seeds of result's run, cut to the rows scope s shows, as
+// Shown cuts the run: the spread summarises every count of every row, and a block that shows one
+// design must not draw the bands of designs it has not introduced yet.
+func (p *Presenter) ShownSpread(s Scope, result any, spread experiments.SpreadResult) experiments.SpreadResult {
+	if s.UpTo == "" || p.upTo == nil {
+		return spread
+	}
+	e, ok := experiments.Lookup(p.Experiment)
+	if !ok {
+		return spread // unreachable for the catalog's experiments: TestEveryExperimentIsWhole
+	}
+	shown := map[string]bool{}
+	for _, c := range e.Counts(p.Shown(s, result)) {
+		shown[c.Point] = true
+	}
+	cut := spread
+	cut.Counts = nil
+	for _, c := range spread.Counts {
+		if shown[c.Point] {
+			cut.Counts = append(cut.Counts, c)
+		}
+	}
+	return cut
 }

@@ -200,3 +200,44 @@ func seriesJSON(t *testing.T, o map[string]any) string {
 
 // longDecimal is a number with more than one decimal.
 var longDecimal = regexp.MustCompile(`\d\.\d{2,}`)
+
+// TestShownSpreadCutsToScope: a spread drawn on a block that shows the assembly up to at-most-once
+// keeps that design's counts and no other design's, in their order, as the run's own table does;
+// a page that shows every row keeps every count.
+func TestShownSpreadCutsToScope(t *testing.T) {
+	e, _ := experiments.Lookup("assembly")
+	p := e.Defaults().(experiments.StreamParams)
+	p.Jobs = 2000
+	res, err := e.Run(t.Context(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := e.Spread(t.Context(), p, experiments.SpreadOptions{N: 3, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, _ := PresenterFor("assembly")
+	cut := pr.ShownSpread(Scope{UpTo: "at-most-once", Focus: "at-most-once"}, res, sp)
+	if len(cut.Counts) == 0 || len(cut.Counts) >= len(sp.Counts) || cut.N != sp.N {
+		t.Fatalf("cut to %d of %d counts (n %d)", len(cut.Counts), len(sp.Counts), cut.N)
+	}
+	for _, c := range cut.Counts {
+		if c.Point != "at-most-once" {
+			t.Errorf("the cut spread keeps %s's %s", c.Point, c.Name)
+		}
+	}
+	for _, ch := range BandCharts("exp-assembly", "assembly", cut) {
+		b, _ := json.Marshal(ch.Options)
+		if s := string(b); strings.Contains(s, "at-least-once") || strings.Contains(s, "dedup") || !strings.Contains(s, "at-most-once") {
+			t.Errorf("band chart %s draws a design the block has not introduced", ch.ID)
+		}
+	}
+	for _, row := range SpreadTable("assembly", cut).Rows {
+		if r := strings.Join(row, " "); strings.Contains(r, "at-least-once") || strings.Contains(r, "dedup") {
+			t.Errorf("the spread table lists a later design: %v", row)
+		}
+	}
+	if all := pr.ShownSpread(Scope{}, res, sp); len(all.Counts) != len(sp.Counts) {
+		t.Errorf("the whole assembly keeps %d of %d counts", len(all.Counts), len(sp.Counts))
+	}
+}

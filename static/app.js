@@ -248,7 +248,7 @@
         } catch (e) {}
       });
       var said = n + " prediction" + (n === 1 ? "" : "s") + " saved in this browser.";
-      if (bad.length) said += " " + bad.length + (bad.length === 1 ? " answer is" : " answers are") + " not a number and " + (bad.length === 1 ? "was" : "were") + " not saved.";
+      if (bad.length) said += " " + bad.length + (bad.length === 1 ? " answer was" : " answers were") + " not saved; the message beside " + (bad.length === 1 ? "it says" : "each says") + " why.";
       form.querySelector(".status").textContent = said;
       show(bad);
       if (bad.length) bad[0].querySelector("input").focus();
@@ -773,8 +773,16 @@
     if (s === "") return { error: "Write your guess first: a count of 0 or more, such as 350 or 1,200." };
     if (/\d/.test(s) && !grouped(s)) return { error: shown + ": write decimals with a point (0.5); commas only group thousands (1,200)." };
     var n = guessOf(s);
-    if (n === null) return { error: shown + " is not a number; write a count of 0 or more, such as 350 or 1,200." };
-    return { value: n };
+    if (n !== null) return { value: n };
+    // A number that is no count says which way it is wrong: below zero, or past what a number
+    // holds (a run of hundreds of digits), not that it is no number at all.
+    var plain = s.replace(/[,_\s\u2009\u202f\u00a0]/g, "");
+    if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(plain)) {
+      var x = Number(plain);
+      if (x < 0) return { error: shown + " is negative; write a count of 0 or more, such as 350 or 1,200." };
+      if (!isFinite(x)) return { error: shown + " is too large to be a count; write one such as 350 or 1,200." };
+    }
+    return { error: shown + " is not a number; write a count of 0 or more, such as 350 or 1,200." };
   }
 
   // guessNumber and guessVerdict write what present.GuessNumber and present.GuessVerdict write, so
@@ -804,12 +812,34 @@
     // does not know its media query.
     if (result) result.hidden = pending;
     if (was && !pending) initCharts(sec); // drawn now that the result has a size
+    syncAfterResults();
     if (!verdict) return;
     if (guess !== null) {
       var said = verdict.querySelector(".predict-said");
       said.textContent = guessVerdict(guess, Number(form.getAttribute("data-measured")));
     }
     verdict.hidden = guess === null;
+  }
+
+  // syncAfterResults hides the prose that discusses results (pages.AfterView, data-result-of
+  // naming their blocks) while any of those results is hidden for a guess or a study room's
+  // reveal, as the server drew it for the first paint; hidden covers a browser without the
+  // stylesheet's media query.
+  function syncAfterResults() {
+    document.querySelectorAll(".after-result[data-result-of]").forEach(function (box) {
+      var pending = false, sealed = false;
+      box.getAttribute("data-result-of").split(" ").forEach(function (id) {
+        var sec = id && document.getElementById(id);
+        if (!sec) return;
+        pending = pending || sec.classList.contains("predict-pending");
+        sealed = sealed || !!sec.querySelector(".sealed");
+      });
+      box.classList.toggle("predict-pending", pending);
+      box.classList.toggle("result-sealed", sealed);
+      var body = box.querySelector(".after-body"), note = box.querySelector(".after-note");
+      if (body) body.hidden = pending || sealed;
+      if (note) note.hidden = !(pending || sealed);
+    });
   }
 
   // announce says text in the page's live region only: the words are on screen already, next to
@@ -829,6 +859,7 @@
   }
 
   function initGuesses(root) {
+    syncAfterResults(); // a block swapped in, sealed or not, with or without a question
     root.querySelectorAll("form.predict-ask[data-predict-key]").forEach(function (form) {
       showGuessState(form, null);
       if (form.dataset.bound) return;

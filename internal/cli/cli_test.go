@@ -90,7 +90,7 @@ func TestCLIVerify(t *testing.T) {
 		t.Fatalf("verify failed: %v\n%s", err, out)
 	}
 	if strings.Count(out, "[PASS]") != 9 || !strings.Contains(out, "9/9 claims verified") ||
-		!strings.Contains(out, "195 escaped a window of 1000 ids, with delays up to 2000 jobs") {
+		!strings.Contains(out, "195 escaped a window of 1,000 ids, with delays of up to 2,000 jobs") {
 		t.Errorf("verify output:\n%s", out)
 	}
 	// On parameters where a claim stops holding, verify says FAIL and exits non-zero.

@@ -209,7 +209,7 @@ func TestFragmentDoesOnlyItsOwnWork(t *testing.T) {
 // first form is rerun, so the screen and the URL always agree.
 func TestStreamBelongsToThePage(t *testing.T) {
 	s := newTestServer(t, testConfig())
-	r := do(t, s, "GET", "/blocks/3?crash_rate=0.1&keys.crash_rate=0.3", nil)
+	r := do(t, s, "GET", "/blocks/3?crash_rate=0.1", nil)
 	if r.status != 200 {
 		t.Fatalf("status %d", r.status)
 	}
@@ -229,6 +229,16 @@ func TestStreamBelongsToThePage(t *testing.T) {
 	}
 	if strings.Contains(r.body, `type="hidden" name="keys.crash_rate"`) {
 		t.Error("an inherited value was frozen into the first form")
+	}
+	// A value of its own for the page's crash rate is not taken and ignored: the later block is
+	// refused, naming the key as the address has it and pointing at the first form's input, while
+	// the first block runs on.
+	own := do(t, s, "GET", "/blocks/3?crash_rate=0.1&keys.crash_rate=0.3", nil)
+	keys := blockOf(t, own.body, "exp-keys")
+	if own.status != http.StatusUnprocessableEntity ||
+		!strings.Contains(keys, `<li><a href="#exp-assembly-crash_rate">keys.crash_rate</a>: this form takes crash rate from the first form on the page, so that every experiment here replays one stream: set crash_rate= there</li>`) ||
+		strings.Contains(keys, `<div class="reading">`) || !strings.Contains(blockOf(t, own.body, "exp-assembly"), `<div class="reading">`) {
+		t.Errorf("keys.crash_rate: status %d, keys block %.600s", own.status, keys)
 	}
 	// Block 5's outbox has its own crash-rate spec (per step, up to 0.5): nothing is shared.
 	b5 := do(t, s, "GET", "/blocks/5?crash_rate=0.9", nil)
@@ -253,6 +263,30 @@ func TestStreamBelongsToThePage(t *testing.T) {
 	later := do(t, s, "GET", "/blocks/1?jobs=1000&crash-sweep.crash_rates=0.5", map[string]string{"HX-Request": "true", "HX-Target": "exp-crash-sweep"})
 	if strings.Contains(later.body, `id="exp-assembly"`) {
 		t.Error("a later form's rerun redrew the first")
+	}
+}
+
+// TestStrayKeysRefused (the QA pass's item 3): a key under a page's experiment that the page does
+// not read is refused in that block, naming the key: crash-sweep.jobs and crash-sweep.seed on block
+// 1, window-grid's stream values on block 4, and a prefix on the first form's own value.
+func TestStrayKeysRefused(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	for _, tc := range []struct{ path, block, key string }{
+		{"/blocks/1?crash-sweep.jobs=100", "exp-crash-sweep", "crash-sweep.jobs"},
+		{"/blocks/1?crash-sweep.seed=3", "exp-crash-sweep", "crash-sweep.seed"},
+		{"/blocks/1?assembly.jobs=100", "exp-assembly", "assembly.jobs"},
+		{"/blocks/4?window-grid.jobs=100&window-grid.crash_rate=0.5", "exp-window-grid", "window-grid.crash_rate"},
+		{"/blocks/4?window-grid.jobs=100&window-grid.crash_rate=0.5", "exp-window-grid", "window-grid.jobs"},
+	} {
+		r := do(t, s, "GET", tc.path, nil)
+		b := blockOf(t, r.body, tc.block)
+		if r.status != http.StatusUnprocessableEntity || !strings.Contains(b, "Nothing was run.") || !strings.Contains(b, ">"+tc.key+"</") {
+			t.Errorf("%s: status %d, %s does not refuse %s: %.500s", tc.path, r.status, tc.block, tc.key, b)
+		}
+	}
+	// The form's own values under its prefix are read as before.
+	if r := do(t, s, "GET", "/blocks/1?crash-sweep.crash_rates=0.5", nil); r.status != 200 {
+		t.Errorf("crash-sweep.crash_rates: status %d", r.status)
 	}
 }
 

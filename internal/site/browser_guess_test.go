@@ -44,6 +44,10 @@ type guessState struct {
 	Verdict  bool   `json:"verdict"`
 	Said     string `json:"said"`
 	Charts   bool   `json:"charts"`
+	// Discussion is whether the prose that discusses the result (content's ::: after) is on
+	// screen, and Note whether the line that says it is hidden is.
+	Discussion bool `json:"discussion"`
+	Note       bool `json:"note"`
 }
 
 // guessStateJS reads a guessState of the block with DOM id id.
@@ -51,7 +55,10 @@ func guessStateJS(id string) string {
 	return `(() => { const s = document.getElementById(` + jsString(id) + `);
 		const v = document.getElementById(` + jsString(id+"-guessed") + `);
 		const charts = [...s.querySelectorAll("[data-chart]")];
-		return {pending: s.classList.contains("predict-pending"),
+		const after = document.querySelector(".after-result[data-result-of~=" + JSON.stringify(s.id) + "]");
+		return {discussion: !!after && after.querySelector(".after-body").checkVisibility(),
+			note: !!after && after.querySelector(".after-note").checkVisibility(),
+			pending: s.classList.contains("predict-pending"),
 			result: s.querySelector(".result").checkVisibility(),
 			question: s.querySelector("form.predict-ask").checkVisibility(),
 			verdict: !!v && v.checkVisibility(), said: v ? v.querySelector(".predict-said").textContent : "",
@@ -80,8 +87,8 @@ func browserGuessRevealRerun(t *testing.T, b *browserSuite, width, height int64,
 	shot := guessShots(t, fmt.Sprintf("%dx%d-%s", width, height, scheme))
 	tb.open("/blocks/4")
 	tb.waitCharts()
-	if got := tb.guessState("exp-window"); got.Pending || !got.Result || got.Question || got.Verdict {
-		t.Fatalf("before the switch: %+v, want the result shown as always", got)
+	if got := tb.guessState("exp-window"); got.Pending || !got.Result || got.Question || got.Verdict || !got.Discussion || got.Note {
+		t.Fatalf("before the switch: %+v, want the result and its discussion shown as always", got)
 	}
 	if !browserEval[bool](tb, `document.getElementById("predict-toggle").checkVisibility()`) {
 		t.Fatal("the switch is not on screen")
@@ -95,8 +102,8 @@ func browserGuessRevealRerun(t *testing.T, b *browserSuite, width, height int64,
 	}
 	shot(tb, "switch")
 	for _, id := range []string{"exp-window", "exp-window-grid"} {
-		if got := tb.guessState(id); !got.Pending || got.Result || !got.Question || got.Verdict {
-			t.Errorf("%s after the switch: %+v, want the result hidden behind its question", id, got)
+		if got := tb.guessState(id); !got.Pending || got.Result || !got.Question || got.Verdict || got.Discussion || !got.Note {
+			t.Errorf("%s after the switch: %+v, want the result and its discussion hidden behind its question", id, got)
 		}
 	}
 	if got, want := tb.announced(), "Results hidden: 2 experiments ask for your guess first."; got != want {
@@ -133,10 +140,10 @@ func browserGuessRevealRerun(t *testing.T, b *browserSuite, width, height int64,
 	tb.do(chromedp.KeyEvent(kb.Enter))
 	tb.waitFor("the reveal", `document.activeElement && document.activeElement.id === "exp-window-guessed"`)
 	verdict := "You guessed 300; measured 195 (105 too high)."
-	if s := tb.guessState("exp-window"); s.Pending || !s.Result || s.Question || !s.Verdict || s.Said != verdict || !s.Charts {
-		t.Errorf("after guessing 300: %+v, want the result shown with %q and its chart drawn", s, verdict)
+	if s := tb.guessState("exp-window"); s.Pending || !s.Result || s.Question || !s.Verdict || s.Said != verdict || !s.Charts || !s.Discussion || s.Note {
+		t.Errorf("after guessing 300: %+v, want the result and its discussion shown with %q and its chart drawn", s, verdict)
 	}
-	if s := tb.guessState("exp-window-grid"); !s.Pending || s.Result {
+	if s := tb.guessState("exp-window-grid"); !s.Pending || s.Result || s.Discussion {
 		t.Errorf("the grid was revealed by the window's guess: %+v", s)
 	}
 	if got := tb.announced(); got != "Result shown. "+verdict {
@@ -150,11 +157,11 @@ func browserGuessRevealRerun(t *testing.T, b *browserSuite, width, height int64,
 	// A reload asks nothing again: the server draws the verdict from the cookie, in the same words.
 	tb.open("/blocks/4")
 	tb.waitShownCharts()
-	if s := tb.guessState("exp-window"); s.Pending || !s.Result || s.Question || s.Said != verdict || !s.Charts {
-		t.Errorf("after a reload: %+v, want the result shown with %q", s, verdict)
+	if s := tb.guessState("exp-window"); s.Pending || !s.Result || s.Question || s.Said != verdict || !s.Charts || !s.Discussion {
+		t.Errorf("after a reload: %+v, want the result and its discussion shown with %q", s, verdict)
 	}
-	if s := tb.guessState("exp-window-grid"); !s.Pending || s.Result {
-		t.Errorf("after a reload the grid is %+v, want it still hidden", s)
+	if s := tb.guessState("exp-window-grid"); !s.Pending || s.Result || s.Discussion {
+		t.Errorf("after a reload the grid is %+v, want it and its discussion still hidden", s)
 	}
 
 	// A rerun at another maximum delay is another run: asked again, about its own row.
@@ -162,8 +169,8 @@ func browserGuessRevealRerun(t *testing.T, b *browserSuite, width, height int64,
 	tb.do(chromedp.KeyEvent(kb.Enter))
 	tb.waitFor("the rerun", `document.querySelector("#exp-window-max_delay").defaultValue === "5000"`)
 	tb.waitFor("the rerun hidden", `document.getElementById("exp-window").classList.contains("predict-pending")`)
-	if s := tb.guessState("exp-window"); s.Result || !s.Question || s.Verdict {
-		t.Errorf("after a rerun at 5,000: %+v, want it asked again", s)
+	if s := tb.guessState("exp-window"); s.Result || !s.Question || s.Verdict || s.Discussion || !s.Note {
+		t.Errorf("after a rerun at 5,000: %+v, want it asked again, its discussion hidden", s)
 	}
 	question = browserEval[string](tb, `document.querySelector("#exp-window .predict-ask label").textContent`)
 	if !strings.Contains(question, "a window of 2,000 ids when redeliveries come up to 5,000 jobs late") {
@@ -188,8 +195,8 @@ func browserGuessRevealRerun(t *testing.T, b *browserSuite, width, height int64,
 	tb.do(chromedp.Focus(chromedp.ID("predict-toggle")), chromedp.KeyEvent(" "))
 	tb.waitFor("results shown", `document.querySelectorAll("section.experiment.predict-pending").length === 0`)
 	for _, id := range []string{"exp-window", "exp-window-grid"} {
-		if s := tb.guessState(id); !s.Result || s.Question || s.Verdict || !s.Charts {
-			t.Errorf("%s after the switch is off: %+v, want the result as always", id, s)
+		if s := tb.guessState(id); !s.Result || s.Question || s.Verdict || !s.Charts || !s.Discussion || s.Note {
+			t.Errorf("%s after the switch is off: %+v, want the result and its discussion as always", id, s)
 		}
 	}
 	for _, prob := range tb.takeProblems() {
@@ -232,13 +239,15 @@ func browserGuessHiddenBeforeScript(t *testing.T, b *browserSuite) {
 	}
 	tb.waitFor("the page parsed while app.js waits", `document.getElementById("exp-window-grid") && document.readyState !== "loading" && !document.getElementById("exp-window-guess-form").dataset.bound`)
 	type early struct {
-		Result, Question, Toggle bool
+		Result, Question, Toggle, Discussion, Note bool
 	}
 	got := browserEval[early](tb, `({Result: document.querySelector("#exp-window .result").checkVisibility(),
 		Question: document.querySelector("#exp-window .predict-ask").checkVisibility(),
-		Toggle: document.getElementById("predict-toggle").checked})`)
-	if got != (early{Result: false, Question: true, Toggle: true}) {
-		t.Errorf("before app.js ran: %+v, want the result hidden and the question shown", got)
+		Toggle: document.getElementById("predict-toggle").checked,
+		Discussion: document.querySelector("[data-result-of='exp-window'] .after-body").checkVisibility(),
+		Note: document.querySelector("[data-result-of='exp-window'] .after-note").checkVisibility()})`)
+	if got != (early{Result: false, Question: true, Toggle: true, Note: true}) {
+		t.Errorf("before app.js ran: %+v, want the result and its discussion hidden and the question shown", got)
 	}
 	tb.proceed(ev)
 	tb.do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
@@ -258,13 +267,14 @@ func browserGuessWithoutJavaScript(t *testing.T, b *browserSuite) {
 	tb.setCookie(pages.GuessOptInCookie, "on")
 	tb.open("/blocks/4")
 	type shown struct {
-		Pending, Result, Question, Toggle bool
+		Pending, Result, Question, Toggle, Discussion bool
 	}
 	got := browserEval[shown](tb, `({Pending: document.getElementById("exp-window").classList.contains("predict-pending"),
 		Result: document.querySelector("#exp-window .result").checkVisibility(),
 		Question: document.querySelector("#exp-window .predict-ask").checkVisibility(),
-		Toggle: document.querySelector(".predict-toggle").checkVisibility()})`)
-	if got != (shown{Pending: true, Result: true}) {
+		Toggle: document.querySelector(".predict-toggle").checkVisibility(),
+		Discussion: document.querySelector("[data-result-of='exp-window'] .after-body").checkVisibility()})`)
+	if got != (shown{Pending: true, Result: true, Discussion: true}) {
 		t.Errorf("without script, opted in: %+v, want the block drawn waiting but its result shown and no question or switch", got)
 	}
 }

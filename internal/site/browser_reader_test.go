@@ -57,7 +57,7 @@ func browserPredictionRefusesWhatIsNoNumber(t *testing.T, b *browserSuite) {
 		revealed: [...document.querySelectorAll(".prediction .reveal")].slice(0, 2).map(r => r.checkVisibility()),
 		focus: document.activeElement.id}; })()`)
 	want := state{
-		Status: "1 prediction saved in this browser. 1 answer is not a number and was not saved.",
+		Status: "1 prediction saved in this browser. 1 answer was not saved; the message beside it says why.",
 		Error:  "Prediction 1: “abc” is not a number; write a count of 0 or more, such as 350 or 1,200.",
 		Shown:  true, Invalid: "true", Value: "abc", Stored: "null", Revealed: []bool{false, true}, Focus: "predict-q1",
 	}
@@ -74,6 +74,18 @@ func browserPredictionRefusesWhatIsNoNumber(t *testing.T, b *browserSuite) {
 	}
 	if got := browserEval[string](tb, `String(localStorage.getItem("eo.predict.q1"))`); got != "null" {
 		t.Errorf("1,5 was saved as %q", got)
+	}
+	// A number that is no count is called what it is: negative, or too large for any number.
+	for _, c := range []struct{ typed, want string }{
+		{"-5", "Prediction 1: “-5” is negative; write a count of 0 or more, such as 350 or 1,200."},
+		{strings.Repeat("9", 400), "Prediction 1: “99999999999999999999999…” is too large to be a count; write one such as 350 or 1,200."},
+	} {
+		tb.retype("#predict-q1", c.typed)
+		tb.do(chromedp.Click(chromedp.CSS(`form[data-predictions] button[type="submit"]`)))
+		tb.waitFor("the refusal of "+c.typed[:2], `document.getElementById("predict-q1-error").textContent === `+jsString(c.want))
+		if got := browserEval[string](tb, `String(localStorage.getItem("eo.predict.q1"))`); got != "null" {
+			t.Errorf("%.10s was saved as %q", c.typed, got)
+		}
 	}
 	// Fixed, it is saved and the message goes.
 	tb.retype("#predict-q1", "398")
@@ -148,6 +160,13 @@ func browserTablesShowEveryColumn(t *testing.T, b *browserSuite) {
 					const edge = box.getBoundingClientRect().right + 1;
 					const cut = [...box.querySelectorAll("tbody td, tbody th")].filter(c => c.getClientRects().length && c.getBoundingClientRect().right > edge);
 					if (cut.length) out.push(name + ": " + cut.length + " cells past the edge, first " + cut[0].textContent.slice(0, 30));
+					// A box with nothing to scroll is as wide as its table: a wider one showed its
+					// background, and the scroll shadow, past the table's edge.
+					const table = box.querySelector("table.data");
+					if (table && !table.classList.contains("stack") && box.scrollWidth <= box.clientWidth + 1 &&
+						box.getBoundingClientRect().width > table.getBoundingClientRect().width + 1) {
+						out.push(name + ": a box of " + Math.round(box.getBoundingClientRect().width) + " px round a table of " + Math.round(table.getBoundingClientRect().width));
+					}
 				}
 				return out;
 			})()`)
@@ -165,6 +184,15 @@ func browserTablesShowEveryColumn(t *testing.T, b *browserSuite) {
 		return getComputedStyle(td, "::before").content + " " + td.textContent.trim() + " " + (td.getBoundingClientRect().width > 0); })()`)
 	if label != `"duplicated" 0 true` {
 		t.Errorf("the assembly's first card shows %q for its duplicated cell, want the column's name and 0", label)
+	}
+	// The card of the row the page is about has its mark down its left edge, clear of its text.
+	tb.open("/blocks/2")
+	tb.waitCharts()
+	gap := browserEval[float64](tb, `(() => { const tr = document.querySelector("#exp-assembly table.stack tr.focus");
+		const r = document.createRange(); r.selectNodeContents(tr.querySelector("th"));
+		return r.getBoundingClientRect().left - tr.getBoundingClientRect().left; })()`)
+	if gap < 8 {
+		t.Errorf("block 2's focus card starts its text %.1f px from its left edge, under the 4 px mark", gap)
 	}
 }
 

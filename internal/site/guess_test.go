@@ -78,6 +78,12 @@ func TestHideResultsUntilIGuess(t *testing.T) {
 		}
 	}
 	key := guessKeyOf(t, blockOf(t, on.body, "exp-window"))
+	// The prose that discusses each result is hidden with it from the first paint.
+	for _, id := range []string{"exp-window", "exp-window-grid"} {
+		if !strings.Contains(on.body, `<div class="prose after-result predict-pending" data-result-of="`+id+`">`) {
+			t.Errorf("the discussion of %s is not drawn hidden while it waits for a guess", id)
+		}
+	}
 
 	cookies := map[string]string{"Cookie": pages.GuessOptInCookie + "=on; " + pages.GuessesCookie + "=" + key + ":300"}
 	guessed := do(t, s, "GET", "/blocks/4", cookies)
@@ -90,6 +96,10 @@ func TestHideResultsUntilIGuess(t *testing.T) {
 	}
 	if !strings.Contains(blockOf(t, guessed.body, "exp-window-grid"), "predict-pending") {
 		t.Error("a guess for the window revealed the grid")
+	}
+	if !strings.Contains(guessed.body, `<div class="prose after-result" data-result-of="exp-window">`) ||
+		!strings.Contains(guessed.body, `<div class="prose after-result predict-pending" data-result-of="exp-window-grid">`) {
+		t.Error("a guess for the window does not show its discussion alone")
 	}
 
 	// A rerun at other values is another run: asked again, in a fragment as on a page.
@@ -130,5 +140,51 @@ func TestEveryBlockAsksItsHeadline(t *testing.T) {
 	}
 	if asked < 14 {
 		t.Errorf("%d blocks asked across the notebook, want every experiment block (at least 14)", asked)
+	}
+}
+
+// TestPendingProseGivesNothingAway: on every page with experiments, for a reader who hides results
+// and has guessed nothing, the prose a reader sees (the page without its blocks and without the
+// discussions hidden with them) states no block's headline, written as the page writes it; zero
+// and one-digit counts are left out, since "0" and "9" stand in prose for many other things.
+func TestPendingProseGivesNothingAway(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	measured := regexp.MustCompile(`data-measured-text="([^"]+)"`)
+	pendingBody := regexp.MustCompile(`(?s)<div class="prose after-result[^"]*predict-pending[^"]*" data-result-of="[^"]*"><p class="after-note">.*?</p><div class="after-body">.*?</div></div>`)
+	checked := 0
+	for _, p := range pagePaths() {
+		r := do(t, s, "GET", p, map[string]string{"Cookie": pages.GuessOptInCookie + "=on"})
+		if r.status != 200 {
+			t.Fatalf("%s: status %d", p, r.status)
+		}
+		seen := r.body
+		if i := strings.Index(seen, `<article class="page">`); i >= 0 {
+			seen = seen[i:]
+		}
+		for {
+			i := strings.Index(seen, `<section class="experiment`)
+			if i < 0 {
+				break
+			}
+			j := strings.Index(seen[i:], "</section>")
+			if j < 0 {
+				t.Fatalf("%s: a block does not end", p)
+			}
+			seen = seen[:i] + seen[i+j+len("</section>"):]
+		}
+		seen = pendingBody.ReplaceAllString(seen, "")
+		for _, m := range measured.FindAllStringSubmatch(r.body, -1) {
+			v := m[1]
+			if len(v) < 3 {
+				continue
+			}
+			checked++
+			if regexp.MustCompile(`(^|[^0-9.,])` + regexp.QuoteMeta(v) + `($|[^0-9]|[.,][^0-9])`).MatchString(seen) {
+				t.Errorf("%s: the prose beside a hidden result states its headline, %s", p, v)
+			}
+		}
+	}
+	if checked < 8 {
+		t.Errorf("checked %d headlines, want every block's of three digits or more", checked)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"effectivelyonce/experiments"
 	"effectivelyonce/internal/cli"
+	"effectivelyonce/internal/sitetest"
 	"effectivelyonce/present"
 )
 
@@ -312,5 +313,34 @@ func TestVerifyOffersNoSpread(t *testing.T) {
 	if strings.Contains(asked.body, "spread-progress") || strings.Contains(asked.body, "5th–95th percentile") ||
 		!strings.Contains(asked.body, "parameters <code>"+e.ParamsHash(p)+"</code>") {
 		t.Errorf("/verify?spread=3 (status %d) shows a spread, or not the run's own fingerprint", asked.status)
+	}
+}
+
+// TestPageSpreadShowsThePagesRows (the QA pass's item 4): block 1 shows the assembly up to
+// at-most-once, and its spread over seeds draws that design alone, in its bands and its table,
+// not the designs of the blocks after it; the assembly's own page spreads every design.
+func TestPageSpreadShowsThePagesRows(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	spread := func(path string) string {
+		var block string
+		if !sitetest.WaitFor(sitetest.Patience, func() bool {
+			block = blockOf(t, do(t, s, "GET", path, nil).body, "exp-assembly")
+			return strings.Contains(block, "Spread over 3 seeds: this run against the others")
+		}) {
+			t.Fatalf("%s: the spread never finished: %.500s", path, block)
+		}
+		return block
+	}
+	one := spread("/blocks/1?jobs=500&spread=3")
+	for _, later := range []string{"at-least-once", "dedup-transactional", "dedup-non-transactional"} {
+		if strings.Contains(one, later) {
+			t.Errorf("block 1's spread shows %s, a design the block has not introduced", later)
+		}
+	}
+	if !strings.Contains(one, `-band-1"`) || !strings.Contains(one, "at-most-once") {
+		t.Errorf("block 1's spread lost its own design: %.500s", one)
+	}
+	if all := spread("/assembly?jobs=500&spread=3"); !strings.Contains(all, "dedup-transactional") {
+		t.Error("the assembly's spread lacks its last design")
 	}
 }

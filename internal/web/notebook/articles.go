@@ -155,21 +155,23 @@ func (h *Handlers) pageRuns(ctx context.Context, page *content.Page, q url.Value
 func (h *Handlers) runOne(ctx context.Context, r *pages.Run, sub map[string][]string, problems experiments.FieldErrors) *web.Error {
 	e := r.Experiment
 	p, err := e.Parse(sub)
-	if err != nil {
-		var fe experiments.FieldErrors
-		if errors.As(err, &fe) {
-			h.rejected.WithLabelValues("invalid").Inc()
-			experiments.ExplainMalformed(fe, problems, func(f string) string {
-				if r.Inherited[f] {
-					return f
-				}
-				return r.Prefix + f
-			})
-			r.Errors = fe
-			return nil
-		}
+	var fe experiments.FieldErrors
+	if err != nil && !errors.As(err, &fe) {
 		r.Busy = "The parameters could not be read."
 		return &web.Error{Status: http.StatusBadRequest, Msg: r.Busy, Err: err}
+	}
+	// A key of the address the page does not read is refused with the values it did read, so the
+	// block never shows a run the reader believes took a value it ignored.
+	if len(fe) > 0 || len(r.Stray) > 0 {
+		h.rejected.WithLabelValues("invalid").Inc()
+		experiments.ExplainMalformed(fe, problems, func(f string) string {
+			if r.Inherited[f] {
+				return f
+			}
+			return r.Prefix + f
+		})
+		r.Errors = append(fe, r.Stray...)
+		return nil
 	}
 	r.Params = p
 	if fe := h.pageSpread(r); fe != nil { // spread.go: a refused spread is a refused field
