@@ -2,6 +2,7 @@ package pages
 
 import (
 	"strconv"
+	"strings"
 
 	"effectivelyonce/experiments"
 	"effectivelyonce/workbench"
@@ -18,6 +19,9 @@ const (
 	WorkbenchTraceID  = "wb-trace"
 	WorkbenchJobsID   = "wb-which"
 	WorkbenchLabID    = "wb-lab"
+	// WorkbenchShareStatusID says beside Share what became of it; a share's URL ends with it, so
+	// the page opens there.
+	WorkbenchShareStatusID = "wb-share-status"
 	// WorkbenchInPlaceID is the box under a block's design that "Edit and check" loads the
 	// workbench's form into.
 	WorkbenchInPlaceID = "wb-in-place"
@@ -49,14 +53,19 @@ type WorkbenchView struct {
 	// Problem says why nothing was checked when neither the code nor a field is at fault (busy,
 	// rate limited, the sandbox failed).
 	Problem string
-	Result  *WorkbenchResult
+	// Unread says the form was too large for the server to read, so Source and Fields are not the
+	// reader's.
+	Unread bool
+	// ShareError says beside Share why it was refused.
+	ShareError string
+	Result     *WorkbenchResult
 	// Trace is the timeline a reader asked for, shown in the result's timeline panel.
 	Trace *JobView
 	// Jobs is the "which jobs?" list a reader asked for, shown in the result's jobs panel.
 	Jobs *WorkbenchJobs
-	// ShareURL is the permanent URL of this source when it is a share; JSONURL the same check as
-	// the API's JSON.
-	ShareURL, JSONURL string
+	// ShareURL is the permanent URL of this source when it is a share, ShareLink the same with the
+	// check's parameters (the link Share says it made); JSONURL the same check as the API's JSON.
+	ShareURL, ShareLink, JSONURL string
 	// Lab is "Run on the real lab" under a result (nil without one).
 	Lab *WorkbenchLab
 	// Round is the study room's handler round the reader may submit the editor's handler to (nil
@@ -112,12 +121,28 @@ type CodeErrorView struct {
 	Message   string
 }
 
-// Place says where a mistake is, as the errors list shows it.
-func (e CodeErrorView) Place() string {
-	if e.Line == 0 {
-		return "The handler"
+// CodeAlert is the alert above the handler's mistakes. The editor marks a mistake at its line; a
+// refusal of the whole handler (its size) has no line to mark, and a form too large to read left
+// nothing in the page to keep.
+func (v WorkbenchView) CodeAlert() string {
+	for _, e := range v.CodeErrors {
+		if e.Line > 0 {
+			return "The handler has a mistake; the editor marks its line, and the form keeps what you wrote."
+		}
 	}
-	return "Line " + strconv.Itoa(e.Line) + ", column " + strconv.Itoa(e.Col)
+	if v.Unread {
+		return "The form was too large for the server to read; below is what to do."
+	}
+	return "The handler was refused as a whole, for the reason below, so no line is marked; the form keeps what you wrote."
+}
+
+// Text is a mistake as the errors list says it: at its place ("Line 3, column 5: undefined:
+// tx"), or, for a fault of the whole handler, which has no place, the message as a sentence.
+func (e CodeErrorView) Text() string {
+	if e.Line == 0 {
+		return sentence(e.Message)
+	}
+	return "Line " + strconv.Itoa(e.Line) + ", column " + strconv.Itoa(e.Col) + ": " + e.Message
 }
 
 // WorkbenchResult is a check as the page shows it.
@@ -135,6 +160,9 @@ type WorkbenchResult struct {
 	Output                              string
 	Dropped                             int64
 	Hash                                string
+	// Jobs is the stream's length, which the table's caption states: the page's introduction
+	// names no number, since a reader may set any.
+	Jobs int64
 }
 
 // WorkbenchRow is one crash point's row of the result table.
@@ -259,7 +287,7 @@ func NewWorkbenchJobs(p workbench.Point, outcome string, ids []int64, csvURL str
 // under its explanation.
 func NewWorkbenchResult(res workbench.Result, smallestURL, hash string) WorkbenchResult {
 	v := WorkbenchResult{Survives: res.Verdict.Survives, Verdict: res.Verdict.Text, Publishes: res.Publishes,
-		Producer: res.Params.World == workbench.WorldProducer, Output: res.Output, Dropped: res.DroppedLines, Hash: hash}
+		Producer: res.Params.World == workbench.WorldProducer, Output: res.Output, Dropped: res.DroppedLines, Hash: hash, Jobs: res.Params.Jobs}
 	if s := res.Smallest; s != nil {
 		v.Smallest, v.SmallestNote, v.SmallestURL = s.Text, s.Note, smallestURL
 	}
@@ -344,4 +372,35 @@ func (r WorkbenchResult) Head() []string {
 		h = append(h, "events lost", "phantom", "duplicated events")
 	}
 	return h
+}
+
+// codeParts splits s at its backticks: the odd parts are code. An unpaired last backtick is kept
+// in the text before it.
+func codeParts(s string) []string {
+	parts := strings.Split(s, "`")
+	if len(parts)%2 == 0 {
+		last := parts[len(parts)-1]
+		parts = parts[:len(parts)-1]
+		parts[len(parts)-1] += "`" + last
+	}
+	return parts
+}
+
+// PlainCode is a text of CodeText's where no markup may go (a menu's option, a label for a
+// screen reader): the code as it is, without its backticks.
+func PlainCode(s string) string { return strings.Join(codeParts(s), "") }
+
+// workbenchPlace puts a crash point's label after a job's outcome: "when the worker dies after
+// `queue.ack()`", "when the relay dies after publishing…"; a label that is no event of its own
+// (the producer's world's) in brackets.
+func workbenchPlace(label string) string {
+	switch {
+	case strings.HasPrefix(label, "dies "):
+		return "when the worker " + label
+	case strings.HasPrefix(label, "the relay dies "):
+		return "when " + label
+	case label == "":
+		return ""
+	}
+	return "(" + label + ")"
 }

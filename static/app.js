@@ -574,9 +574,13 @@
       window.location.href = step.getAttribute("href");
       return;
     }
+    if (workbenchRefused(ev.detail, "the server answered " + ev.detail.xhr.status)) return;
     var form = ev.detail.elt.closest && ev.detail.elt.closest("form");
     var s = form && (form.querySelector(".status") || form.querySelector("[data-error]"));
     if (s) s.textContent = "The server answered " + ev.detail.xhr.status + "; reload the page to try again.";
+  });
+  document.addEventListener("htmx:sendError", function (ev) {
+    workbenchRefused(ev.detail, "the server could not be reached");
   });
 
   // === Which jobs? panel (jobs-panel): focus after a list or a timeline is swapped in ===
@@ -664,6 +668,88 @@
     closeInPlace();
   });
   // === end of Edit and check in place ===
+
+  // === The workbench's answers (pages/workbench.templ) ===
+  // A refused check comes back as the result panel with the reason (422, 429, 503), which takes
+  // the old result's place. An answer the page cannot show (a failure, a proxy's error page) or
+  // none at all leaves the old result on screen: it is marked as not the editor's, so that nobody
+  // takes it for the answer to what they just sent, and since the editor keeps the handler, the
+  // status says to press again rather than to reload. workbenchRefused reports whether the
+  // request was the workbench's.
+  function workbenchRefused(detail, why) {
+    var elt = detail.elt;
+    var form = elt && elt.closest && (elt.closest("#wb-form") || (elt.getAttribute("form") === "wb-form" && document.getElementById("wb-form")));
+    if (!form) return false;
+    var target = detail.target && detail.target.id;
+    var share = target === "wb-share-status", lab = target === "wb-lab";
+    var s = form.querySelector(".status");
+    var button = elt.matches && elt.matches("#wb-check, #wb-share, #wb-lab-run, #wb-submit-round") ? elt.textContent.trim() : "Check";
+    if (s) s.textContent = "Not done: " + why + ". Press " + button + " again.";
+    var result = document.getElementById("wb-result");
+    if (share || lab || !result) return true;
+    var note = result.querySelector(".wb-stale");
+    if (note) note.remove();
+    note = document.createElement("p");
+    note.className = "problem wb-stale";
+    note.setAttribute("role", "alert");
+    note.textContent = "Not current: " + why + ", so this result is of an earlier check, perhaps of another handler than the editor's.";
+    result.setAttribute("data-stale", "");
+    var head = result.querySelector("h3");
+    result.insertBefore(note, head ? head.nextSibling : result.firstChild);
+    return true;
+  }
+
+  // Once an answer arrives that the page shows (a result, or a refusal in its place), what the
+  // last unanswered press left in the status no longer holds; nor, once Check answers for the
+  // editor as it is now, does a refused Share's reason, which was about the handler as it was.
+  document.addEventListener("htmx:afterRequest", function (ev) {
+    var xhr = ev.detail.xhr, target = ev.detail.target;
+    var form = document.getElementById("wb-form");
+    if (!form || !xhr || !ev.detail.successful || !target || !target.id || target.id.indexOf("wb-") !== 0) return;
+    var s = form.querySelector(".status");
+    if (s && s.textContent.indexOf("Not done: ") === 0) s.textContent = "";
+    var share = document.getElementById("wb-share-status");
+    if (target.id === "wb-result" && share && share.classList.contains("problem")) {
+      share.className = "wb-share-status";
+      share.setAttribute("role", "status");
+      share.textContent = "";
+    }
+  });
+
+  // After Share the share's page opens at the status that gives its link (its URL's fragment,
+  // which scrolls there without script too); focus goes there, so a screen reader reads the link
+  // out. The link shows the whole address a reader would paste, which only the browser knows.
+  // The editor, laid over the textarea above, changes the page's height once it has measured
+  // itself, so the status is brought to the middle of the screen again after that.
+  function showShared() {
+    document.querySelectorAll("a[data-absolute]").forEach(function (a) { a.textContent = a.href; });
+    if (window.location.hash !== "#wb-share-status") return;
+    var s = document.getElementById("wb-share-status");
+    if (!s || !s.textContent.trim()) return;
+    s.focus({ preventScroll: true });
+    var center = function () { s.scrollIntoView({ block: "center" }); };
+    center();
+    window.requestAnimationFrame(function () { window.requestAnimationFrame(center); });
+  }
+  document.addEventListener("DOMContentLoaded", showShared);
+  // Share of a handler already on its share's page leads to this very page: the browser would
+  // not load it again, so the status is shown here.
+  document.addEventListener("htmx:beforeOnLoad", function (ev) {
+    var xhr = ev.detail.xhr, to = xhr && xhr.getResponseHeader("HX-Redirect");
+    if (!to) return;
+    var u = new URL(to, window.location.href), here = window.location;
+    if (u.pathname !== here.pathname || u.search !== here.search) return;
+    ev.preventDefault();
+    history.replaceState(history.state, "", u.href);
+    var s = document.getElementById("wb-share-status");
+    if (s) {
+      s.focus({ preventScroll: true });
+      s.scrollIntoView({ block: "center" });
+    }
+    var form = document.getElementById("wb-form");
+    if (form) say(form, "Shared already: this page's link is this handler's.", true);
+  });
+  // === end of the workbench's answers ===
 
   // ---- Spread over seeds (pages/spread.templ, cmd/site/spread.go) ----
   // When a spread ends, the box that held focus (its Cancel, or nothing while it counted) is

@@ -9,6 +9,7 @@ import (
 	"effectivelyonce/content"
 	"effectivelyonce/internal/web"
 	"effectivelyonce/internal/web/roomsweb"
+	"effectivelyonce/internal/web/workbenchweb"
 )
 
 // routes lists every URL the site answers. GET routes answer HEAD too. Every page of the notebook
@@ -44,17 +45,23 @@ func (s *Server) routes() {
 	get("/jobs/:name/:id", s.notebook.JobPage())
 
 	// The workbench: Check, a job's timeline and Share are POSTs of its form (the source is too
-	// long for a URL); a share's permanent URL checks it again on GET.
-	g.POST("/workbench", s.workbench.Check())
-	g.POST("/workbench/trace", s.workbench.Trace())
-	g.POST("/workbench/jobs", s.workbench.Jobs()) // "which jobs?" for a count, and its CSV
-	g.POST("/workbench/share", s.workbench.Share())
-	g.POST("/workbench/lab", s.workbench.RunOnLab()) // starts a run on the lab, which /lab/progress and /lab/cancel follow
+	// long for a URL); a share's permanent URL checks it again on GET. Its posts bound their
+	// bodies themselves, past the site's limit, so that a handler pasted far over its 16 KB is
+	// refused in the workbench's words with the reader's code kept.
+	wb := func(path string, h echo.HandlerFunc) {
+		r := g.POST(path, h, workbenchweb.LimitBody)
+		s.ownBody[r.Method+" "+r.Path] = true
+	}
+	wb("/workbench", s.workbench.Check())
+	wb("/workbench/trace", s.workbench.Trace())
+	wb("/workbench/jobs", s.workbench.Jobs()) // "which jobs?" for a count, and its CSV
+	wb("/workbench/share", s.workbench.Share())
+	wb("/workbench/lab", s.workbench.RunOnLab()) // starts a run on the lab, which /lab/progress and /lab/cancel follow
 	get("/workbench/s/:hash", s.workbench.Shared())
 	get("/workbench/edit", s.workbench.InPlace()) // "Edit and check" in place, for htmx
-	g.POST("/api/workbench/check", s.workbench.CheckAPI())
-	g.POST("/api/workbench/jobs", s.workbench.JobsAPI())
-	g.POST("/api/workbench/shares", s.workbench.ShareAPI())
+	wb("/api/workbench/check", s.workbench.CheckAPI())
+	wb("/api/workbench/jobs", s.workbench.JobsAPI())
+	wb("/api/workbench/shares", s.workbench.ShareAPI())
 
 	// The study rooms. Every change is a POST, PUT or DELETE (crossOrigin guards them all) with a
 	// small body; the caller's key travels in the Authorization header.

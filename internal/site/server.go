@@ -59,6 +59,9 @@ type Server struct {
 	echo    *echo.Echo
 	shares  workbenchweb.ShareStore
 	roomsDB string
+	// ownBody are the routes ("METHOD path") that bound their bodies themselves, which the site's
+	// body limit skips (routes.go fills it).
+	ownBody map[string]bool
 }
 
 // Deps is what the server is given ready made: opening a store, a hub or the content is I/O that
@@ -91,7 +94,7 @@ func New(cfg Config, d Deps) (*Server, error) {
 		CacheBytes: cfg.CacheBytes, MemLimit: cfg.MemLimit, Memory: (*experiments.Experiment).Memory}, runs.Metrics{Runs: m.runs, Cache: m.cache, Rejected: m.Rejected})
 	s := &Server{cfg: cfg, log: log, shares: d.Shares, roomsDB: d.RoomsDB, book: book, assets: a, sources: srcs, metrics: m, runner: run,
 		origins: web.NewOrigins(cfg.PublicOrigin, cfg.Addr, cfg.Hosts),
-		limiter: web.NewRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients),
+		limiter: web.NewRateLimiter(cfg.RatePerSec, cfg.RateBurst, cfg.RateClients), ownBody: map[string]bool{},
 	}
 	s.admit = &runs.Admission{Runner: run, Rate: s.limiter, Rejected: m.Rejected}
 	cookies := web.Cookies{Base: cfg.BasePath, HTTPS: strings.HasPrefix(cfg.PublicOrigin, "https://")}
@@ -160,7 +163,9 @@ func New(cfg Config, d Deps) (*Server, error) {
 	}
 	e.Use(cop)
 	e.Use(notebook.StrictQuery(cfg.BasePath, m.Rejected))
-	e.Use(middleware.BodyLimit(bodyLimit))
+	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: bodyLimit, Skipper: func(c echo.Context) bool {
+		return s.ownBody[c.Request().Method+" "+c.Path()]
+	}}))
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
 		Level: 5,
 		// Assets carry their own gzip; and echo's check is a substring match, which would gzip
@@ -205,7 +210,8 @@ func (s *Server) checkBook() error {
 }
 
 // bodyLimit bounds the body of every request but the study rooms' (roomsweb.BodyLimit, in
-// routes.go): the largest a form or an API call sends is a workbench handler's source.
+// routes.go) and the workbench's posts, which bound theirs themselves (workbenchweb.LimitBody):
+// the largest a form or an API call sends is a workbench handler's source.
 const bodyLimit = "64K"
 
 // kilobytes writes a body limit as echo takes it ("8K") for a person: "8 KB".

@@ -25,7 +25,7 @@ func TestWorkbenchRunOnLab(t *testing.T) {
 	s, w, tmp := newLabServer(t, testConfig())
 	b := newBrowser(t, s)
 	page := b.get("/workbench")
-	for _, want := range []string{`id="wb-lab"`, `name="lab_point" form="wb-form"`, `<option value="1" selected>`, `formaction="/workbench/lab"`,
+	for _, want := range []string{`id="wb-lab"`, `name="lab_point" form="wb-form"`, `<option value="1" selected>`, `formaction="/workbench/lab#wb-lab"`,
 		`name="lab_jobs" form="wb-form" value="2000"`, "Run on the real lab"} {
 		if !strings.Contains(page.body, want) {
 			t.Errorf("the workbench's result lacks %q", want)

@@ -106,7 +106,7 @@ func TestWorkbenchFormPost(t *testing.T) {
 	form.Set("source", template(t, "ack-after-work"))
 	form.Set("trace", "1:16")
 	r = post(t, s, "/workbench/trace", form, "HX-Request", "true", "HX-Target", "wb-trace")
-	if r.status != http.StatusOK || !strings.Contains(r.body, "Job 16: duplicated at dies after") || strings.Contains(r.body, "wb-result") {
+	if r.status != http.StatusOK || !strings.Contains(r.body, "Job 16: applied more than once when the worker dies after <code>db.apply(job.id)</code>") || strings.Contains(r.body, "wb-result") {
 		t.Errorf("a job's timeline for htmx: %d\n%s", r.status, r.body)
 	}
 	r = post(t, s, "/workbench/trace", form)
@@ -176,5 +176,84 @@ func TestSmallestCaseLinkReproducesIt(t *testing.T) {
 	}
 	if n := strings.Count(r.body, `<tr data-point=`); n != 1 {
 		t.Errorf("the case has %d rows, want its one crash point", n)
+	}
+}
+
+// TestWorkbenchTakesLongHandlers runs through the whole stack what a reader meets who pastes far
+// more than a handler may have: the site's 64 KB body limit does not answer the workbench's posts
+// first, so a 250 KB paste gets the workbench's refusal naming the source and its size, with the
+// code kept, from Check, a timeline, "which jobs?", Run on the lab, Share and the API; past the
+// workbench's own 1 MB the refusal still names the source and the size. Every other route keeps
+// the site's limit.
+func TestWorkbenchTakesLongHandlers(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	var b strings.Builder
+	b.WriteString(template(t, "ack-after-work"))
+	for b.Len() < 250<<10 {
+		b.WriteString("# pasted by mistake, line after line of it\n")
+	}
+	b.WriteString("# the end of the paste\n")
+	form := url.Values{"source": {b.String()}, "template": {"ack-after-work"}, "jobs": {"5000"}, "trace": {"1:16"}, "which": {"1:duplicated"}, "lab_point": {"1"}}
+	size := regexp.MustCompile(`is 25\d,\d{3} bytes long; (the|a shared handler may have at most) (limit is )?16,384 \(16 KB\)`)
+	for _, path := range []string{"/workbench", "/workbench/trace", "/workbench/jobs", "/workbench/lab", "/workbench/share"} {
+		r := post(t, s, path, form)
+		if r.status != http.StatusUnprocessableEntity || !size.MatchString(r.body) || !strings.Contains(r.body, "# the end of the paste") ||
+			!strings.Contains(r.body, `name="jobs" value="5000"`) {
+			t.Errorf("%s without script: %d, not the workbench's refusal with the code and values kept\n%.400s", path, r.status, r.body)
+		}
+		r = post(t, s, path, form, "HX-Request", "true")
+		if r.status != http.StatusUnprocessableEntity || !size.MatchString(r.body) || strings.Contains(r.body, "<h1>") || strings.Contains(r.body, `class="wb-verdict`) {
+			t.Errorf("%s with htmx: %d\n%.400s", path, r.status, r.body)
+		}
+	}
+	r := postJSON(t, s, "/api/workbench/check", map[string]any{"source": b.String()})
+	if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, `"field":"source"`) || !size.MatchString(r.body) {
+		t.Errorf("the API: %d %.300s", r.status, r.body)
+	}
+
+	for b.Len() < 1100<<10 {
+		b.WriteString("# pasted by mistake, line after line of it\n")
+	}
+	form.Set("source", b.String())
+	r = post(t, s, "/workbench", form)
+	if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, "the form sent is 1,") || !strings.Contains(r.body, "go back to the page you sent them from") {
+		t.Errorf("past 1 MB without script: %d", r.status)
+	}
+	r = post(t, s, "/workbench", form, "HX-Request", "true")
+	if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, "The editor still holds it") {
+		t.Errorf("past 1 MB with htmx: %d", r.status)
+	}
+	r = postJSON(t, s, "/api/workbench/shares", map[string]any{"source": b.String()})
+	if r.status != http.StatusRequestEntityTooLarge || !strings.Contains(r.body, `"field":"source"`) {
+		t.Errorf("past 1 MB, the API: %d %.300s", r.status, r.body)
+	}
+
+	// The site's limit still holds elsewhere: the lab's form takes 64 KB.
+	r = post(t, s, "/lab/runs", url.Values{"jobs": {strings.Repeat("9", 70<<10)}})
+	if r.status != http.StatusRequestEntityTooLarge {
+		t.Errorf("a 70 KB post to the lab: %d, want the site's 413", r.status)
+	}
+}
+
+// TestWorkbenchPageAfterShare: the share's page opens at the status that gives its link (the
+// fragment carries over the redirect, with script or without), the page's introduction names no
+// stream length of its own, and the table's caption names the run's.
+func TestWorkbenchPageAfterShare(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	r := post(t, s, "/workbench/share", url.Values{"source": {template(t, "ack-after-work") + "# shared\n"}, "jobs": {"5000"}})
+	loc, frag, _ := strings.Cut(r.header.Get("Location"), "#")
+	if r.status != http.StatusSeeOther || frag != "wb-share-status" {
+		t.Fatalf("Share: %d %q", r.status, r.header.Get("Location"))
+	}
+	r = do(t, s, http.MethodGet, loc, nil)
+	if r.status != http.StatusOK || !strings.Contains(r.body, `id="wb-share-status" role="status" tabindex="-1"><strong>Shared:</strong>`) ||
+		!strings.Contains(r.body, "One row per crash point, on 5,000 jobs") {
+		t.Errorf("the share's page: %d", r.status)
+	}
+	if strings.Contains(r.body, "20,000 jobs") {
+		t.Error("the share's page, run on 5,000 jobs, speaks of 20,000")
+	}
+	if !strings.Contains(r.body, `formaction="/workbench/share#wb-share-status"`) || !strings.Contains(r.body, `formaction="/workbench/trace#wb-trace"`) {
+		t.Error("without script Share or a timeline would open the page at its top")
 	}
 }

@@ -59,6 +59,9 @@ func (h *Handlers) CheckAPI() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in checkRequest
 		if err := web.ReadJSON(c.Request(), &in, false); err != nil {
+			if bodyTooLarge(err) {
+				return apiTooLarge(c)
+			}
 			return err
 		}
 		raw, fe := paramsOfJSON(in.Params)

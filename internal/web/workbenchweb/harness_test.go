@@ -86,15 +86,20 @@ func newTestHandlers(t *testing.T, sharesPerHour int, tweak func(*Deps)) (*echo.
 	h := New(d)
 	t.Cleanup(h.Stop)
 	e := sitetest.Echo(nil)
-	e.POST("/workbench", h.Check())
-	e.POST("/workbench/trace", h.Trace())
-	e.POST("/workbench/jobs", h.Jobs())
+	e.POST("/workbench", h.Check(), LimitBody)
+	e.POST("/workbench/trace", h.Trace(), LimitBody)
+	e.POST("/workbench/jobs", h.Jobs(), LimitBody)
+	e.POST("/workbench/lab", h.RunOnLab(), LimitBody)
 	e.GET("/workbench/edit", h.InPlace())
-	e.POST("/api/workbench/jobs", h.JobsAPI())
-	e.POST("/workbench/share", h.Share())
+	e.POST("/api/workbench/jobs", h.JobsAPI(), LimitBody)
+	e.POST("/workbench/share", h.Share(), LimitBody)
 	e.GET("/workbench/s/:hash", h.Shared())
-	e.POST("/api/workbench/check", h.CheckAPI())
-	e.POST("/api/workbench/shares", h.ShareAPI())
+	e.POST("/api/workbench/check", h.CheckAPI(), LimitBody)
+	e.POST("/api/workbench/shares", h.ShareAPI(), LimitBody)
+	e.GET("/workbench", func(c echo.Context) error {
+		v, status := h.OnPage(c, d.Site(workbenchPath))
+		return h.render(c, d.Site(workbenchPath), status, v)
+	})
 	return e, h
 }
 

@@ -100,7 +100,7 @@ func (h *Handlers) Jobs() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		src, tmpl, raw, err := postedCheck(c)
 		if err != nil {
-			return err
+			return h.unreadOr(c, err, false)
 		}
 		which, asCSV := c.FormValue("which"), false
 		if w := c.FormValue("csv"); w != "" {
@@ -161,6 +161,9 @@ func (h *Handlers) JobsAPI() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in jobsRequest
 		if err := web.ReadJSON(c.Request(), &in, false); err != nil {
+			if bodyTooLarge(err) {
+				return apiTooLarge(c)
+			}
 			return err
 		}
 		format := in.Format

@@ -102,7 +102,7 @@ func (h *Handlers) RunOnLab() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		src, tmpl, raw, err := postedCheck(c)
 		if err != nil {
-			return err
+			return h.unreadOr(c, err, false)
 		}
 		ch := labChoice{posted: true, point: c.FormValue(fieldLabPoint), jobs: c.FormValue(fieldLabJobs), again: c.FormValue(fieldLabAgain) == "yes"}
 		ctx := c.Request().Context()
@@ -169,7 +169,7 @@ func (h *Handlers) startLab(c echo.Context, src string, raw map[string][]string,
 	if status, done := h.refusal(&v, err); done {
 		ch.notice = "Not run: the model's check at the lab's values was refused. " + v.Problem
 		for _, ce := range v.CodeErrors {
-			ch.notice += fmt.Sprintf(" %s: %s.", ce.Place(), ce.Message)
+			ch.notice += " " + strings.TrimSuffix(ce.Text(), ".") + "."
 		}
 		return form, status
 	}

@@ -59,29 +59,36 @@ func (h *Handlers) putShare(ctx context.Context, src string) (string, error) {
 }
 
 // Share handles "POST /workbench/share": keeps the posted handler and leads to its permanent URL,
-// with the form's parameters, which checks it again there.
+// with the form's parameters, which checks it again there and opens at the status that gives its
+// link. A refusal is said in that status, with the reader's handler and values kept: htmx gets the
+// status alone (and a share, HX-Redirect to the same page); without script, the whole page.
 func (h *Handlers) Share() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		src, tmpl, raw, err := postedCheck(c)
 		if err != nil {
-			return err
+			return h.unreadOr(c, err, true)
 		}
+		hx := web.HTMXOf(c.Request()).Active
 		hash, err := h.putShare(c.Request().Context(), src)
 		var fe experiments.FieldErrors
 		var he *web.Error
 		if errors.As(err, &fe) || web.As(err, &he) {
-			// The page again, with the reader's handler and values kept, and why it was not shared.
 			site := h.d.Site(workbenchPath)
 			v := h.workbenchBase(site, tmpl)
 			v.Source, v.Fields = src, workbenchFields(raw, nil)
 			status := http.StatusUnprocessableEntity
 			if len(fe) > 0 {
-				v.CodeErrors = []pages.CodeErrorView{{Message: "Not shared: the handler " + fe[0].Message + "."}}
+				v.ShareError = "Not shared: the handler " + fe[0].Message + "."
 			} else {
-				v.Problem, status = "Not shared. "+he.Msg, he.Status
+				v.ShareError, status = "Not shared. "+he.Msg, he.Status
 				if he.RetryAfter > 0 {
-					c.Response().Header().Set("Retry-After", fmt.Sprint(web.RetrySeconds(he.RetryAfter)))
+					wait := web.RetrySeconds(he.RetryAfter)
+					c.Response().Header().Set("Retry-After", fmt.Sprint(wait))
+					v.ShareError += fmt.Sprintf(" Wait %d s, then press Share again.", wait)
 				}
+			}
+			if hx {
+				return web.Render(c, status, pages.WorkbenchShareStatus(v))
 			}
 			return h.render(c, site, status, &v)
 		}
@@ -91,6 +98,12 @@ func (h *Handlers) Share() echo.HandlerFunc {
 		target := h.d.Base + sharePath(hash)
 		if q := queryOf(raw); q != "" {
 			target += "?" + q
+		}
+		target += "#" + pages.WorkbenchShareStatusID
+		if hx {
+			// A redirect would be followed inside the request and its page swapped in.
+			c.Response().Header().Set("HX-Redirect", target)
+			return c.NoContent(http.StatusNoContent)
 		}
 		return c.Redirect(http.StatusSeeOther, target)
 	}
@@ -117,6 +130,9 @@ func (h *Handlers) ShareAPI() echo.HandlerFunc {
 			Source string `json:"source"`
 		}
 		if err := web.ReadJSON(c.Request(), &in, false); err != nil {
+			if bodyTooLarge(err) {
+				return apiTooLarge(c)
+			}
 			return err
 		}
 		hash, err := h.putShare(c.Request().Context(), in.Source)
@@ -189,6 +205,10 @@ func (h *Handlers) Shared() echo.HandlerFunc {
 func (h *Handlers) sharedView(site pages.Site, hash string, q url.Values) pages.WorkbenchView {
 	v := h.workbenchBase(site, "")
 	v.ShareURL = site.URL(sharePath(hash))
+	v.ShareLink = v.ShareURL
+	if pq := queryOf(paramsOf("", q)); pq != "" {
+		v.ShareLink += "?" + pq
+	}
 	v.JSONURL = v.ShareURL + "?" + withFormat(q)
 	return v
 }

@@ -162,10 +162,16 @@ func (h *Handlers) page(ctx context.Context, site pages.Site, q url.Values) (*pa
 		t, _ = workbench.LookupTemplate(defaultTemplate)
 	}
 	v := h.workbenchBase(site, t.Name)
-	status, _ := h.fillCheck(ctx, site, &v, t.Source, paramsOf(t.Query, q), "")
+	raw := paramsOf(t.Query, q)
 	if name != "" && !ok {
-		v.Problem = "There is no template named " + strconv.Quote(experiments.Clip(name, 40)) + "; the editor holds " + t.Title + " instead."
+		// The editor holds another handler than the one asked for: the page says so and checks
+		// nothing, so that no result stands under the notice as if it were the template's.
+		v.Source, v.Fields = t.Source, workbenchFields(raw, nil)
+		v.Problem = "There is no template named " + strconv.Quote(experiments.Clip(name, 40)) + "; the editor holds " + t.Title +
+			" instead. Pick a design from the list above, or press Check to check this one."
+		return &v, http.StatusNotFound
 	}
+	status, _ := h.fillCheck(ctx, site, &v, t.Source, raw, "")
 	return &v, status
 }
 
@@ -305,13 +311,23 @@ func formValues(fields []pages.WorkbenchField) map[string][]string {
 }
 
 // postedCheck reads a posted workbench form: the source, the template it started from, and the
-// check's parameters (the form's other keys are not parameters).
+// check's parameters (the form's other keys are not parameters). A body over MaxBody is answered
+// by unreadOr.
 func postedCheck(c echo.Context) (src, tmpl string, raw map[string][]string, err error) {
 	form, err := c.FormParams()
 	if err != nil {
 		return "", "", nil, &web.Error{Status: http.StatusBadRequest, Msg: "The form could not be read.", Err: err}
 	}
 	return strings.ReplaceAll(form.Get("source"), "\r\n", "\n"), form.Get("template"), paramsOf("", form), nil
+}
+
+// unreadOr answers a post whose form postedCheck could not read: the workbench's own refusal
+// when the body was over MaxBody (share says the post was Share's), else err as it is.
+func (h *Handlers) unreadOr(c echo.Context, err error, share bool) error {
+	if bodyTooLarge(err) {
+		return h.unreadForm(c, share)
+	}
+	return err
 }
 
 // Check handles "POST /workbench": Check. Without script it answers the whole page with the
@@ -330,7 +346,7 @@ func (h *Handlers) post(traced bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		src, tmpl, raw, err := postedCheck(c)
 		if err != nil {
-			return err
+			return h.unreadOr(c, err, false)
 		}
 		site := h.d.Site(workbenchPath)
 		v := h.workbenchBase(site, tmpl)
@@ -346,7 +362,13 @@ func (h *Handlers) post(traced bool) echo.HandlerFunc {
 		switch {
 		case hx.Active && traced && v.Trace != nil:
 			return web.Render(c, status, pages.JobTimeline(*v.Trace))
-		case hx.Active && !traced:
+		case hx.Active:
+			if traced {
+				// The check, or the timeline, was refused: the refusal takes the result's place,
+				// where a Check's would, not the timeline panel's.
+				c.Response().Header().Set("HX-Retarget", "#"+pages.WorkbenchResultID)
+				c.Response().Header().Set("HX-Reswap", "outerHTML show:none")
+			}
 			return web.Render(c, status, pages.WorkbenchCheck(v))
 		}
 		return h.render(c, site, status, &v)

@@ -2,6 +2,7 @@ package workbenchweb
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
 	"net/http"
@@ -11,6 +12,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/labstack/echo/v4"
+
+	"effectivelyonce/lab"
+	"effectivelyonce/pages"
 	"effectivelyonce/workbench"
 )
 
@@ -68,14 +73,20 @@ func TestWorkbenchShares(t *testing.T) {
 	e := newTestEcho(t, 3)
 	src := template(t, "ack-after-work") + "# mine\n"
 	r := post(e, "/workbench/share", url.Values{"source": {src}, "jobs": {"2000"}, "world": {"consumer"}})
-	loc := r.header.Get("Location")
-	if r.status != http.StatusSeeOther || !regexp.MustCompile(`^/workbench/s/[a-z2-7]{12}\?jobs=2000$`).MatchString(loc) {
-		t.Fatalf("share: %d Location %q\n%s", r.status, loc, r.body)
+	loc, frag, _ := strings.Cut(r.header.Get("Location"), "#")
+	if r.status != http.StatusSeeOther || !regexp.MustCompile(`^/workbench/s/[a-z2-7]{12}\?jobs=2000$`).MatchString(loc) || frag != "wb-share-status" {
+		t.Fatalf("share: %d Location %q\n%s", r.status, r.header.Get("Location"), r.body)
 	}
 	r = get(e, loc)
 	if r.status != http.StatusOK || !strings.Contains(r.body, "# mine") || !strings.Contains(r.body, `name="jobs" value="2000"`) ||
-		!strings.Contains(r.body, "breaks at 1 of 3 crash points") || !strings.Contains(r.body, `class="permalink" href="`+strings.Split(loc, "?")[0]+`"`) {
+		!strings.Contains(r.body, "breaks at 1 of 3 crash points") {
 		t.Fatalf("reopening the share: %d\n%s", r.status, r.body)
+	}
+	// The page opens at the status under the buttons, which gives the link with its parameters.
+	status := regexp.MustCompile(`(?s)<p class="wb-share-status shared" id="wb-share-status" role="status" tabindex="-1">(.*?)</p>`).FindStringSubmatch(r.body)
+	if status == nil || !strings.Contains(status[1], "<strong>Shared:</strong>") || !strings.Contains(status[1], `href="`+html.EscapeString(loc)+`"`) ||
+		!strings.Contains(status[1], `data-copy="`+html.EscapeString(loc)+`"`) {
+		t.Errorf("the share's page has no status with its link %s: %v", loc, status)
 	}
 	r = get(e, loc+"&format=json")
 	var got struct {
@@ -211,7 +222,7 @@ func TestJobsAPI(t *testing.T) {
 func TestSharedJobs(t *testing.T) {
 	e := newTestEcho(t, 1000)
 	r := post(e, "/workbench/share", url.Values{"source": {template(t, "ack-after-work")}, "jobs": {"2000"}})
-	loc := r.header.Get("Location")
+	loc, _, _ := strings.Cut(r.header.Get("Location"), "#")
 	if r.status != http.StatusSeeOther {
 		t.Fatalf("share: %d", r.status)
 	}
@@ -260,5 +271,94 @@ func TestProducerRow(t *testing.T) {
 	if r.status != http.StatusOK || !strings.Contains(r.body, `<tr data-point="as drawn" class="">`) || !strings.Contains(r.body, `<th scope="col" class="num">failed</th>`) ||
 		!strings.Contains(r.body, `value="-1:failed"`) || strings.Contains(r.body, ">-1<") {
 		t.Errorf("the producer's row: %d\n%s", r.status, r.body)
+	}
+}
+
+// TestShareSaysWhereItWent: Share from htmx answers HX-Redirect (a redirect would be followed
+// inside the request and its page swapped in) to the share's page at the status that gives its
+// link; a refused share from htmx is said in that status alone, the editor and result untouched.
+func TestShareSaysWhereItWent(t *testing.T) {
+	e := newTestEcho(t, 1)
+	form := url.Values{"source": {template(t, "ack-after-work") + "# htmx\n"}, "jobs": {"5000"}}
+	r := postForm(e, "/workbench/share", form, true)
+	to := r.header.Get("HX-Redirect")
+	if r.status != http.StatusNoContent || !regexp.MustCompile(`^/workbench/s/[a-z2-7]{12}\?jobs=5000#wb-share-status$`).MatchString(to) {
+		t.Fatalf("htmx share: %d HX-Redirect %q", r.status, to)
+	}
+	page, _, _ := strings.Cut(to, "#")
+	r = get(e, page)
+	if !strings.Contains(r.body, `<strong>Shared:</strong> <a class="permalink" href="`+html.EscapeString(page)+`" data-absolute>`+html.EscapeString(page)+`</a>`) ||
+		!strings.Contains(r.body, "One row per crash point, on 5,000 jobs:") {
+		t.Errorf("the share's page does not give its link with jobs=5000 or count its jobs:\n%s", r.body)
+	}
+	form.Set("source", template(t, "ack-after-work")+"# htmx, once more\n")
+	r = postForm(e, "/workbench/share", form, true)
+	if r.status != http.StatusTooManyRequests || r.header.Get("HX-Redirect") != "" ||
+		!regexp.MustCompile(`^<p class="wb-share-status problem" id="wb-share-status" role="alert" tabindex="-1">Not shared\. Too many handlers shared from your network address this hour\. Wait \d+ s, then press Share again\.</p>`).MatchString(r.body) {
+		t.Errorf("a refused htmx share: %d %q", r.status, r.body)
+	}
+}
+
+// TestUnknownTemplate: a template name that names none says so and checks nothing, so that no
+// result of another handler stands under the notice as if it were the one asked for.
+func TestUnknownTemplate(t *testing.T) {
+	e := newTestEcho(t, 1000)
+	r := get(e, "/workbench?template=bogus&jobs=2000")
+	if r.status != http.StatusNotFound || !strings.Contains(r.body, "There is no template named &#34;bogus&#34;; the editor holds Ack after work instead.") {
+		t.Fatalf("GET ?template=bogus: %d", r.status)
+	}
+	if strings.Contains(r.body, `class="wb-verdict`) || strings.Contains(r.body, "crash points") {
+		t.Error("a result stands under the notice that the template does not exist")
+	}
+	if !strings.Contains(r.body, "db.apply(job.id)") || !strings.Contains(r.body, `name="jobs" value="2000"`) {
+		t.Error("the editor or the form lost the default handler or jobs=2000")
+	}
+	req := httptest.NewRequest(http.MethodGet, "/workbench/edit?template=bogus", nil)
+	req.Header.Set("HX-Request", "true")
+	if r = send(e, req); r.status != http.StatusNotFound || strings.Contains(r.body, `class="wb-verdict`) {
+		t.Errorf("Edit and check in place with no such template: %d", r.status)
+	}
+}
+
+// TestCodeInLabels: the crash points' labels write the handler's code between backticks; the
+// page draws it as code wherever a label shows (the table, a failure's heading and explanation,
+// the timeline, the smallest case, the jobs list, the lab's menu as plain text), and the API's
+// JSON keeps the label as it is. The timeline says what became of the job in words.
+func TestCodeInLabels(t *testing.T) {
+	e, _ := newTestHandlers(t, 1000, func(d *Deps) {
+		d.LabMaxJobs = 5000
+		d.LabRun = func(echo.Context, lab.Params) (*pages.LabStatus, error) {
+			return nil, errors.New("no lab in this test")
+		}
+	})
+	form := url.Values{"source": {template(t, "ack-after-work")}, "template": {"ack-after-work"}, "jobs": {"2000"}, "which": {"1:duplicated"}}
+	r := post(e, "/workbench/jobs", form)
+	result := r.body[strings.Index(r.body, `id="wb-result"`):strings.Index(r.body, `class="wb-ladder"`)]
+	for _, want := range []string{
+		`<td data-label="dies"><span class="wb-dies">dies after <code>db.apply(job.id)</code></span></td>`,
+		`Crash point 1: dies after <code>db.apply(job.id)</code></h4>`,
+		`the worker died right after <code>db.apply(job.id)</code> (line 5)`,
+		`Job 16: applied more than once when the worker dies after <code>db.apply(job.id)</code></h4>`,
+		`<strong class="ev-kind">applied</strong> <code>db.apply(job.id)</code> (line 5)`,
+		`(it dies after <code>db.apply(job.id)</code>)`,
+		`<p class="help">dies after <code>db.apply(job.id)</code>.`,
+		`<option value="1" selected>1: dies after db.apply(job.id)</option>`,
+	} {
+		if !strings.Contains(result, want) {
+			t.Errorf("the result lacks %s", want)
+		}
+	}
+	// The lab's menu takes no markup: its options carry the label without backticks.
+	if strings.Contains(result, "`") {
+		t.Errorf("a backtick is left in the result: %s", result[max(0, strings.Index(result, "`")-80):][:160])
+	}
+	r = postJSON(t, e, "/api/workbench/check", map[string]any{"source": template(t, "ack-after-work"), "params": map[string]any{"jobs": 2000}})
+	if !strings.Contains(r.body, `"label":"dies after `+"`db.apply(job.id)`"+`"`) {
+		t.Errorf("the API's label is not the label as written: %.400s", r.body)
+	}
+	form.Set("trace", "1:16")
+	r = post(e, "/workbench/trace", form)
+	if !strings.Contains(r.body, `formaction="/workbench/trace#wb-trace"`) || !strings.Contains(r.body, `id="job-workbench-16-title"`) {
+		t.Error("without script a job's timeline does not open at the timeline's panel")
 	}
 }
