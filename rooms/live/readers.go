@@ -79,10 +79,40 @@ func NewReaders(hub Hub, read ReadFunc, cfg ReadersConfig) *Readers {
 
 // Frame is what a room's reader hands its streams: the room's latest snapshot, or the error that
 // ends its streams (the room is gone). Gen is the number of the read that made it, counted from 1.
+// Shared goes with a snapshot: what the streams of the room work out alike from it.
 type Frame struct {
 	Snapshot *rooms.Snapshot
 	Err      error
 	Gen      uint64
+	Shared   *Shared
+}
+
+// Shared is what the streams of a room work out alike from one snapshot (the web layer keeps there
+// the parts it drew, by the key of what each was drawn from), kept with the frame so that each is
+// worked out once for the whole room, not once per stream, and dropped with the frame.
+type Shared struct {
+	m sync.Map // key to *sharedEntry
+}
+
+type sharedEntry struct {
+	once sync.Once
+	v    any
+}
+
+// Do answers what is kept under key, making it with make when nothing is yet. Streams that ask
+// for one key at once share one call of make: the others wait for it, since making it again is
+// what Shared is there to save. A nil Shared keeps nothing and calls make every time.
+func (s *Shared) Do(key any, make func() any) any {
+	if s == nil {
+		return make()
+	}
+	e, ok := s.m.Load(key)
+	if !ok {
+		e, _ = s.m.LoadOrStore(key, &sharedEntry{})
+	}
+	en := e.(*sharedEntry)
+	en.once.Do(func() { en.v = make() })
+	return en.v
 }
 
 // reader is one room's reader: its goroutine, its streams and the latest frame it read.
@@ -248,7 +278,7 @@ func (rs *Readers) run(r *reader, changes <-chan struct{}, unsubscribe func()) {
 		}
 		f := Frame{Err: err, Gen: gen}
 		if err == nil {
-			f.Snapshot = &sn
+			f.Snapshot, f.Shared = &sn, &Shared{}
 			deadline.Stop()
 			deadlineAt = time.Time{}
 			if at, ok := sn.NextDeadline(); ok {
