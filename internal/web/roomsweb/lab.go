@@ -12,12 +12,17 @@ package roomsweb
 // redraw of every stream of the room, or a second kind of event beside the room's changes, for
 // the same box. The stream draws the box again only when the room changes (a guess, say), from
 // the lab's state at that moment, which is what the poll would show.
+//
+// A room's box polls once a second (LabEvery), not at the lab's own pace: every member's page
+// has one, and a hall of 300 at 300 ms asked the lab a thousand times a second for one run's
+// counts. The pace rides in the box's progress address, so each poll's answer keeps it.
 
 import (
 	"context"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -47,8 +52,14 @@ func (h *Handlers) addLab(c echo.Context, v *pages.RoomView, page string) {
 	if h.lab.Watched == nil || v.Room.LabRun == "" || (v.Bar && page == "/lab") {
 		return
 	}
-	v.LabRun = h.lab.Watched(c, v.Room.LabRun)
+	if s := h.lab.Watched(c, v.Room.LabRun); s != nil {
+		paced := pages.LabPaced(*s, LabEvery)
+		v.LabRun = &paced
+	}
 }
+
+// LabEvery is how often a room's lab box asks for the run's progress (see above).
+const LabEvery = time.Second
 
 // addLabForm gives the host's room page the lab's form.
 func (h *Handlers) addLabForm(v *pages.RoomView) {
