@@ -71,7 +71,12 @@ type LabStatus struct {
 	ProgressURL string
 	// Every is how often the box asks ProgressURL again while the run goes: LabEvery when zero. A
 	// study room's boxes, on every member's screen at once, ask less often (see LabPaced).
-	Every     time.Duration
+	Every time.Duration
+	// AskAtOnce has the box ask ProgressURL as soon as it is shown, besides every Every: a box a
+	// room's event stream sent was drawn for the stream's request, whose cookies may be older
+	// than the run (the host's, who has just started it and owns it), and the browser's own ask
+	// draws it for the browser as it is now. An answer to that ask never sets it again.
+	AskAtOnce bool
 	CancelURL string
 	PageURL   string // the page with the run's values, at the box: progress for a reader without script
 	FormURL   string // the page with the run's values, at the form: to run them again
@@ -368,9 +373,14 @@ func LabPaced(s LabStatus, every time.Duration) LabStatus {
 	return s
 }
 
-// labTrigger is the box's htmx trigger while the run goes: every Every.
+// labTrigger is the box's htmx trigger while the run goes: every Every, and at once when it asks
+// at once.
 func labTrigger(s LabStatus) string {
-	return "every " + strconv.FormatInt(max(s.Every, LabEvery).Milliseconds(), 10) + "ms"
+	every := "every " + strconv.FormatInt(max(s.Every, LabEvery).Milliseconds(), 10) + "ms"
+	if s.AskAtOnce {
+		return "load, " + every
+	}
+	return every
 }
 
 // labWhoseAttr marks the box for scripts and tests: "yours" or "others".

@@ -8,7 +8,8 @@ import (
 
 // TestLabPaced checks a progress box's pace: the lab's own (LabEvery) by default, a study room's
 // slower one when paced, carried in the box's progress address so that the next poll's answer
-// keeps it, never faster than the lab's, and no polling once the run has ended.
+// keeps it, never faster than the lab's; a box that asks at once (sent by a room's stream) asks
+// on load too; and no polling once the run has ended.
 func TestLabPaced(t *testing.T) {
 	draw := func(s LabStatus) string {
 		var b strings.Builder
@@ -27,6 +28,8 @@ func TestLabPaced(t *testing.T) {
 		{"a room's", LabPaced(run, time.Second), `hx-trigger="every 1000ms"`, `hx-get="/base/lab/progress?every=1s"`},
 		{"too fast", LabPaced(run, 10*time.Millisecond), `hx-trigger="every 300ms"`, `hx-get="/base/lab/progress?every=300ms"`},
 		{"paced twice", LabPaced(LabPaced(run, time.Second), 2*time.Second), `hx-trigger="every 2000ms"`, `hx-get="/base/lab/progress?every=2s"`},
+		{"a stream's", func() LabStatus { s := LabPaced(run, time.Second); s.AskAtOnce = true; return s }(),
+			`hx-trigger="load, every 1000ms"`, `hx-get="/base/lab/progress?every=1s"`},
 	} {
 		box := draw(c.s)
 		if !strings.Contains(box, c.trigger) || !strings.Contains(box, c.at) {

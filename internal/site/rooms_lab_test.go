@@ -100,7 +100,7 @@ func TestRoomWatchesALabRun(t *testing.T) {
 		t.Error("the member's room page does not show the run, or offers Cancel")
 	}
 	for who, p := range map[string]string{"host": hostPage, "member": adaPage} {
-		if strings.Contains(p, `data-running="true"`) && (!strings.Contains(p, `hx-trigger="every 1000ms"`) || !strings.Contains(p, `every=1s`)) {
+		if strings.Contains(p, `data-running="true"`) && (!strings.Contains(p, `every 1000ms"`) || !strings.Contains(p, `every=1s`)) {
 			t.Errorf("the %s's room page polls the running lab at another pace than once a second", who)
 		}
 	}
