@@ -49,7 +49,7 @@ type LabDesign struct {
 }
 
 // LabStatus is a run as the progress box shows it: live while Running, with the results once it
-// has ended. ProgressURL is polled once a second while it runs, and not once it has ended.
+// has ended. ProgressURL is polled every Every while it runs, and not once it has ended.
 type LabStatus struct {
 	ID      string
 	Running bool
@@ -69,10 +69,18 @@ type LabStatus struct {
 	Redelivered int64
 	Elapsed     string
 	ProgressURL string
-	CancelURL   string
-	PageURL     string // the page with the run's values, at the box: progress for a reader without script
-	FormURL     string // the page with the run's values, at the form: to run them again
-	Results     []LabResult
+	// Every is how often the box asks ProgressURL again while the run goes: LabEvery when zero. A
+	// study room's boxes, on every member's screen at once, ask less often (see LabPaced).
+	Every time.Duration
+	// AskAtOnce has the box ask ProgressURL as soon as it is shown, besides every Every: a box a
+	// room's event stream sent was drawn for the stream's request, whose cookies may be older
+	// than the run (the host's, who has just started it and owns it), and the browser's own ask
+	// draws it for the browser as it is now. An answer to that ask never sets it again.
+	AskAtOnce bool
+	CancelURL string
+	PageURL   string // the page with the run's values, at the box: progress for a reader without script
+	FormURL   string // the page with the run's values, at the form: to run them again
+	Results   []LabResult
 }
 
 // LabResult is one design's table: the counts on the real system beside the model's.
@@ -346,6 +354,36 @@ func labWhose(s LabStatus) string {
 		return "Your run"
 	}
 	return "Someone else's run"
+}
+
+// LabEvery is how often a progress box asks for the run's progress by default: often enough that
+// the counts move as the jobs go.
+const LabEvery = 300 * time.Millisecond
+
+// LabPaced answers s polled every every instead of LabEvery, its progress address saying so (as
+// "every", which the lab's progress answer keeps), so that the box drawn again by each poll keeps
+// the pace. every below LabEvery is LabEvery.
+func LabPaced(s LabStatus, every time.Duration) LabStatus {
+	s.Every = max(every, LabEvery)
+	u, err := url.Parse(s.ProgressURL)
+	if err != nil {
+		return s
+	}
+	q := u.Query()
+	q.Set("every", s.Every.String())
+	u.RawQuery = q.Encode()
+	s.ProgressURL = u.String()
+	return s
+}
+
+// labTrigger is the box's htmx trigger while the run goes: every Every, and at once when it asks
+// at once.
+func labTrigger(s LabStatus) string {
+	every := "every " + strconv.FormatInt(max(s.Every, LabEvery).Milliseconds(), 10) + "ms"
+	if s.AskAtOnce {
+		return "load, " + every
+	}
+	return every
 }
 
 // labWhoseAttr marks the box for scripts and tests: "yours" or "others".

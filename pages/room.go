@@ -337,20 +337,17 @@ func KickQuestion(name string) string {
 // partSeed keys every PartKey: keys are compared only within this process.
 var partSeed = maphash.MakeSeed()
 
-// PartKey is a fingerprint of everything the part called name is drawn from, for the parts worth
-// not drawing again when nothing of theirs changed: the board (every pin, its title and headline),
-// the earlier rounds, who is here, and the tools (present, pin). A stream that has sent a part with this key may skip drawing it; ok is
-// false for the parts that are cheap to draw and are compared by their HTML instead. The key reads
-// exactly what boardPart and historyPart read (TestPartKeysCoverEveryField holds it to every
-// field of a pin and a round), and costs a fraction of drawing them.
+// PartKey is a fingerprint of everything the part called name is drawn from: a stream that has
+// sent a part with this key skips drawing it, and the streams of a room share one drawing of a
+// part per key (room_keys.go has the parts drawn from the newest round). ok is false for a name
+// that is no part. The key reads exactly what boardPart and historyPart read
+// (TestPartKeysCoverEveryField holds it to every field of a pin and a round), and costs a
+// fraction of drawing them.
 func (v RoomView) PartKey(name string) (key uint64, ok bool) {
 	var h maphash.Hash
 	h.SetSeed(partSeed)
 	k := keyWriter{&h}
-	k.int(int64(v.Room.Role))
-	k.bool(v.Room.Closed)
-	k.str(v.Actions)
-	k.str(v.Site.Base)
+	v.header(k)
 	switch name {
 	case PartBoard:
 		k.int(int64(len(v.Room.Pins)))
@@ -403,7 +400,9 @@ func (v RoomView) PartKey(name string) (key uint64, ok bool) {
 			k.bool(m.Present)
 		}
 	default:
-		return 0, false
+		if !v.sessionKey(k, name) { // room_keys.go
+			return 0, false
+		}
 	}
 	return h.Sum64(), true
 }

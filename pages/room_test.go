@@ -84,8 +84,8 @@ func TestHistogram(t *testing.T) {
 	}
 }
 
-// TestPartKeys checks what the board's and the history's keys follow: what they draw, and
-// nothing else (a guess, the roster).
+// TestPartKeys checks what the board's, the history's and the count's keys follow: what they
+// draw, and nothing else (a guess, the roster, whose view it is).
 func TestPartKeys(t *testing.T) {
 	one := 3.0
 	v := RoomView{Room: rooms.View{Role: rooms.AsMember,
@@ -125,8 +125,22 @@ func TestPartKeys(t *testing.T) {
 	if key(revealed, PartHistory) == history {
 		t.Error("a change to an earlier round left the history's key as it was")
 	}
-	if _, ok := v.PartKey(PartCount); ok {
-		t.Error("the count has a key; it is compared by its HTML")
+	// The count follows the answers, not whose view it is: a member's own guess leaves it alone,
+	// so one drawing serves the whole room.
+	count := key(v, PartCount)
+	if key(same, PartCount) == count {
+		t.Error("a second answer left the count's key as it was")
+	}
+	mine := v
+	mine.Room.Rounds = []rooms.RoundView{v.Room.Rounds[0], {Seq: 2, State: rooms.RoundOpen, Answered: 1, YourGuess: &one}}
+	if key(mine, PartCount) != count {
+		t.Error("the caller's own guess changed the count's key")
+	}
+	if key(mine, PartRound) == key(v, PartRound) {
+		t.Error("the caller's own guess left the round's key as it was")
+	}
+	if _, ok := v.PartKey("no such part"); ok {
+		t.Error("a name that is no part has a key")
 	}
 }
 

@@ -130,7 +130,7 @@ func (s *Service) Export(ctx context.Context, host Caller) (Export, error) {
 		} else if rd.State == RoundRevealed {
 			v, at := rd.Measured, rd.RevealedAt.UTC()
 			er.Measured, er.Revealed = &v, &at
-			if res := roundView(rd, ix.bySeq[rd.Seq], ix, Caller{Role: AsHost}, now).Result; res.First != nil {
+			if res := roundView(rd, ix, Caller{Role: AsHost}, now).Result; res.First != nil {
 				er.MovedCloser = &res.MovedCloser
 			}
 		}

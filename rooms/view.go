@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -210,7 +211,10 @@ func (s *Service) State(ctx context.Context, c Caller, present func(memberID str
 }
 
 // viewIndex is what every caller's view of one room shares: a snapshot makes it once for all its
-// streams, so that each view costs its own caller's part and no more.
+// streams, so that each view costs its own caller's part and no more. Its rounds' votes and
+// tallies are worked out by the first view that needs them, and shared by the rest: the slices
+// of a view drawn from a snapshot (its results' guesses) may then be other views' too, and are
+// read, never written.
 type viewIndex struct {
 	seated map[string]string // id to name, members not kicked
 	order  []string          // ids of the members not kicked, in the order they joined
@@ -220,10 +224,73 @@ type viewIndex struct {
 	// for the projector, by share hash (see withHandlers).
 	subs    map[int][]Submission
 	sources map[string]string
+
+	mu    sync.Mutex          // guards votes, which the streams of a snapshot fill at once
+	votes map[int]*roundVotes // by round
+}
+
+// roundVotes is one round's guesses split by vote, with where each member's guess is in each, and
+// the tallies its views asked for so far.
+type roundVotes struct {
+	cur, first     []Guess        // the vote taking answers (or the last that did); the first, in a second vote
+	curBy, firstBy map[string]int // index in cur and first by member
+	tallies        map[tallyKey]Tally
+}
+
+// tallyKey is which tally of a round: of its first vote or its last, with names or without, with
+// the calibration against the measured value or without.
+type tallyKey struct{ first, names, measured bool }
+
+// votesOf answers round rd's votes, splitting its guesses the first time.
+func (ix *viewIndex) votesOf(rd Round) *roundVotes {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if rv := ix.votes[rd.Seq]; rv != nil {
+		return rv
+	}
+	vote := cmp.Or(rd.Vote, 1)
+	rv := &roundVotes{curBy: map[string]int{}, firstBy: map[string]int{}, tallies: map[tallyKey]Tally{}}
+	for _, g := range ix.bySeq[rd.Seq] {
+		switch cmp.Or(g.Vote, 1) {
+		case vote:
+			if _, ok := rv.curBy[g.MemberID]; !ok {
+				rv.curBy[g.MemberID] = len(rv.cur)
+			}
+			rv.cur = append(rv.cur, g)
+		case 1:
+			if _, ok := rv.firstBy[g.MemberID]; !ok {
+				rv.firstBy[g.MemberID] = len(rv.first)
+			}
+			rv.first = append(rv.first, g)
+		}
+	}
+	ix.votes[rd.Seq] = rv
+	return rv
+}
+
+// tallyOf answers a tally of rv (see tallyKey), summing it up the first time it is asked for.
+func (ix *viewIndex) tallyOf(rv *roundVotes, first, names bool, measured *float64) Tally {
+	key := tallyKey{first, names, measured != nil}
+	ix.mu.Lock()
+	t, ok := rv.tallies[key]
+	ix.mu.Unlock()
+	if ok {
+		return t
+	}
+	gs := rv.cur
+	if first {
+		gs = rv.first
+	}
+	t = tally(gs, ix.seated, names, measured)
+	ix.mu.Lock()
+	rv.tallies[key] = t // two views may have summed it at once: alike, either serves
+	ix.mu.Unlock()
+	return t
 }
 
 func newViewIndex(ms []Member, guesses []Guess) *viewIndex {
-	ix := &viewIndex{seated: make(map[string]string, len(ms)), names: make(map[string]string, len(ms)), bySeq: map[int][]Guess{}}
+	ix := &viewIndex{seated: make(map[string]string, len(ms)), names: make(map[string]string, len(ms)), bySeq: map[int][]Guess{},
+		votes: map[int]*roundVotes{}}
 	for _, m := range ms {
 		ix.names[m.ID] = m.Name
 		if !m.Kicked {
@@ -247,6 +314,11 @@ func buildView(r Room, ms []Member, rounds []Round, guesses []Guess, pins []Pin,
 		ix = newViewIndex(ms, guesses)
 	}
 	v := View{Code: r.Code, Title: r.Title, Locked: r.Locked, Closed: r.Closed, Role: c.Role, RoomID: r.ID, Clock: now}
+	// Every stream of a room makes its view at every change: the roster and the rounds are made
+	// at their size at once, and only the caller's own seat is copied apart.
+	if len(ix.order) > 0 {
+		v.Roster = make([]RosterEntry, 0, len(ix.order))
+	}
 	for _, m := range ms {
 		if m.Kicked {
 			continue
@@ -255,7 +327,8 @@ func buildView(r Room, ms []Member, rounds []Round, guesses []Guess, pins []Pin,
 		e := RosterEntry{ID: m.ID, Name: m.Name, Present: present(m.ID)}
 		v.Roster = append(v.Roster, e)
 		if c.Role == AsMember && m.ID == c.Member.ID {
-			v.You = &e
+			you := e
+			v.You = &you
 		}
 	}
 	if c.Role == Nobody {
@@ -266,8 +339,11 @@ func buildView(r Room, ms []Member, rounds []Round, guesses []Guess, pins []Pin,
 	v.Presenting = r.Presenting
 	v.LabRun = r.LabRun
 	var cal calibrator
+	if len(rounds) > 0 {
+		v.Rounds = make([]RoundView, 0, len(rounds))
+	}
 	for _, rd := range rounds {
-		rv := roundView(rd, ix.bySeq[rd.Seq], ix, c, now)
+		rv := roundView(rd, ix, c, now)
 		if rv.Unanswered != nil {
 			v.Unanswered = rv.Unanswered
 		}
@@ -294,35 +370,27 @@ func buildView(r Room, ms []Member, rounds []Round, guesses []Guess, pins []Pin,
 
 const timeFormat = "2006-01-02T15:04:05.000Z07:00"
 
-func roundView(rd Round, gs []Guess, ix *viewIndex, c Caller, now time.Time) RoundView {
+// roundView is round rd as caller c may see it at now, from the guesses ix holds.
+func roundView(rd Round, ix *viewIndex, c Caller, now time.Time) RoundView {
 	if rd.Question.Kind == KindHandler {
 		return handlerRoundView(rd, ix, c, now)
 	}
 	vote, votes := cmp.Or(rd.Vote, 1), cmp.Or(rd.Votes, 1)
 	// cur is the vote taking answers (or the last that did); first, in a second vote, the first.
-	var cur, first []Guess
-	for _, g := range gs {
-		switch cmp.Or(g.Vote, 1) {
-		case vote:
-			cur = append(cur, g)
-		case 1:
-			first = append(first, g)
-		}
-	}
+	rvs := ix.votesOf(rd)
+	cur, first := rvs.cur, rvs.first
 	state := rd.StateAt(now)
 	v := RoundView{Seq: rd.Seq, Question: rd.Question, State: state, Answered: len(cur), Of: len(ix.seated),
 		NamesVisible: rd.NamesVisible, Votes: votes, Vote: vote, Seconds: rd.Seconds}
-	mine := func(gs []Guess) (*float64, Confidence) {
-		for _, g := range gs {
-			if c.Role == AsMember && g.MemberID == c.Member.ID {
-				val := g.Value
-				return &val, g.Confidence
-			}
+	mine := func(gs []Guess, by map[string]int) (*float64, Confidence) {
+		if i, ok := by[c.Member.ID]; ok && c.Role == AsMember {
+			val := gs[i].Value
+			return &val, gs[i].Confidence
 		}
 		return nil, ""
 	}
-	v.YourGuess, v.YourConfidence = mine(cur)
-	v.YourFirstGuess, v.YourFirstConfidence = mine(first)
+	v.YourGuess, v.YourConfidence = mine(cur, rvs.curBy)
+	v.YourFirstGuess, v.YourFirstConfidence = mine(first, rvs.firstBy)
 	if rd.Timed() && rd.State == RoundOpen {
 		v.Paused, v.Left, v.TimeUp = rd.Paused(), rd.TimeLeft(now), rd.TimeUp(now)
 		if !rd.Deadline.IsZero() && !v.TimeUp {
@@ -331,30 +399,22 @@ func roundView(rd Round, gs []Guess, ix *viewIndex, c Caller, now time.Time) Rou
 	}
 	names := c.Role == AsHost || rd.NamesVisible
 	if state == RoundOpen && c.Role == AsHost {
-		answered := make(map[string]bool, len(cur))
-		for _, g := range cur {
-			answered[g.MemberID] = true
-		}
 		v.Unanswered = []string{}
 		for _, id := range ix.order {
-			if !answered[id] {
+			if _, answered := rvs.curBy[id]; !answered {
 				v.Unanswered = append(v.Unanswered, ix.seated[id])
 			}
 		}
 	}
 	if rd.State != RoundRevealed {
 		if votes == 2 && c.Role == AsHost {
-			ones := cur
-			if vote == 2 {
-				ones = first
-			}
-			t := tally(ones, ix.seated, true, nil)
+			t := ix.tallyOf(rvs, vote == 2, true, nil)
 			v.First = &t
 		}
 		return v
 	}
 	m := rd.Measured
-	t := tally(cur, ix.seated, names, &m)
+	t := ix.tallyOf(rvs, false, names, &m)
 	res := &Result{Measured: m, Guesses: t.Guesses, Median: t.Median, Min: t.Min, Max: t.Max, Q1: t.Q1, Q3: t.Q3,
 		Calibration: t.Calibration, YourConfidence: v.YourConfidence}
 	if v.YourGuess != nil {
@@ -365,7 +425,7 @@ func roundView(rd Round, gs []Guess, ix *viewIndex, c Caller, now time.Time) Rou
 		}
 	}
 	if votes == 2 && vote == 2 {
-		ft := tally(first, ix.seated, names, &m)
+		ft := ix.tallyOf(rvs, true, names, &m)
 		res.First = &ft
 		was := make(map[string]float64, len(first))
 		for _, g := range first {

@@ -74,7 +74,8 @@ func TestRoomWatchesALabRun(t *testing.T) {
 	if r.status != http.StatusSeeOther || r.header.Get("Location") != roomPath {
 		t.Fatalf("start the run: %d %s", r.status, r.body)
 	}
-	if _, _, err := stream.Until(10*time.Second, named(pages.PartLab, `id="lab-status"`, `hx-get="/lab/progress"`)); err != nil {
+	// The room's box asks once a second, not at the lab's own pace: every member's page has one.
+	if _, _, err := stream.Until(10*time.Second, named(pages.PartLab, `id="lab-status"`, `hx-get="/lab/progress?every=1s"`)); err != nil {
 		t.Fatalf("the member's stream did not carry the run: %v", err)
 	}
 	// A second run while it goes is the lab's refusal, said beside the form.
@@ -98,6 +99,22 @@ func TestRoomWatchesALabRun(t *testing.T) {
 	if !strings.Contains(adaPage, `id="lab-status"`) || strings.Contains(adaPage, ">Cancel</button>") {
 		t.Error("the member's room page does not show the run, or offers Cancel")
 	}
+	for who, p := range map[string]string{"host": hostPage, "member": adaPage} {
+		if strings.Contains(p, `data-running="true"`) && (!strings.Contains(p, `every 1000ms"`) || !strings.Contains(p, `every=1s`)) {
+			t.Errorf("the %s's room page polls the running lab at another pace than once a second", who)
+		}
+	}
+	// Each poll's answer keeps the room's pace, drawn for the browser that asks: Cancel for the
+	// owner alone.
+	for who, b := range map[string]*browser{"host": host, "member": ada} {
+		box := b.get("/lab/progress?every=1s").body
+		if strings.Contains(box, `data-running="true"`) && (!strings.Contains(box, `hx-trigger="every 1000ms"`) || !strings.Contains(box, `hx-get="/lab/progress?every=1s"`)) {
+			t.Errorf("the %s's poll at a room's pace answers a box at another pace", who)
+		}
+		if strings.Contains(box, `data-running="true"`) && strings.Contains(box, ">Cancel</button>") != (who == "host") {
+			t.Errorf("the %s's poll offers Cancel: %v", who, strings.Contains(box, ">Cancel</button>"))
+		}
+	}
 	if b := ada.get("/blocks/1").body; !strings.Contains(b, `class="roombar-lab"`) || !strings.Contains(b, `id="lab-status"`) {
 		t.Error("the member's bar does not show the run")
 	}
@@ -117,7 +134,7 @@ func TestRoomWatchesALabRun(t *testing.T) {
 		t.Fatalf("the run did not finish: %s", box)
 	}
 	for who, b := range map[string]*browser{"host": host, "member": ada} {
-		if p := b.get(roomPath).body; !strings.Contains(p, `data-design-result=`) || strings.Contains(p, `hx-trigger="every 300ms"`) {
+		if p := b.get(roomPath).body; !strings.Contains(p, `data-design-result=`) || strings.Contains(p, `hx-trigger="every `) {
 			t.Errorf("the %s's room page after the run lacks its table, or still polls", who)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -204,8 +205,10 @@ func BenchmarkRoom300GuessesAtTheBuzzer(b *testing.B) {
 // room's 30 members answer within one second, each host reveals. Over every stream of every room
 // of every op: open-p99-ms from the host's open to the stream showing the round, answer-p99-ms
 // from the room's last answer to the stream showing 30 of 30, reveal-p99-ms from the reveal to the
-// stream showing the measured value. reads/change and rss-MB as in the hall's benchmark. Run it
-// with
+// stream showing the measured value; answer-req-p99-ms how long an answer's request took (what the
+// store's one writer adds before any stream can know); cpu-ms/op the process's CPU time (server and
+// clients) per op, the figure that tells how near two cores are to their end, since every latency
+// grows without bound past it. reads/change and rss-MB as in the hall's benchmark. Run it with
 //
 //	go test ./internal/site -run '^$' -bench 50x30 -benchtime 5x -timeout 10m
 func BenchmarkRoom50x30Sessions(b *testing.B) {
@@ -234,18 +237,20 @@ func BenchmarkRoom50x30Sessions(b *testing.B) {
 	}
 
 	var mu sync.Mutex
-	var opened, answered, revealed []time.Duration
+	var opened, answered, revealed, took []time.Duration
 	var reads, changes int64
+	cpu := processCPU(b)
 	for i := 0; b.Loop(); i++ {
 		before := s.rooms.Rooms().StoreReads()
 		var rooms sync.WaitGroup
 		errs := make([]error, nRooms)
 		for r := range rs {
 			rooms.Go(func() {
-				o, a, v, err := roomSession(base, rs[r], open[r], hosts[r], clients[r], float64(i%100))
+				o, a, v, t, err := roomSession(base, rs[r], open[r], hosts[r], clients[r], float64(i%100))
 				errs[r] = err
 				mu.Lock()
 				opened, answered, revealed = append(opened, o...), append(answered, a...), append(revealed, v...)
+				took = append(took, t...)
 				mu.Unlock()
 			})
 		}
@@ -264,13 +269,25 @@ func BenchmarkRoom50x30Sessions(b *testing.B) {
 	b.ReportMetric(latencyMs(answered, 0.99), "answer-p99-ms")
 	b.ReportMetric(latencyMs(revealed, 0.99), "reveal-p99-ms")
 	b.ReportMetric(latencyMs(revealed, 1), "reveal-max-ms")
+	b.ReportMetric(latencyMs(took, 0.99), "answer-req-p99-ms")
+	b.ReportMetric(float64(processCPU(b)-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(float64(reads)/float64(changes), "reads/change")
 	b.ReportMetric(rss, "rss-MB")
 }
 
+// processCPU is the CPU time this process has used so far, user and system.
+func processCPU(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // roomSession is one room's round in BenchmarkRoom50x30Sessions: open, every member answers within
-// a second, reveal with measured; it answers, per stream, the time each change took to reach it.
-func roomSession(base string, r loopbackRoom, streams []*sseStream, host *http.Client, clients []*http.Client, measured float64) (opened, answered, revealed []time.Duration, err error) {
+// a second, reveal with measured; it answers, per stream, the time each change took to reach it,
+// and per answer how long its request took.
+func roomSession(base string, r loopbackRoom, streams []*sseStream, host *http.Client, clients []*http.Client, measured float64) (opened, answered, revealed, took []time.Duration, err error) {
 	members := len(r.MemberKeys)
 	var rd struct {
 		Seq int `json:"seq"`
@@ -281,7 +298,7 @@ func roomSession(base string, r loopbackRoom, streams []*sseStream, host *http.C
 		err = json.Unmarshal([]byte(body), &rd)
 	}
 	if err != nil || status != http.StatusCreated {
-		return nil, nil, nil, fmt.Errorf("open a round: %d %v %s", status, err, body)
+		return nil, nil, nil, nil, fmt.Errorf("open a round: %d %v %s", status, err, body)
 	}
 	openRound := named(pages.PartRound, fmt.Sprintf(`data-round="%d"`, rd.Seq), `data-state="open"`)
 	all := fmt.Sprintf("%d of %d answered", members, members)
@@ -314,11 +331,13 @@ func roomSession(base string, r loopbackRoom, streams []*sseStream, host *http.C
 	var guessing sync.WaitGroup
 	var lastSent atomic.Int64
 	guessErrs := make([]error, members)
+	took = make([]time.Duration, members)
 	start := time.Now()
 	for m := range members {
 		guessing.Go(func() {
 			time.Sleep(time.Until(start.Add(time.Duration(m) * time.Second / time.Duration(members))))
 			sent := time.Now().UnixNano()
+			defer func() { took[m] = time.Since(time.Unix(0, sent)) }()
 			for old := lastSent.Load(); sent > old && !lastSent.CompareAndSwap(old, sent); old = lastSent.Load() {
 			}
 			status, body, err := apiCall(clients[m], "PUT", fmt.Sprintf("%s/api/rooms/%s/rounds/%d/guess", base, r.Code, rd.Seq),
@@ -335,20 +354,20 @@ func roomSession(base string, r loopbackRoom, streams []*sseStream, host *http.C
 	status, body, err = apiCall(host, "POST", fmt.Sprintf("%s/api/rooms/%s/rounds/%d/reveal", base, r.Code, rd.Seq), r.HostKey,
 		fmt.Sprintf(`{"measured":%g}`, measured))
 	if err != nil || status != http.StatusOK {
-		return nil, nil, nil, fmt.Errorf("reveal: %d %v %s", status, err, body)
+		return nil, nil, nil, nil, fmt.Errorf("reveal: %d %v %s", status, err, body)
 	}
 	done.Wait()
 	last := time.Unix(0, lastSent.Load())
 	for m := range members {
 		if err := guessErrs[m]; err != nil {
-			return nil, nil, nil, fmt.Errorf("member %d's answer: %w", m, err)
+			return nil, nil, nil, nil, fmt.Errorf("member %d's answer: %w", m, err)
 		}
 		if err := waitErrs[m]; err != nil {
-			return nil, nil, nil, fmt.Errorf("member %d's stream: %w", m, err)
+			return nil, nil, nil, nil, fmt.Errorf("member %d's stream: %w", m, err)
 		}
 		opened = append(opened, sawOpen[m].Sub(t0))
 		answered = append(answered, sawAll[m].Sub(last))
 		revealed = append(revealed, sawReveal[m].Sub(t1))
 	}
-	return opened, answered, revealed, nil
+	return opened, answered, revealed, took, nil
 }

@@ -171,9 +171,13 @@ func New(cfg Config, d Deps) (*Server, error) {
 		// Assets carry their own gzip; and echo's check is a substring match, which would gzip
 		// for a client that said gzip;q=0.
 		Skipper: func(c echo.Context) bool {
-			// An event stream is never compressed: gzip would hold events back in its buffer.
+			// An event stream is never compressed: gzip would hold events back in its buffer. Nor
+			// is a study room's change (a guess, a reveal): its answer is a status, a redirect or a
+			// little JSON, and readying gzip for it (two resets of half a megabyte of tables)
+			// cost more than the answer, for every member's every guess.
 			p := c.Request().URL.Path
-			return strings.Contains(p, "/static/") || strings.HasSuffix(p, "/events") || !web.AcceptsGzip(c.Request().Header.Values("Accept-Encoding"))
+			change := c.Request().Method != http.MethodGet && strings.Contains(p, "/rooms/")
+			return change || strings.Contains(p, "/static/") || strings.HasSuffix(p, "/events") || !web.AcceptsGzip(c.Request().Header.Values("Accept-Encoding"))
 		},
 	}))
 	s.echo = e

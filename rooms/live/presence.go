@@ -18,6 +18,16 @@ type Presence struct {
 
 	mu    sync.Mutex
 	marks map[string]map[string]*mark // by room, then member
+	// heres are Room's answers by room, kept until a member's stream arrives or leaves there or
+	// a departed member's window runs out: every stream of a room asks at every redraw, and
+	// working it out afresh each time cost a map of the room's members per stream per change.
+	heres map[string]here
+}
+
+// here is who is here in one room, as Room worked it out, and until when it holds.
+type here struct {
+	is    func(memberID string) bool
+	until time.Time // when the first member who left fades; zero when nobody is fading
 }
 
 // PresenceConfig is what a Presence needs from the rooms: their clock, a way to write a mark and
@@ -48,7 +58,7 @@ func NewPresence(cfg PresenceConfig) *Presence {
 	if cfg.WriteEvery <= 0 {
 		cfg.WriteEvery = 20 * time.Second
 	}
-	return &Presence{cfg: cfg, marks: map[string]map[string]*mark{}}
+	return &Presence{cfg: cfg, marks: map[string]map[string]*mark{}, heres: map[string]here{}}
 }
 
 // Arrive records a member's stream opening here. elsewhere says the store already showed them
@@ -70,6 +80,7 @@ func (p *Presence) Arrive(ctx context.Context, roomID, memberID string, elsewher
 	here := m.open > 0 || !m.last.IsZero() && now.Sub(m.last) <= rooms.PresentWindow
 	m.open++
 	m.last = now
+	delete(p.heres, roomID)
 	announce := !here && !elsewhere
 	if announce {
 		m.written = now
@@ -100,6 +111,7 @@ func (p *Presence) Leave(roomID, memberID string) {
 	if m := p.marks[roomID][memberID]; m != nil && m.open > 0 {
 		m.open--
 		m.last = now
+		delete(p.heres, roomID)
 	}
 }
 
@@ -113,18 +125,33 @@ func (p *Presence) Here(roomID, memberID string) bool {
 }
 
 // Room answers who is Here in room roomID as of now, taken in one step, so that a stream drawing a
-// roster of hundreds asks the lock once, not once a member.
+// roster of hundreds asks the lock once, not once a member; and worked out once for all the
+// room's streams until it changes (an arrival, a departure, or a departed member fading).
 func (p *Presence) Room(roomID string) func(memberID string) bool {
 	now := p.cfg.Now()
 	p.mu.Lock()
-	here := make(map[string]bool, len(p.marks[roomID]))
+	defer p.mu.Unlock()
+	if h, ok := p.heres[roomID]; ok && (h.until.IsZero() || now.Before(h.until)) {
+		return h.is
+	}
+	in := make(map[string]bool, len(p.marks[roomID]))
+	var until time.Time
 	for id, m := range p.marks[roomID] {
-		if m.open > 0 || now.Sub(m.last) <= rooms.PresentWindow {
-			here[id] = true
+		if m.open > 0 {
+			in[id] = true
+		} else if fade := m.last.Add(rooms.PresentWindow); !now.After(fade) {
+			in[id] = true
+			if until.IsZero() || fade.Before(until) {
+				until = fade
+			}
 		}
 	}
-	p.mu.Unlock()
-	return func(memberID string) bool { return here[memberID] }
+	if !until.IsZero() {
+		until = until.Add(1) // Here holds up to and including the window's last instant
+	}
+	h := here{is: func(memberID string) bool { return in[memberID] }, until: until}
+	p.heres[roomID] = h
+	return h.is
 }
 
 // Run writes the marks of members held here every Every, and announces the rooms whose members
@@ -160,11 +187,13 @@ func (p *Presence) Flush(ctx context.Context) {
 				writes = append(writes, seat{roomID, id})
 			case m.open == 0 && now.Sub(m.last) > rooms.PresentWindow:
 				delete(room, id)
+				delete(p.heres, roomID)
 				faded[roomID] = true
 			}
 		}
 		if len(room) == 0 {
 			delete(p.marks, roomID)
+			delete(p.heres, roomID)
 		}
 	}
 	p.mu.Unlock()

@@ -289,3 +289,40 @@ func TestReaderRedrawsAtTheDeadline(t *testing.T) {
 		t.Errorf("%d reads, want 2: one at the start, one at zero", n)
 	}
 }
+
+// TestGapWidensWithBusyStreams checks the pace of a room's reads: Gap while the rooms read in the
+// last second hold few streams, and those streams over Draws once they hold more, whichever room
+// they watch, so that the drawings of a replica full of busy rooms stay within what it can draw;
+// rooms not read within the second do not count, and the pace comes back as streams go.
+func TestGapWidensWithBusyStreams(t *testing.T) {
+	hub := NewLocal()
+	defer hub.Close()
+	read := func(ctx context.Context, id string) (rooms.Snapshot, error) { return rooms.Snapshot{}, nil }
+	rs := NewReaders(hub, read, ReadersConfig{Gap: 100 * time.Millisecond, Draws: 50})
+	var cancels []func()
+	var watches []*Watch
+	for i := range 10 {
+		w, cancel := rs.Subscribe(fmt.Sprintf("room-%d", i%3))
+		watches, cancels = append(watches, w), append(cancels, cancel)
+	}
+	for _, w := range watches { // every room has been read: the first read of each is done
+		waitFor(t, "the first read", func() bool { return w.Latest().Gen > 0 })
+	}
+	now := time.Now()
+	if got := rs.pace(now); got != 200*time.Millisecond {
+		t.Errorf("10 streams of rooms just read, at 50 drawings a second: gap %v, want 200ms", got)
+	}
+	if got := rs.pace(now.Add(busyWindow)); got != 100*time.Millisecond {
+		t.Errorf("the same rooms unread for %v: gap %v, want Gap's 100ms", busyWindow, got)
+	}
+	for _, cancel := range cancels[:8] {
+		cancel()
+		cancel() // twice is once
+	}
+	if got := rs.pace(now); got != 100*time.Millisecond {
+		t.Errorf("2 streams left: gap %v, want Gap's 100ms", got)
+	}
+	for _, cancel := range cancels[8:] {
+		cancel()
+	}
+}

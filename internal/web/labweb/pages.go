@@ -294,7 +294,9 @@ func (h *Handlers) Cancel() echo.HandlerFunc {
 
 // Progress handles "GET /lab/progress": the progress box alone, which the page polls
 // while a run is under way, drawn for this browser (its own run, or someone else's). It only
-// reads: no GET starts or stops a run.
+// reads: no GET starts or stops a run. "every" keeps a box's slower pace (pages.LabPaced: a study
+// room's, on every member's screen at once), from pages.LabEvery up to maxEvery; anything else
+// is the lab's own pace.
 func (h *Handlers) Progress() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if h.d.Off {
@@ -304,7 +306,15 @@ func (h *Handlers) Progress() echo.HandlerFunc {
 		if st == nil {
 			return &web.Error{Status: http.StatusNotFound, Msg: "no lab run has started on this instance yet"}
 		}
+		box := *st
+		if every, err := time.ParseDuration(c.QueryParam("every")); err == nil && every > pages.LabEvery && every <= maxEvery {
+			box = pages.LabPaced(box, every)
+		}
 		c.Response().Header().Set("Cache-Control", "no-store")
-		return web.Render(c, http.StatusOK, pages.LabProgress(*st))
+		return web.Render(c, http.StatusOK, pages.LabProgress(box))
 	}
 }
+
+// maxEvery is the slowest pace a progress box may ask for: well inside Unwatched, so that a run
+// shown only in such boxes is never taken for abandoned.
+const maxEvery = 5 * time.Second

@@ -10,14 +10,22 @@ package roomsweb
 // correct: the lab already draws, per browser, whose run it is and who may cancel it, and keeps
 // the run alive while anyone looks; carrying it in the stream would make each progress tick a
 // redraw of every stream of the room, or a second kind of event beside the room's changes, for
-// the same box. The stream draws the box again only when the room changes (a guess, say), from
-// the lab's state at that moment, which is what the poll would show.
+// the same box. The stream sends the box when the room starts watching a run and again when the
+// run ends or its table grows (pages.RoomView.PartKey leaves the moving counts to the box's own
+// poll), and the box asks the lab at once when it arrives: the stream's request carries the
+// cookies the tab had when it connected, which for the host who just started the run do not yet
+// say that the run is theirs.
+//
+// A room's box polls once a second (LabEvery), not at the lab's own pace: every member's page
+// has one, and a hall of 300 at 300 ms asked the lab a thousand times a second for one run's
+// counts. The pace rides in the box's progress address, so each poll's answer keeps it.
 
 import (
 	"context"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -47,8 +55,15 @@ func (h *Handlers) addLab(c echo.Context, v *pages.RoomView, page string) {
 	if h.lab.Watched == nil || v.Room.LabRun == "" || (v.Bar && page == "/lab") {
 		return
 	}
-	v.LabRun = h.lab.Watched(c, v.Room.LabRun)
+	if s := h.lab.Watched(c, v.Room.LabRun); s != nil {
+		paced := pages.LabPaced(*s, LabEvery)
+		paced.AskAtOnce = true // a stream's cookies may be older than the run (see AskAtOnce)
+		v.LabRun = &paced
+	}
 }
+
+// LabEvery is how often a room's lab box asks for the run's progress (see above).
+const LabEvery = time.Second
 
 // addLabForm gives the host's room page the lab's form.
 func (h *Handlers) addLabForm(v *pages.RoomView) {

@@ -92,6 +92,11 @@ func (l *roomLive) present(roomID string) func(memberID string) bool {
 // room's hub closes, or the server stops. The request has read the store to admit the caller (the
 // room, and a member's seat); every redraw after that comes from the room's reader's snapshots,
 // and a heartbeat redraws from the last one.
+//
+// A stream draws a part only when the part's key (everything the part is drawn from, see
+// pages.RoomView.PartKey) differs from the one it last sent, and the streams of a room share their
+// drawings through the snapshot's frame: a change costs one drawing per distinct part (the count
+// once for the room, each member's own round once), not one per stream.
 func (h *Handlers) stream(c echo.Context, caller rooms.Caller, key string) error {
 	ctx := c.Request().Context()
 	if err := caller.Err(); err != nil || caller.Role == rooms.Nobody {
@@ -145,10 +150,18 @@ func (h *Handlers) stream(c echo.Context, caller rooms.Caller, key string) error
 		defer l.presence.Leave(r.ID, m.ID)
 	}
 
+	mode := streamPage
+	switch {
+	case bar:
+		mode = streamBar
+	case screen:
+		mode = streamProjector
+	}
 	site := h.site("")
+	page := c.QueryParam("page") // the bar's page, which the bar's stream is told (lab.go)
 	hash := rooms.HashKey(key)
 	last := map[string]string{}
-	keys := map[string]uint64{} // the PartKey each keyed part was last drawn with
+	keys := map[string]uint64{} // the PartKey each part was last drawn with
 	drawn := uint64(0)          // the frame last drawn
 	draw := func(f live.Frame) (bool, error) {
 		if f.Err != nil {
@@ -186,34 +199,24 @@ func (h *Handlers) stream(c echo.Context, caller rooms.Caller, key string) error
 			// stream that would refuse it from now on.
 			return false, writeEvent(w, rc, "gone", "")
 		}
-		v := h.roomViewOf(ctx, site, f.Snapshot.View(caller, l.presence.Room(r.ID)), bar, "")
-		if screen {
-			projector(&v)
-			h.addShown(ctx, &v) // handlerround.go
-		}
-		if err := h.addJoinQR(c.Request(), &v); err != nil {
+		v, err := h.streamView(c, site, f.Snapshot, caller, l.presence.Room(r.ID), mode, page)
+		if err != nil {
 			return false, err
-		}
-		if !screen {
-			h.addLab(c, &v, c.QueryParam("page")) // lab.go: the bar's page, which the bar's stream is told
 		}
 		wrote := false
 		for _, name := range parts {
 			// A part whose inputs did not change is not drawn again (a guess changes the count,
 			// not the board of 200 pins nor the history): its last HTML stands.
-			key, keyed := v.PartKey(name)
-			if _, sent := last[name]; keyed && sent && keys[name] == key {
+			key, _ := v.PartKey(name)
+			if _, sent := last[name]; sent && keys[name] == key {
 				continue
 			}
-			var buf bytes.Buffer
-			if err := pages.RoomPart(v, name).Render(ctx, &buf); err != nil {
-				return false, err
+			drawing := f.Shared.Do(partKey{name, key}, func() any { return h.drawPart(ctx, v, name) }).(drawnPart)
+			if drawing.err != nil {
+				return false, drawing.err
 			}
-			h.parts.WithLabelValues(name).Inc()
-			if keyed {
-				keys[name] = key
-			}
-			if html := buf.String(); last[name] != html || len(last) < len(parts) {
+			keys[name] = key
+			if html := drawing.html; last[name] != html || len(last) < len(parts) {
 				last[name] = html
 				if err := putEvent(w, name, html); err != nil {
 					return false, err
@@ -275,6 +278,58 @@ func (h *Handlers) stream(c echo.Context, caller rooms.Caller, key string) error
 			}
 		}
 	}
+}
+
+// streamMode is which view of the room a stream draws.
+type streamMode int
+
+const (
+	streamPage      streamMode = iota // the room's page
+	streamBar                         // the bar on notebook pages
+	streamProjector                   // the big screen, for the host
+)
+
+// streamView is the room as a stream of the given mode draws it for caller from snapshot sn, who
+// is here as present says (page is the bar's, for the lab's part): the one place a stream's view is made, so that the test holding part
+// keys to their HTML draws exactly what the streams draw.
+func (h *Handlers) streamView(c echo.Context, site pages.Site, sn *rooms.Snapshot, caller rooms.Caller, present func(string) bool, mode streamMode, page string) (pages.RoomView, error) {
+	ctx := c.Request().Context()
+	v := h.roomViewOf(ctx, site, sn.View(caller, present), mode == streamBar, "")
+	if mode == streamProjector {
+		projector(&v)
+		h.addShown(ctx, &v) // handlerround.go
+	}
+	if err := h.addJoinQR(c.Request(), &v); err != nil {
+		return v, err
+	}
+	if mode != streamProjector {
+		h.addLab(c, &v, page) // lab.go
+	}
+	return v, nil
+}
+
+// partKey is a part's drawing as the streams of a room share it: by the part and its PartKey.
+type partKey struct {
+	name string
+	key  uint64
+}
+
+// drawnPart is one drawing of a part, shared by every stream that needs it.
+type drawnPart struct {
+	html string
+	err  error
+}
+
+// drawPart draws the part called name of v, and counts the drawing. The drawing is every stream's
+// that needs it, so the stream that happens to draw it going away must not spoil it.
+func (h *Handlers) drawPart(ctx context.Context, v pages.RoomView, name string) drawnPart {
+	ctx = context.WithoutCancel(ctx)
+	var buf bytes.Buffer
+	if err := pages.RoomPart(v, name).Render(ctx, &buf); err != nil {
+		return drawnPart{err: err}
+	}
+	h.parts.WithLabelValues(name).Inc()
+	return drawnPart{html: buf.String()}
 }
 
 // quiet ends a stream: once the answer has started, an error can only be logged, and a client
