@@ -247,8 +247,19 @@ func (tb *browserTab) open(path string) {
 func (tb *browserTab) waitFor(what, expr string) {
 	tb.t.Helper()
 	if err := tb.poll(expr, 15*time.Second); err != nil {
-		tb.t.Fatalf("waiting for %s: %v", what, err)
+		tb.t.Fatalf("waiting for %s: %v; the tab is at %s", what, err, tb.whereAbouts())
 	}
+}
+
+// whereAbouts says where a tab is and what its page says in its alerts and statuses, for a failed
+// wait to tell what the page did instead.
+func (tb *browserTab) whereAbouts() string {
+	got, err := chromedp.Run(tb.ctx, chromedp.Evaluate[string](`location.pathname + location.search + " " + JSON.stringify(
+		[...document.querySelectorAll('[role="alert"], [role="status"], .notice')].map(e => e.innerText.trim()).filter(Boolean).slice(0, 6))`))
+	if err != nil {
+		return "(unknown: " + err.Error() + ")"
+	}
+	return got
 }
 
 // poll evaluates expr until it is truthy. It tolerates the errors of a page that is navigating
