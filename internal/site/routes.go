@@ -48,10 +48,8 @@ func (s *Server) routes() {
 	// long for a URL); a share's permanent URL checks it again on GET. Its posts bound their
 	// bodies themselves, past the site's limit, so that a handler pasted far over its 16 KB is
 	// refused in the workbench's words with the reader's code kept.
-	wb := func(path string, h echo.HandlerFunc) {
-		r := g.POST(path, h, workbenchweb.LimitBody)
-		s.ownBody[r.Method+" "+r.Path] = true
-	}
+	wbOwn := func(r *echo.Route) { s.ownBody[r.Method+" "+r.Path] = true }
+	wb := func(path string, h echo.HandlerFunc) { wbOwn(g.POST(path, h, workbenchweb.LimitBody)) }
 	wb("/workbench", s.workbench.Check())
 	wb("/workbench/trace", s.workbench.Trace())
 	wb("/workbench/jobs", s.workbench.Jobs()) // "which jobs?" for a count, and its CSV
@@ -82,8 +80,9 @@ func (s *Server) routes() {
 	g.POST("/api/rooms/:code/rounds/:seq/second-vote", rm.APISecondVote(), small, miss, change)
 	g.POST("/api/rooms/:code/rounds/:seq/timer", rm.APITimer(), small, miss, change)
 	g.POST("/api/rooms/:code/rounds/:seq/reveal", rm.APIRoundReveal(), small, miss, change)
-	// A handler is up to 16 KB: its submission takes the site's body limit, not the rooms'.
-	g.POST("/api/rooms/:code/rounds/:seq/submission", rm.APISubmit(), miss, change)
+	// A handler is up to 16 KB; its submission bounds its body as the workbench's posts do, so
+	// that a paste far past that is refused in words that name the handler.
+	wbOwn(g.POST("/api/rooms/:code/rounds/:seq/submission", rm.APISubmit(), workbenchweb.LimitBody, miss, change))
 	g.POST("/api/rooms/:code/pins", rm.APIPin(), small, miss, change)
 	g.POST("/api/rooms/:code/present", rm.APIPresent(), small, miss, change)
 	g.POST("/api/rooms/:code/host-link", rm.APIHostLink(), small, miss, change)
@@ -108,8 +107,9 @@ func (s *Server) routes() {
 	for path, act := range rm.Actions() {
 		g.POST("/rooms/:id"+path, act, small)
 	}
-	// The workbench's form submitted to a handler round: its handler, up to 16 KB.
-	g.POST("/rooms/:id/rounds/:seq/submission", rm.SubmitForm())
+	// The workbench's form submitted to a handler round: its handler, up to 16 KB, its body bound
+	// as the workbench's own posts bind theirs.
+	wbOwn(g.POST("/rooms/:id/rounds/:seq/submission", rm.SubmitForm(), workbenchweb.LimitBody))
 
 	get("/static/:hash/*", s.assets.Handler())
 	get("/healthz", web.HandleHealth())

@@ -32,6 +32,9 @@ func (h *Handlers) SubmitForm() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
 		form, err := c.FormParams()
+		if tooLarge(err) {
+			return h.unreadSubmission(c)
+		}
 		if err != nil {
 			return &web.Error{Status: http.StatusBadRequest, Msg: "The form could not be read.", Err: err}
 		}
@@ -88,13 +91,40 @@ func (h *Handlers) SubmitForm() echo.HandlerFunc {
 				a.Note.Text += " Submit again in " + strconv.Itoa(wait) + " s."
 				a.Round = again
 			}
-			// htmx swaps a refusal only as a 422 (or a limit's 429 and 503), beside the form.
-			if web.HTMXOf(c.Request()).Active && status != http.StatusTooManyRequests && status != http.StatusServiceUnavailable {
+			// A value the form carried that the round refuses (the handler's size) is the form's
+			// 422, as the workbench answers it; and htmx swaps a refusal only as a 422 (or a
+			// limit's 429 and 503), beside the form.
+			if status == http.StatusBadRequest || web.HTMXOf(c.Request()).Active && status != http.StatusTooManyRequests && status != http.StatusServiceUnavailable {
 				status = http.StatusUnprocessableEntity
 			}
 		}
 		return h.checks.Answer(c, status, a)
 	}
+}
+
+// unreadHandler is the refusal of a submission whose body passed what the route reads (the
+// workbench's bound, given by the assembly): the handler was not read at all.
+const unreadHandler = "the handler was not read: what was sent is larger than this route reads, and a handler may have at most 16,384 bytes (16 KB)"
+
+// tooLarge reports whether err comes from a body past the route's bound.
+func tooLarge(err error) bool {
+	var mb *http.MaxBytesError
+	return errors.As(err, &mb)
+}
+
+// unreadSubmission answers a submission too large to read: in the workbench when the site draws
+// one, as its note (htmx swaps it beside a form that keeps the editor's handler; without script the
+// page says where the handler still is), else as the refusal alone.
+func (h *Handlers) unreadSubmission(c echo.Context) error {
+	msg := "Not submitted: " + unreadHandler + ". Your handler is still in the page you sent it from: go back to it."
+	if h.checks.Answer == nil {
+		return &web.Error{Status: http.StatusRequestEntityTooLarge, Msg: msg}
+	}
+	status := http.StatusRequestEntityTooLarge
+	if web.HTMXOf(c.Request()).Active {
+		status = http.StatusUnprocessableEntity // htmx swaps a refusal only as a 422
+	}
+	return h.checks.Answer(c, status, pages.RoundAnswer{Note: pages.RoundNote{Text: msg}})
 }
 
 // plainAnswer answers a submission where the site drew no workbench (a test of the rooms alone):
@@ -169,6 +199,9 @@ func (h *Handlers) APISubmit() echo.HandlerFunc {
 			Source string `json:"source"`
 		}
 		if err := readJSON(c.Request(), &in, false); err != nil {
+			if tooLarge(err) {
+				return c.JSON(http.StatusRequestEntityTooLarge, present.APIError("source", unreadHandler))
+			}
 			return err
 		}
 		ch := &checker{h: h}
