@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -248,6 +249,38 @@ func (tb *browserTab) waitFor(what, expr string) {
 	tb.t.Helper()
 	if err := tb.poll(expr, 15*time.Second); err != nil {
 		tb.t.Fatalf("waiting for %s: %v; the tab is at %s", what, err, tb.whereAbouts())
+	}
+}
+
+// click clicks the element sel names as a person would, once it is in view and on top at its
+// centre: a swap that scrolls the page as it settles (htmx's show:top) would otherwise move the
+// element between chromedp's scroll and its click, and the click would land on whatever came
+// under the pointer.
+func (tb *browserTab) click(sel string) {
+	tb.t.Helper()
+	expr := `(() => { const el = document.querySelector(` + strconv.Quote(sel) + `); if (!el) return null;
+		el.scrollIntoView({block: "center", inline: "nearest"});
+		const r = el.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
+		const hit = document.elementFromPoint(x, y);
+		return hit && (hit === el || el.contains(hit)) && document.querySelectorAll(".htmx-request, .htmx-settling, .htmx-swapping").length === 0 ? [x, y] : null; })()`
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		var prev []float64
+		// The same place twice, a frame apart: nothing is still moving it.
+		xy, err := chromedp.Run(tb.ctx, chromedp.Evaluate[[]float64](expr))
+		if err == nil && len(xy) == 2 {
+			time.Sleep(50 * time.Millisecond)
+			prev = xy
+			xy, err = chromedp.Run(tb.ctx, chromedp.Evaluate[[]float64](expr))
+		}
+		if err == nil && len(xy) == 2 && len(prev) == 2 && xy[0] == prev[0] && xy[1] == prev[1] {
+			tb.do(chromedp.MouseClickXY(xy[0], xy[1]))
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.t.Fatalf("%s never came into view on top (%v); the tab is at %s", sel, err, tb.whereAbouts())
+		}
+		time.Sleep(40 * time.Millisecond)
 	}
 }
 

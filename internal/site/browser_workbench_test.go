@@ -65,11 +65,11 @@ func TestBrowserWorkbench(t *testing.T) {
 
 	// Which jobs? and one job's timeline.
 	tb.do(chromedp.Click(chromedp.CSS(`.wb-jobs summary`)))
-	tb.do(chromedp.Click(chromedp.CSS(`.wb-jobs .job-ids button`)))
+	tb.click(`.wb-jobs .job-ids button`)
 	tb.waitFor("the job's timeline", `document.querySelector("#wb-trace .job-trace .job-events li")`)
 
 	// Share, then reopen it where nothing of this tab is known.
-	tb.do(chromedp.Click(chromedp.CSS("#wb-share")))
+	tb.click("#wb-share") // the timeline's swap may still be scrolling the page to it
 	tb.waitFor("the share's page", `location.pathname.startsWith("/workbench/s/") && `+wbRoot+`?.querySelector(".cm-editor .cm-line")`)
 	shared := browserEval[string](tb, `location.pathname + location.search`)
 	if !strings.Contains(shared, "jobs=2000") || !strings.Contains(browserEval[string](tb, wbArea+`.value`), "# mine, from the phone") {
