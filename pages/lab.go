@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"effectivelyonce/experiments"
@@ -77,6 +78,11 @@ type LabStatus struct {
 	// than the run (the host's, who has just started it and owns it), and the browser's own ask
 	// draws it for the browser as it is now. An answer to that ask never sets it again.
 	AskAtOnce bool
+	// Room says a study room shows the box, and to whom: RoomHost or RoomMember ("" outside a
+	// room), so that it says whose run it is in the room's words (LabInRoom).
+	Room string
+	// Bar says the box is in the room bar's fold, whose summary line each poll renews.
+	Bar       bool
 	CancelURL string
 	PageURL   string // the page with the run's values, at the box: progress for a reader without script
 	FormURL   string // the page with the run's values, at the form: to run them again
@@ -348,12 +354,101 @@ func labRefusedIntro(n int) string {
 	return strconv.Itoa(n) + " values need fixing:"
 }
 
-// labWhose says whose the run is, as the box's first words.
+// labWhose says whose the run is, as the box's first words. In a study room the run is the
+// host's: the host reads it as theirs even from a browser that did not start it (their stream's,
+// drawn with cookies older than the run), and every member as the host's.
 func labWhose(s LabStatus) string {
-	if s.Yours {
+	switch {
+	case s.Yours || s.Room == RoomHost:
 		return "Your run"
+	case s.Room == RoomMember:
+		return "The host's run"
 	}
 	return "Someone else's run"
+}
+
+// Whose a study room's lab box is drawn for (LabStatus.Room).
+const (
+	RoomHost   = "host"
+	RoomMember = "member"
+)
+
+// LabInRoom answers s as a study room shows it to its host (host) or a member, in the room bar's
+// fold (bar) or on the room's page. The room's words ride in the progress address, as the pace
+// does (LabPaced), so that every poll's answer keeps them; they only label the box: Cancel is
+// still the run owner's alone.
+func LabInRoom(s LabStatus, host, bar bool) LabStatus {
+	s.Room, s.Bar = RoomMember, bar
+	if host {
+		s.Room = RoomHost
+	}
+	u, err := url.Parse(s.ProgressURL)
+	if err != nil {
+		return s
+	}
+	q := u.Query()
+	q.Set("room", s.Room)
+	if bar {
+		q.Set("bar", "1")
+	}
+	u.RawQuery = q.Encode()
+	s.ProgressURL = u.String()
+	return s
+}
+
+// LabLiveWith is what a box's moving part sends with each poll (labLiveVals): the run it shows,
+// whether it is drawn as the asker's own, and how many tables it holds, so that the answer can
+// be that part alone while nothing else has changed (LabLiveOnly).
+type LabLiveWith struct {
+	Run     string
+	Yours   bool
+	Results int
+}
+
+// LabLiveOnly reports whether a poll from a box that shows had can be answered with the box's
+// moving part alone (and the tables finished since, appended): the same run, still going, drawn
+// for the same owner. Anything else redraws the whole box: the run ended (Cancel goes), or the
+// asker's Cancel must appear.
+func LabLiveOnly(s LabStatus, had LabLiveWith) bool {
+	return s.Running && s.ID == had.Run && s.Yours == had.Yours && had.Results <= len(s.Results)
+}
+
+// labLiveVals is what the moving part's poll sends (LabLiveWith), as htmx's hx-vals.
+func labLiveVals(s LabStatus) string {
+	yours := "0"
+	if s.Yours {
+		yours = "1"
+	}
+	return fmt.Sprintf(`{"part":"live","run":%q,"yours":%q,"results":"%d"}`, s.ID, yours, len(s.Results))
+}
+
+// labPartState says, after the bar's fold of the room's lab run, where the run is, so that a
+// member who folded it (as a phone does) still reads how far it has gone, or how it ended.
+func labPartState(s LabStatus) string {
+	if !s.Running {
+		word, _, ok := strings.Cut(s.Ended, ":")
+		if !ok || word == "" || strings.Contains(word, " ") {
+			return "ended"
+		}
+		return strings.ToLower(word)
+	}
+	jobs := experiments.Thousands(s.Done) + " of " + experiments.Thousands(s.Jobs) + " jobs"
+	if s.Count > 1 {
+		return "design " + strconv.Itoa(s.Index) + " of " + strconv.Itoa(s.Count) + ", " + jobs
+	}
+	return jobs
+}
+
+// labPermille is how far the run has gone, in thousandths of all its designs' jobs.
+func labPermille(s LabStatus) int {
+	if !s.Running {
+		return 1000
+	}
+	done := float64(max(s.Index-1, 0))
+	if s.Jobs > 0 {
+		done += min(float64(s.Done)/float64(s.Jobs), 1)
+	}
+	return int(1000 * done / float64(max(s.Count, 1)))
 }
 
 // LabEvery is how often a progress box asks for the run's progress by default: often enough that
@@ -412,4 +507,16 @@ func labWorkers(n int) string {
 		return "with workers 1 and 2"
 	}
 	return fmt.Sprintf("with workers 1 to %d", n)
+}
+
+// labWait tells a viewer who cannot cancel the run who can, and when it should end: in a study
+// room the host, anywhere else the browser that started it, and then they may start their own.
+func labWait(s LabStatus) string {
+	switch s.Room {
+	case RoomMember:
+		return "Only the host can cancel it. It should end in about " + s.Left + "."
+	case RoomHost:
+		return "Only the browser you started it from can cancel it. It should end in about " + s.Left + "."
+	}
+	return "Only the browser that started it can cancel it. The lab runs one at a time: you can start your own run when this one ends, in about " + s.Left + "."
 }

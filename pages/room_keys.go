@@ -88,13 +88,17 @@ func (v RoomView) sessionKey(k keyWriter, name string) bool {
 		}
 		deepKey(k, reflect.ValueOf(v.Handlers))
 	case PartLab:
-		// The box polls the lab for its moving counts itself: its key is the run, whose it is,
-		// how it ended and its tables, so that a stream sends it when the room starts watching a
-		// run, and when the run ends, not at every change of the room. (Two streams with one key
-		// may so be given a box drawn a moment apart, whose counts its next poll renews.)
+		// The box polls the lab for its moving counts and its tables itself: its key is the run,
+		// whose it is, how it ended and its tables once it has, so that a stream sends it when the
+		// room starts watching a run, and when the run ends, not at every change of the room (nor
+		// mid-run, which would replace the host's Cancel under their hand). (Two streams with one key
+		// may so be given a box drawn a moment apart, whose counts and tables its next poll renews.)
 		if s := v.LabRun; s != nil {
 			run := *s
 			run.Left, run.Design, run.Index, run.Done, run.Killed, run.Redelivered, run.Elapsed = "", "", 0, 0, 0, 0, ""
+			if run.Running {
+				run.Results = nil // the box's poll appends a design's table as it ends, beside Cancel
+			}
 			deepKey(k, reflect.ValueOf(run))
 		} else {
 			k.h.WriteByte(0)

@@ -49,12 +49,3 @@ func asksAbout(v RoomView, rd *rooms.RoundView) string {
 	}
 	return rd.Question.Experiment
 }
-
-// labPartState says, after the bar's fold of the room's lab run, where the run is: so a member
-// who folded it still reads that it goes, or has ended.
-func labPartState(s LabStatus) string {
-	if s.Running {
-		return ": running"
-	}
-	return ": ended"
-}

@@ -294,6 +294,13 @@
   function foldContents() {
     var fold = document.querySelector(".toc-fold");
     if (fold && window.matchMedia && window.matchMedia("(max-width: 860px)").matches) fold.open = false;
+    foldLab(document);
+  }
+  // So does the room bar's lab run (pages/room_session.templ's labPart): its summary line says how
+  // far the run is, and the box opens on demand.
+  function foldLab(root) {
+    if (!window.matchMedia || !window.matchMedia("(max-width: 860px)").matches) return;
+    root.querySelectorAll("details.roombar-lab[open]").forEach(function (d) { d.open = false; });
   }
 
   // One live region for the whole page, never swapped: a region that arrives with the swapped-in
@@ -1012,9 +1019,12 @@
       if (!box || !ctl) return;
       var room = box.getAttribute("data-room");
       var on = following(room);
-      ctl.querySelector("[data-follow-on]").hidden = !on;
-      ctl.querySelector("[data-follow-off]").hidden = on;
       var path = el.getAttribute("data-present-path");
+      // Following, but on another page than the host's: say so, not that the page follows.
+      var away = ctl.querySelector("[data-follow-away]");
+      ctl.querySelector("[data-follow-on]").hidden = !on || (!!away && path !== here());
+      if (away) away.hidden = !on || path === here();
+      ctl.querySelector("[data-follow-off]").hidden = on;
       var st = store("session");
       var key = "eo-presented:" + room;
       if (st && st.getItem(key) === path) return;
@@ -1113,6 +1123,7 @@
     part.querySelectorAll("details[data-fold]").forEach(function (d) {
       var k = d.getAttribute("data-fold");
       if (k in folds) d.open = folds[k];
+      else if (k === "lab") foldLab(part);
     });
     if (!focusAt || part.contains(document.activeElement)) return;
     var at = focusAt;

@@ -75,7 +75,8 @@ func TestRoomWatchesALabRun(t *testing.T) {
 		t.Fatalf("start the run: %d %s", r.status, r.body)
 	}
 	// The room's box asks once a second, not at the lab's own pace: every member's page has one.
-	if _, _, err := stream.Until(10*time.Second, named(pages.PartLab, `id="lab-status"`, `hx-get="/lab/progress?every=1s"`)); err != nil {
+	// Its polls say whose it is in the room's words: the host's.
+	if _, _, err := stream.Until(10*time.Second, named(pages.PartLab, `id="lab-status"`, `hx-get="/lab/progress?every=1s&amp;room=member"`, "The host&#39;s run")); err != nil {
 		t.Fatalf("the member's stream did not carry the run: %v", err)
 	}
 	// A second run while it goes is the lab's refusal, said beside the form.
@@ -115,7 +116,25 @@ func TestRoomWatchesALabRun(t *testing.T) {
 			t.Errorf("the %s's poll offers Cancel: %v", who, strings.Contains(box, ">Cancel</button>"))
 		}
 	}
-	if b := ada.get("/blocks/1").body; !strings.Contains(b, `class="roombar-lab"`) || !strings.Contains(b, `id="lab-status"`) {
+	// A poll of the box's moving part, while nothing else has changed, answers that part alone:
+	// Cancel beside it is never replaced. Once the run has ended, the whole box, in its place.
+	if run := s.lab.Runner().Current(); run != nil {
+		r := host.send("GET", "/lab/progress?every=1s&room=host&part=live&yours=1&results=0&run="+run.ID, nil, true)
+		if r.header.Get("HX-Retarget") != "" {
+			if r.header.Get("HX-Retarget") != "closest .lab-status" || !strings.Contains(r.body, "data-ended") {
+				t.Errorf("the moving part's poll answered the whole box while the run went on: %s %.500s", r.header.Get("HX-Retarget"), r.body)
+			}
+		} else if !strings.HasPrefix(strings.TrimSpace(r.body), `<div class="lab-live"`) || strings.Contains(r.body, "Cancel") || strings.Contains(r.body, `class="lab-status"`) {
+			t.Errorf("the moving part's poll of a running run is not that part alone: %.600s", r.body)
+		}
+	}
+	for who, b := range map[string]*browser{"host": host, "member": ada} {
+		box := b.get("/lab/progress?every=1s&room=" + who).body
+		if want := map[string]string{"host": "<strong>Your run</strong>", "member": "<strong>The host&#39;s run</strong>"}[who]; !strings.Contains(box, want) {
+			t.Errorf("the %s's poll does not say %s: %.300s", who, want, box)
+		}
+	}
+	if b := ada.get("/blocks/1").body; !strings.Contains(b, `class="roombar-lab"`) || !strings.Contains(b, `id="lab-status"`) || !strings.Contains(b, "The host&#39;s run") {
 		t.Error("the member's bar does not show the run")
 	}
 

@@ -283,7 +283,7 @@ func (h *Handlers) Cancel() echo.HandlerFunc {
 			// From the box itself, wherever it is shown (the lab's page, the workbench's): the box,
 			// now saying the run was cancelled.
 			c.Response().Header().Set("Cache-Control", "no-store")
-			return web.Render(c, http.StatusOK, pages.LabProgress(*st))
+			return web.Render(c, http.StatusOK, pages.LabAnswer(inRoom(*st, c.FormValue("room"), c.FormValue("bar"))))
 		}
 		if st != nil {
 			to = st.PageURL
@@ -310,9 +310,31 @@ func (h *Handlers) Progress() echo.HandlerFunc {
 		if every, err := time.ParseDuration(c.QueryParam("every")); err == nil && every > pages.LabEvery && every <= maxEvery {
 			box = pages.LabPaced(box, every)
 		}
+		box = inRoom(box, c.QueryParam("room"), c.QueryParam("bar"))
 		c.Response().Header().Set("Cache-Control", "no-store")
-		return web.Render(c, http.StatusOK, pages.LabProgress(box))
+		if c.QueryParam("part") == "live" {
+			// The box's moving part asks (pages.LabProgress): while nothing but the counts and the
+			// tables has changed, that part alone, so that Cancel beside it is never replaced;
+			// otherwise the whole box, in place of the one the part is in.
+			results, _ := strconv.Atoi(c.QueryParam("results"))
+			if had := (pages.LabLiveWith{Run: c.QueryParam("run"), Yours: c.QueryParam("yours") == "1", Results: results}); pages.LabLiveOnly(box, had) {
+				return web.Render(c, http.StatusOK, pages.LabLive(box, had.Results))
+			}
+			c.Response().Header().Set("HX-Retarget", "closest .lab-status")
+			c.Response().Header().Set("HX-Reswap", "outerHTML")
+		}
+		return web.Render(c, http.StatusOK, pages.LabAnswer(box))
 	}
+}
+
+// inRoom is box as a study room shows it, when the box's address or form says it is in one
+// (pages.LabInRoom): room is whom it is drawn for, bar "1" in the room bar. Those words only label
+// the box, so they are taken as given.
+func inRoom(box pages.LabStatus, room, bar string) pages.LabStatus {
+	if room != pages.RoomHost && room != pages.RoomMember {
+		return box
+	}
+	return pages.LabInRoom(box, room == pages.RoomHost, bar == "1")
 }
 
 // maxEvery is the slowest pace a progress box may ask for: well inside Unwatched, so that a run

@@ -50,15 +50,17 @@ type LabParts struct {
 }
 
 // addLab gives a room's view the lab run the room watches, as the browser of c sees it (its own
-// run, with Cancel, or the host's). The bar on /lab itself shows none: the page shows the run.
+// run, with Cancel, or the host's), in the room's words. The bar on /lab itself shows none: the
+// page shows the run.
 func (h *Handlers) addLab(c echo.Context, v *pages.RoomView, page string) {
 	if h.lab.Watched == nil || v.Room.LabRun == "" || (v.Bar && page == "/lab") {
 		return
 	}
 	if s := h.lab.Watched(c, v.Room.LabRun); s != nil {
-		paced := pages.LabPaced(*s, LabEvery)
-		paced.AskAtOnce = true // a stream's cookies may be older than the run (see AskAtOnce)
-		v.LabRun = &paced
+		// "The host's run" to members, "Your run" to the host, in every poll's answer too.
+		box := pages.LabInRoom(pages.LabPaced(*s, LabEvery), v.IsHost(), v.Bar)
+		box.AskAtOnce = true // a stream's cookies may be older than the run (see AskAtOnce)
+		v.LabRun = &box
 	}
 }
 
