@@ -1,6 +1,7 @@
 package site
 
 import (
+	"html"
 	"net/http"
 	"net/url"
 	"strings"
@@ -94,6 +95,12 @@ func TestProjectorView(t *testing.T) {
 		}
 	}
 	noNames("revealed, names shown to members", screen.body)
+	// The host's page promises what the projector does: names when the host shows them to members
+	// (QA report, item 1).
+	page := html.UnescapeString(host.get(roomPath).body)
+	if strings.Contains(page, "never a name") || !strings.Contains(page, "names only if you show them to members") {
+		t.Error("the host's page does not say the projector shows names once the host shows them to members")
+	}
 	if member := ada.get(roomPath); !strings.Contains(member.body, "data-moved-closer>1 of 1<") || !strings.Contains(member.body, "Bob") {
 		t.Error("Ada's page after the reveal lacks moved-closer or the names the host showed")
 	}
