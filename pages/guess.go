@@ -145,7 +145,7 @@ type AfterView struct {
 	// shows the prose with them after a guess, a rerun or the switch.
 	Of []string
 	// Pending says one of those results waits for the reader's guess; Sealed, that one waits for
-	// the reveal of a round of their study room.
+	// the reveal of a round of their study room, and the prose is then left out (HTML is "").
 	Pending bool
 	Sealed  bool
 }
@@ -161,6 +161,12 @@ func (v ArticleView) After(part content.Part) AfterView {
 		}
 		a.Pending = a.Pending || (run.Guess != nil && run.Guess.Pending)
 		a.Sealed = a.Sealed || run.Sealed != nil
+	}
+	if a.Sealed {
+		// Left out, not only hidden: the prose states the numbers a study room's round asks for
+		// (block 4's says how many duplicates escape at a window of 1,000), and a member could read
+		// them in the page's source.
+		a.HTML = ""
 	}
 	return a
 }

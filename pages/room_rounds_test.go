@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a-h/templ"
+
 	"effectivelyonce/rooms"
 )
 
@@ -146,5 +148,52 @@ func TestBarShowsTheHistogram(t *testing.T) {
 	}
 	if !strings.Contains(bar, ">10<") || !strings.Contains(bar, ">100<") {
 		t.Error("the bar's axis is not the one both votes share (10 to 100)")
+	}
+}
+
+// TestProjectorHandlerTableHasNoControls: the projector's table of submissions after a handler
+// round's reveal has no host control ("Show on the projector") and no link (the projector's view
+// holds no share, so a link went to /workbench/s/ with no hash and read "Open's handler" to a
+// screen reader); names only when the host shows them to members. The host's own table keeps its
+// links and buttons. (QA report, item 8.)
+func TestProjectorHandlerTableHasNoControls(t *testing.T) {
+	draw := func(c templ.Component) string {
+		var b strings.Builder
+		if err := c.Render(context.Background(), &b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	round := func(names bool, member, hash, name string) *rooms.RoundView {
+		return &rooms.RoundView{Seq: 2, State: rooms.RoundRevealed, NamesVisible: names,
+			Question: rooms.Question{Kind: rooms.KindHandler, Params: "key_window=1000"},
+			Handler: &rooms.HandlerView{Submissions: []rooms.SubmissionView{
+				{MemberID: member, Name: name, Hash: hash, Verdict: rooms.Verdict{Survives: true}},
+				{MemberID: member, Name: name, Hash: hash, Verdict: rooms.Verdict{Lost: 3}}}}}
+	}
+	host := RoomView{Room: rooms.View{Role: rooms.AsHost, RoomID: "r"}, Actions: "/rooms/r", URL: "/rooms/r"}
+	for _, names := range []bool{false, true} {
+		name := ""
+		if names {
+			name = "Ada" // the projector's view keeps names only when the host shows them (roomsweb's projectorRound)
+		}
+		screen := draw(handlerScreen(host, round(names, "", "", name)))
+		for _, bad := range []string{"Show on the projector", "/workbench/s/", "'s handler", "&#39;s handler", "<a ", "<button", "<form"} {
+			if strings.Contains(screen, bad) {
+				t.Errorf("names %v: the projector's table carries %q:\n%s", names, bad, screen)
+			}
+		}
+		if has := strings.Contains(screen, ">Who<"); has != names {
+			t.Errorf("names %v: the projector's table has a Who column: %v", names, has)
+		}
+		if names && !strings.Contains(screen, ">Ada<") {
+			t.Error("the host shows names to members, and the projector leaves them out")
+		}
+	}
+	own := draw(submissionsTable(host, round(false, "m1", "abc123", "Ada"), "Every handler submitted", false))
+	for _, want := range []string{`href="/workbench/s/abc123?key_window=1000"`, "Show on the projector", ">Who<", "Open<span class=\"offscreen\"> Ada&#39;s handler</span>"} {
+		if !strings.Contains(own, want) {
+			t.Errorf("the host's own table lacks %q:\n%s", want, own)
+		}
 	}
 }

@@ -190,8 +190,8 @@ func AskBody(v RoomView) templ.Component {
 	})
 }
 
-// sealedResult stands in for a result while the reader's study room asks about it: the number is
-// to be guessed, not read. The host's reveal brings the result in (app.js asks the block again
+// sealedResult stands in for a result while the reader's study room asks a number of its
+// experiment: the number is to be guessed, not read, at these values or any others. The host's reveal brings the result in (app.js asks the block again
 // when the room's stream says the round is revealed); without script, the link does.
 func sealedResult(v ExperimentView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
@@ -275,20 +275,20 @@ func sealedResult(v ExperimentView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, " of your study room asks about this run: ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, " of your study room asks a number of this experiment: ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var15 string
 		templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(v.Sealed.Question)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room_session.templ`, Line: 62, Col: 162}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room_session.templ`, Line: 62, Col: 175}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "</p><p class=\"help\">Answer in the room bar at the top of the page; the result appears here when the host reveals it. <a href=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, " Every run of it stays hidden until then, whatever its values.</p><p class=\"help\">Answer in the room bar at the top of the page; the result appears here when the host reveals it. <a href=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

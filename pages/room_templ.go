@@ -897,8 +897,8 @@ func RoomPage(v RoomView) templ.Component {
 
 // ProjectorPage is the room on the big screen, for the host to put up in front of the group:
 // how to join, the round with its count and countdown, and after the reveal the histograms.
-// Never a name (the host's view has them; this draws none) and never a control: the host runs
-// the room from their own screen.
+// No name unless the host shows names to members (then the revealed answers with them, as members
+// see them), and never a control: the host runs the room from their own screen.
 func ProjectorPage(v RoomView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -2563,7 +2563,7 @@ func joinBox(v RoomView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 207, "\" target=\"_blank\" rel=\"noopener\">Open the projector view</a> <span class=\"help\">(the big screen: the code, the round and its results, never a name)</span></p></div></div></details>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 207, "\" target=\"_blank\" rel=\"noopener\">Open the projector view</a> <span class=\"help\">(the big screen: the code, the round and its results; names only if you show them to members)</span></p></div></div></details>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

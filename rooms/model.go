@@ -187,6 +187,19 @@ func (q Question) Accepts(v float64) error {
 	return nil
 }
 
+// truth checks the true value a host types for a custom question: finite, and inside the range
+// the question takes answers in, which the host chose for it.
+func (q Question) truth(v float64) error {
+	if !finite(v) {
+		return fieldErr("measured", ErrInvalid, "the true value is a finite number")
+	}
+	if v < q.Min || v > q.Max {
+		return fieldErr("measured", ErrInvalid, "the true value lies in the round's answer range, %s to %s; %s is outside it",
+			experiments.Readable(q.Min), experiments.Readable(q.Max), experiments.Readable(v))
+	}
+	return nil
+}
+
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // plain reports whether s is valid text of at most max characters, every one of them in the PRECIS

@@ -132,7 +132,23 @@ func (s *Service) Reveal(ctx context.Context, host Caller, seq int, m Measurer) 
 	if err := s.changing(ctx, r); err != nil {
 		return Round{}, err
 	}
-	rd, err := s.store.UpdateRound(ctx, r.ID, seq, lockRound)
+	// A custom round's true value is the one its host typed: it is checked before the round
+	// locks, so that a typo (60 for a round answered from 0 to 50) is refused with the round still
+	// taking answers, rather than locking it or revealing a truth no answer could have reached.
+	var typed float64
+	rd, err := s.store.UpdateRound(ctx, r.ID, seq, func(rd *Round) error {
+		if rd.Question.Kind == KindCustom && rd.State != RoundRevealed {
+			v, err := m.Measure(ctx, rd.Question)
+			if err != nil {
+				return err
+			}
+			if err := rd.Question.truth(v); err != nil {
+				return err
+			}
+			typed = v
+		}
+		return lockRound(rd)
+	})
 	if err != nil {
 		return Round{}, notFoundAs(err, "seq", noRound)
 	}
@@ -140,9 +156,11 @@ func (s *Service) Reveal(ctx context.Context, host Caller, seq int, m Measurer) 
 	if rd.Question.Kind == KindHandler {
 		return s.revealHandler(ctx, r, rd, m)
 	}
-	v, err := m.Measure(ctx, rd.Question)
-	if err != nil {
-		return Round{}, err
+	v := typed
+	if rd.Question.Kind != KindCustom {
+		if v, err = m.Measure(ctx, rd.Question); err != nil {
+			return Round{}, err
+		}
 	}
 	if !finite(v) {
 		return Round{}, fieldErr("measured", ErrInvalid, "the measured value is not a finite number")

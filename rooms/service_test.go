@@ -678,3 +678,28 @@ func TestCallerPrintsNoKey(t *testing.T) {
 		}
 	}
 }
+
+// TestRevealRefusesATruthOutsideTheRange: a custom round's true value, typed by its host, lies in
+// the range the round takes answers in; one outside it (or no number) is refused naming the field,
+// and the round keeps taking answers, as if the typo had not been sent. (QA report, item 12.)
+func TestRevealRefusesATruthOutsideTheRange(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Config{})
+	ada := f.join(t, "Ada")
+	seq := f.round(t, Question{Kind: KindCustom, Text: "How many?", Min: 0, Max: 50})
+	for _, v := range []float64{60, -1, math.Inf(1)} {
+		_, err := f.svc.Reveal(ctx, f.as(t, f.host), seq, measured(v))
+		is(t, err, ErrInvalid)
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != "measured" || (v == 60 && !strings.Contains(fe.Message, "0 to 50")) {
+			t.Errorf("true value %v: %v, want a refusal naming measured and the range", v, err)
+		}
+	}
+	if err := f.svc.Guess(ctx, f.as(t, ada), seq, 20); err != nil {
+		t.Fatalf("a guess after the refused reveals: %v (the round should still be open)", err)
+	}
+	rd, err := f.svc.Reveal(ctx, f.as(t, f.host), seq, measured(50))
+	if err != nil || rd.State != RoundRevealed || rd.Measured != 50 {
+		t.Fatalf("a true value at the range's end: %v %v %v", rd.State, rd.Measured, err)
+	}
+}

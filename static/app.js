@@ -931,7 +931,9 @@
       box.classList.toggle("result-sealed", sealed);
       var body = box.querySelector(".after-body"), note = box.querySelector(".after-note");
       if (body) body.hidden = pending || sealed;
-      if (note) note.hidden = !(pending || sealed);
+      // A note over prose the server left out (data-left-out) stays: the prose comes back with
+      // the page, not with the block's reveal.
+      if (note) note.hidden = !(pending || sealed || note.hasAttribute("data-left-out"));
     });
   }
 

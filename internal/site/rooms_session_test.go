@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/pages"
 )
 
 // askOption finds, in a page's "Ask about this page", the option whose words are words, and
@@ -30,8 +31,8 @@ func askOption(t *testing.T, body, words string) string {
 // TestAskAboutThisPage: the host's bar on a block lists the numbers the page shows, in words with
 // their rows and the reading's headline, even for a run the cache never held; the round it opens
 // names the experiment, its parameters and the row; a member's copy of that run is hidden until
-// the reveal, on the page and in a rerun's fragment, while the host's is not, nor a run at other
-// parameters; after the reveal the member's page shows the result.
+// the reveal, on the page and in a rerun's fragment, and so is a run at other parameters, while
+// the host's is not; after the reveal the member's page shows the result.
 func TestAskAboutThisPage(t *testing.T) {
 	s := newTestServer(t, testConfig())
 	host, ada := newBrowser(t, s), newBrowser(t, s)
@@ -85,12 +86,13 @@ func TestAskAboutThisPage(t *testing.T) {
 	if f.status != http.StatusOK || !strings.Contains(f.body, sealed) {
 		t.Errorf("the member's rerun fragment: %d, hidden %v", f.status, strings.Contains(f.body, sealed))
 	}
-	// The host sees it; the same experiment at other parameters is not hidden.
+	// The host sees it; the same experiment at other parameters is hidden from the member too
+	// (TestSealedHidesEveryRunOfItsExperiment).
 	if h := host.get(page); strings.Contains(h.body, sealed) {
 		t.Error("the host's copy is hidden")
 	}
-	if d := ada.get("/blocks/4"); strings.Contains(d.body, sealed) {
-		t.Error("the window at its defaults is hidden, though the round asks about max_delay=4321")
+	if d := ada.get("/blocks/4"); !strings.Contains(experimentBlock(d.body, "exp-window"), sealed) {
+		t.Error("the window at its defaults shows to the member while the round asks about the window at max_delay=4321")
 	}
 
 	// The reveal measures the run and the member's page shows the result again.
@@ -99,6 +101,95 @@ func TestAskAboutThisPage(t *testing.T) {
 	}
 	if a := ada.get(page); strings.Contains(a.body, sealed) || !strings.Contains(experimentBlock(a.body, "exp-window"), "What the numbers say") {
 		t.Error("after the reveal, the member's page still hides the result")
+	}
+}
+
+// TestSealedHidesEveryRunOfItsExperiment: while a round asks how many duplicates escape a window
+// of 1,000 ids (195 at the document's values), a member reads that number nowhere: not by running
+// the window at other values that hold the row ("1000", "1000,2000", "999,1000"), not in a rerun's
+// fragment, not in the sealed block's markup (the guess form's data-measured, charts, tables), not
+// in the prose after the block, the predictions quiz, the JSON or CSV API, nor "which jobs?". The
+// host reads all of it; after the reveal, so does the member. (QA report, item 2.)
+func TestSealedHidesEveryRunOfItsExperiment(t *testing.T) {
+	s := newTestServer(t, testConfig())
+	host, ada := newBrowser(t, s), newBrowser(t, s)
+	roomPath, _ := startRoom(t, host, "Sealed")
+	joinAs(t, ada, codeOf(t, host, roomPath), "Ada")
+	ada.get(roomPath)
+	ada.cookies[pages.GuessOptInCookie] = "on" // the guess form, which carries the measured value, is drawn
+
+	r := host.get("/blocks/4")
+	number := askOption(t, r.body, "escaped duplicates at window 1,000")
+	if r := host.post(roomPath+"/rounds", url.Values{"number": {number}, "return": {"/blocks/4"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("ask: %d %s", r.status, r.body)
+	}
+	const answer = "195"
+	if h := host.get("/blocks/4?windows=1000"); !strings.Contains(experimentBlock(h.body, "exp-window"), answer) {
+		t.Fatalf("the host's run at window 1,000 does not show %s: the test measures nothing", answer)
+	}
+	sealed := "Hidden until the host reveals the answer"
+	jobsLink := regexp.MustCompile(`href="(/jobs/window\?[^"]*)"`).FindStringSubmatch(host.get("/blocks/4?windows=1000").body)
+	if jobsLink == nil {
+		t.Fatal("no “which jobs?” link under the host's window table")
+	}
+	jobs := html.UnescapeString(jobsLink[1])
+	jobsAPI := strings.Replace(jobs, "/jobs/window?", "/api/experiments/window/jobs?", 1)
+	apis := []string{"/api/experiments/window?windows=1000", "/api/experiments/window?windows=1000,2000&format=csv",
+		"/api/experiments/window", jobsAPI, jobs, "/jobs/window/1?" + strings.SplitN(jobs, "?", 2)[1]}
+
+	for _, q := range []string{"", "?windows=1000", "?windows=1000,2000", "?windows=999,1000", "?max_delay=4321"} {
+		a := ada.get("/blocks/4" + q)
+		w := experimentBlock(a.body, "exp-window")
+		if !strings.Contains(w, sealed) {
+			t.Errorf("/blocks/4%s: the member's window block is not hidden: %.400s", q, w)
+		}
+		for _, leak := range []string{answer, "data-measured", "<table", "data-chart"} {
+			if strings.Contains(w, leak) {
+				t.Errorf("/blocks/4%s: the member's sealed block carries %q", q, leak)
+			}
+		}
+		if strings.Contains(a.body, answer+" duplicates still escape") {
+			t.Errorf("/blocks/4%s: the prose after the block states the answer", q)
+		}
+		f := ada.send("GET", "/blocks/4"+q, nil, true, "HX-Target", "exp-window")
+		if !strings.Contains(f.body, sealed) || strings.Contains(experimentBlock(f.body, "exp-window"), answer) {
+			t.Errorf("/blocks/4%s: the member's rerun fragment is not sealed: %.300s", q, f.body)
+		}
+	}
+	if d := experimentBlock(ada.get("/blocks/4").body, "exp-window-grid"); strings.Contains(d, sealed) {
+		t.Error("the page's other experiment, which the round does not ask about, is hidden")
+	}
+	predictions := "/" // the first page asks the predictions' questions
+	quiz := regexp.MustCompile(`data-question="q4" data-measured="([^"]*)"`)
+	if m := quiz.FindStringSubmatch(ada.get(predictions).body); m == nil || m[1] != "" {
+		t.Errorf("the member's predictions quiz measures the window's question: %v", m)
+	}
+	if m := quiz.FindStringSubmatch(host.get(predictions).body); m == nil || m[1] == "" {
+		t.Errorf("the host's predictions quiz lost the window's measurement: %v", m)
+	}
+	for _, u := range apis {
+		a := ada.get(u)
+		if a.status != http.StatusForbidden || !strings.Contains(a.body, "hidden until the host reveals") || strings.Contains(a.body, answer) {
+			t.Errorf("member %s: %d %s", u, a.status, a.body)
+		}
+		if a.header.Get("Cache-Control") != "no-store" {
+			t.Errorf("member %s: Cache-Control %q, a cache could keep the refusal past the reveal", u, a.header.Get("Cache-Control"))
+		}
+		if h := host.get(u); h.status != http.StatusOK {
+			t.Errorf("host %s: %d %.200s", u, h.status, h.body)
+		}
+	}
+
+	if r := host.post(roomPath+"/rounds/1/reveal", url.Values{}); r.status != http.StatusSeeOther {
+		t.Fatalf("reveal: %d %s", r.status, r.body)
+	}
+	if a := ada.get("/blocks/4?windows=1000"); strings.Contains(a.body, sealed) || !strings.Contains(experimentBlock(a.body, "exp-window"), answer) {
+		t.Error("after the reveal, the member's run at window 1,000 is still hidden")
+	}
+	for _, u := range apis {
+		if a := ada.get(u); a.status != http.StatusOK {
+			t.Errorf("after the reveal, member %s: %d %.200s", u, a.status, a.body)
+		}
 	}
 }
 

@@ -84,6 +84,9 @@ func (h *Handlers) Experiment() echo.HandlerFunc {
 		if !ok {
 			return noExperiment(c)
 		}
+		if sealed, err := h.sealedAPI(c, e); sealed { // sealed.go: a study room asks a number of it
+			return err
+		}
 		q := c.QueryParams()
 		format := "json"
 		if v, ok := q["format"]; ok {

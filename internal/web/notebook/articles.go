@@ -42,7 +42,8 @@ func (h *Handlers) Article(entry content.Entry) echo.HandlerFunc {
 				site.Bar, site.InRoom = pages.RoomBar(*bar), true
 			}
 		}
-		seal := h.sealed(c, bar) // sealed.go
+		asks := h.sealer(c, bar) // sealed.go: the experiments the reader's study room asks about
+		seal := sealed(asks)
 
 		if hx.Target == pages.TimelineID && pages.HasMarker(page, content.MarkerTimeline) {
 			return web.Render(c, http.StatusOK, pages.Timeline(h.timeline(site, entry.Path, pages.PageParams(page, q))))
@@ -104,6 +105,7 @@ func (h *Handlers) Article(entry content.Entry) echo.HandlerFunc {
 		}
 		if pages.HasMarker(page, content.MarkerPredictions) {
 			view.Quiz = h.quiz(ctx, site)
+			sealedQuiz(view.Quiz, asks)
 		}
 		if pages.HasMarker(page, content.MarkerLab) {
 			view.Lab = h.parts.Lab(c, site)

@@ -133,6 +133,9 @@ func (h *Handlers) JobsAPI() echo.HandlerFunc {
 		if !ok {
 			return noExperiment(c)
 		}
+		if sealed, err := h.sealedAPI(c, e); sealed {
+			return err
+		}
 		jq, err := readJobsQuery(e, c.QueryParams(), true)
 		if err != nil {
 			return h.apiRefusal(c, err)
@@ -169,6 +172,9 @@ func (h *Handlers) JobAPI() echo.HandlerFunc {
 		e, ok := experiments.Lookup(c.Param("name"))
 		if !ok {
 			return noExperiment(c)
+		}
+		if sealed, err := h.sealedAPI(c, e); sealed {
+			return err
 		}
 		jq, err := readJobsQuery(e, c.QueryParams(), false)
 		if err != nil {
@@ -228,6 +234,9 @@ func (h *Handlers) JobsPage() echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
+		if err := h.sealedPage(c, e); err != nil {
+			return err
+		}
 		jq, err := readJobsQuery(e, c.QueryParams(), false)
 		if err != nil {
 			return pageRefusal(err)
@@ -261,6 +270,9 @@ func (h *Handlers) JobPage() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		e, err := lookupTraceable(c.Param("name"))
 		if err != nil {
+			return err
+		}
+		if err := h.sealedPage(c, e); err != nil {
 			return err
 		}
 		jq, err := readJobsQuery(e, c.QueryParams(), false)

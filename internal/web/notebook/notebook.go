@@ -34,10 +34,10 @@ type Parts struct {
 	Editor func(site pages.Site) pages.Site
 	// EditLinks are the "Edit and check" links under the designs a page shows.
 	EditLinks func(site pages.Site, entry content.Entry, page *content.Page) *pages.EditLinks
-	// Sealed answers which runs of the page a round of the reader's study room still asks about
-	// (bar is the room bar the page drew, nil for none), so that their results show hidden until
-	// the host reveals the answer; nil when none is.
-	Sealed func(c echo.Context, bar *pages.RoomView) func(e *experiments.Experiment, params any) *pages.Sealed
+	// Sealed answers which experiments a round of the reader's study room still asks a number of
+	// (bar is the room bar the page drew, nil for none), so that every run of them shows hidden
+	// until the host reveals the answer, whatever its parameters; nil when none is.
+	Sealed func(c echo.Context, bar *pages.RoomView) func(e *experiments.Experiment) *pages.Sealed
 }
 
 // Deps is what the notebook's handlers need.

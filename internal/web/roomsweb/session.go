@@ -60,12 +60,16 @@ func (h *Handlers) AskList() echo.HandlerFunc {
 	}
 }
 
-// Sealed is the study room's part of a notebook page for the reader of c: which runs a round still
-// open in their room asks about, so that the page shows those results hidden until the host
-// reveals the answer. Only a member's page hides anything (the host asks, and sees the result);
-// nil when nothing is hidden. bar is the room as the page's bar read it, when the page drew one,
-// so that the page reads its room once; a fragment (a rerun with htmx) has none and reads it here.
-func (h *Handlers) Sealed(c echo.Context, bar *pages.RoomView) func(e *experiments.Experiment, params any) *pages.Sealed {
+// Sealed is the study room's part of a notebook page for the reader of c: which experiments a
+// round not yet revealed in their room asks a number of, so that every run of those experiments the
+// member's pages and the API show them is hidden until the host reveals the answer. Every run, not
+// only the one the round names: the asked row sits in many runs (a window list of "1000" or
+// "1000,2000" measures the same row), and a member who could rerun the experiment at other values
+// would read the answer there. Only a member is sealed (the host asks, and sees the result); nil
+// when nothing is hidden. bar is the room as the page's bar read it, when the page drew one, so
+// that the page reads its room once; a fragment (a rerun with htmx) or an API call has none and
+// reads it here.
+func (h *Handlers) Sealed(c echo.Context, bar *pages.RoomView) func(e *experiments.Experiment) *pages.Sealed {
 	var st rooms.View
 	if bar != nil {
 		st = bar.Room
@@ -79,8 +83,8 @@ func (h *Handlers) Sealed(c echo.Context, bar *pages.RoomView) func(e *experimen
 		return nil
 	}
 	type asked struct {
-		name, key, question string
-		seq                 int
+		name, question string
+		seq            int
 	}
 	var open []asked
 	ask := pages.RoomView{Questions: h.asked}
@@ -88,22 +92,18 @@ func (h *Handlers) Sealed(c echo.Context, bar *pages.RoomView) func(e *experimen
 		if rd.State == rooms.RoundRevealed || rd.Question.Kind != rooms.KindMeasure {
 			continue
 		}
-		e, p, err := parseMeasured(rd.Question)
+		e, _, err := parseMeasured(rd.Question)
 		if err != nil {
 			continue
 		}
-		open = append(open, asked{name: e.Name, key: e.Key(p), question: ask.Ask(rd.Question), seq: rd.Seq})
+		open = append(open, asked{name: e.Name, question: ask.Ask(rd.Question), seq: rd.Seq})
 	}
 	if len(open) == 0 {
 		return nil
 	}
-	return func(e *experiments.Experiment, params any) *pages.Sealed {
-		if params == nil {
-			return nil
-		}
-		key := e.Key(params)
+	return func(e *experiments.Experiment) *pages.Sealed {
 		for i := len(open) - 1; i >= 0; i-- { // the newest round that asks
-			if a := open[i]; a.name == e.Name && a.key == key {
+			if a := open[i]; a.name == e.Name {
 				return &pages.Sealed{Room: st.RoomID, Round: a.seq, Question: a.question}
 			}
 		}
