@@ -1022,10 +1022,14 @@
       var room = box.getAttribute("data-room");
       var on = following(room);
       var path = el.getAttribute("data-present-path");
-      // Following, but on another page than the host's: say so, not that the page follows.
+      // Following, but on another page than the host's: say so, not that the page follows. The
+      // page, not its values: a member who reran the host's page with values of their own is
+      // still on it (and the presented address may spell its values another way).
       var away = ctl.querySelector("[data-follow-away]");
-      ctl.querySelector("[data-follow-on]").hidden = !on || (!!away && path !== here());
-      if (away) away.hidden = !on || path === here();
+      var there = false;
+      try { there = new URL(path, window.location.href).pathname !== window.location.pathname; } catch (e) { there = false; }
+      ctl.querySelector("[data-follow-on]").hidden = !on || (!!away && there);
+      if (away) away.hidden = !on || !there;
       ctl.querySelector("[data-follow-off]").hidden = on;
       var st = store("session");
       var key = "eo-presented:" + room;
@@ -1198,8 +1202,8 @@
       });
     });
   });
-  // A round that opens about an experiment on this page has that experiment's block asked for
-  // again, so the server can draw its result hidden when the round asks about the run it shows.
+  // A round that opens asking a number has every experiment block on the page asked for again, so
+  // the server draws their results hidden (a member sees no result while a round asks).
   // The round the page was drawn with is known already; only one the stream brings later counts.
   var askedSeen = {};
   function askingRound(root) {
@@ -1214,8 +1218,7 @@
     var rd = elt && elt.closest && elt.closest(".roombar") && askingRound(elt.closest(".roombar"));
     if (!rd || askedSeen[rd.getAttribute("data-round")] || !window.htmx || !window.CSS) return;
     askedSeen[rd.getAttribute("data-round")] = true;
-    var name = CSS.escape(rd.getAttribute("data-asks"));
-    document.querySelectorAll('section.experiment[data-experiment="' + name + '"]').forEach(function (sec) {
+    document.querySelectorAll("section.experiment[data-experiment]").forEach(function (sec) {
       if (sec.querySelector(".sealed") || !sec.id) return;
       window.htmx.ajax("GET", here(), { source: sec, target: sec, select: "#" + sec.id, swap: "outerHTML" });
     });
