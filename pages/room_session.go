@@ -41,8 +41,8 @@ type Sealed struct {
 }
 
 // asksAbout names, for a member's view, the experiment an open round asks a number of, so that the
-// page a member is on asks again for that experiment's block, which the server then draws with its
-// result hidden if the round asks about the run the block shows; "" otherwise.
+// page a member is on asks again for its experiments' blocks, which the server then draws with
+// their results hidden (while a round asks, every experiment is sealed for members); "" otherwise.
 func asksAbout(v RoomView, rd *rooms.RoundView) string {
 	if !v.IsMember() || rd.State == rooms.RoundRevealed || rd.Question.Kind != rooms.KindMeasure {
 		return ""

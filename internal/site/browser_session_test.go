@@ -223,7 +223,7 @@ func TestBrowserRoomAskAboutThisPage(t *testing.T) {
 	within(host, "the round in the host's bar", `document.querySelector(".roombar .question")?.textContent === `+jsString(question))
 
 	for _, m := range members {
-		within(m, "the block hidden on the member's page", `!!document.querySelector("#exp-window .sealed") && !document.querySelector("#exp-window table") && !!document.querySelector("#exp-window-grid table")`)
+		within(m, "the block hidden on the member's page", `!!document.querySelector("#exp-window .sealed") && !document.querySelector("#exp-window table") && !!document.querySelector("#exp-window-grid .sealed")`)
 		within(m, "the question in the member's bar", `document.querySelector(".roombar .question")?.textContent === `+jsString(question))
 		assertMarked(m, "on block 4")
 	}

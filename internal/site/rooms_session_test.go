@@ -31,8 +31,9 @@ func askOption(t *testing.T, body, words string) string {
 // TestAskAboutThisPage: the host's bar on a block lists the numbers the page shows, in words with
 // their rows and the reading's headline, even for a run the cache never held; the round it opens
 // names the experiment, its parameters and the row; a member's copy of that run is hidden until
-// the reveal, on the page and in a rerun's fragment, and so is a run at other parameters, while
-// the host's is not; after the reveal the member's page shows the result.
+// the reveal, on the page and in a rerun's fragment, and so are a run at other parameters and the
+// page's other experiment, while the host's is not; after the reveal the member's page shows the
+// result.
 func TestAskAboutThisPage(t *testing.T) {
 	s := newTestServer(t, testConfig())
 	host, ada := newBrowser(t, s), newBrowser(t, s)
@@ -78,8 +79,8 @@ func TestAskAboutThisPage(t *testing.T) {
 	if w := experimentBlock(a.body, "exp-window"); strings.Contains(w, "<table") || strings.Contains(w, "What the numbers say") {
 		t.Errorf("the hidden run still shows its table or reading to the member: %.500s", w)
 	}
-	if g := experimentBlock(a.body, "exp-window-grid"); strings.Contains(g, sealed) || !strings.Contains(g, "What the numbers say") {
-		t.Error("the page's other experiment, which the round does not ask about, is hidden")
+	if g := experimentBlock(a.body, "exp-window-grid"); !strings.Contains(g, sealed) || strings.Contains(g, "What the numbers say") {
+		t.Error("the page's other experiment, which can measure the same row, shows its result to the member")
 	}
 	// A rerun of the block with htmx is hidden too (no bar drawn, the room read for it).
 	f := ada.send("GET", page, nil, true, "HX-Target", "exp-window")
@@ -87,7 +88,7 @@ func TestAskAboutThisPage(t *testing.T) {
 		t.Errorf("the member's rerun fragment: %d, hidden %v", f.status, strings.Contains(f.body, sealed))
 	}
 	// The host sees it; the same experiment at other parameters is hidden from the member too
-	// (TestSealedHidesEveryRunOfItsExperiment).
+	// (TestSealedHidesEveryRun).
 	if h := host.get(page); strings.Contains(h.body, sealed) {
 		t.Error("the host's copy is hidden")
 	}
@@ -104,13 +105,15 @@ func TestAskAboutThisPage(t *testing.T) {
 	}
 }
 
-// TestSealedHidesEveryRunOfItsExperiment: while a round asks how many duplicates escape a window
+// TestSealedHidesEveryRun: while a round asks how many duplicates escape a window
 // of 1,000 ids (195 at the document's values), a member reads that number nowhere: not by running
 // the window at other values that hold the row ("1000", "1000,2000", "999,1000"), not in a rerun's
 // fragment, not in the sealed block's markup (the guess form's data-measured, charts, tables), not
-// in the prose after the block, the predictions quiz, the JSON or CSV API, nor "which jobs?". The
+// in the prose after the block, the predictions quiz, the JSON or CSV API, "which jobs?", nor the
+// page's window grid (which measures the same row at window 1,000 and delay 2,000) or another
+// page's experiment. The
 // host reads all of it; after the reveal, so does the member. (QA report, item 2.)
-func TestSealedHidesEveryRunOfItsExperiment(t *testing.T) {
+func TestSealedHidesEveryRun(t *testing.T) {
 	s := newTestServer(t, testConfig())
 	host, ada := newBrowser(t, s), newBrowser(t, s)
 	roomPath, _ := startRoom(t, host, "Sealed")
@@ -156,9 +159,19 @@ func TestSealedHidesEveryRunOfItsExperiment(t *testing.T) {
 			t.Errorf("/blocks/4%s: the member's rerun fragment is not sealed: %.300s", q, f.body)
 		}
 	}
-	if d := experimentBlock(ada.get("/blocks/4").body, "exp-window-grid"); strings.Contains(d, sealed) {
-		t.Error("the page's other experiment, which the round does not ask about, is hidden")
+	// The window grid measures the same row at window 1,000 and max delay 2,000, and the assembly
+	// on another page is sealed as well: while a round asks, no experiment answers a member.
+	grid := "/blocks/4?window-grid.windows=1000&window-grid.max_delays=2000"
+	if h := experimentBlock(host.get(grid).body, "exp-window-grid"); !strings.Contains(h, answer) {
+		t.Fatalf("the host's grid at window 1,000 and delay 2,000 does not show %s: the check below measures nothing", answer)
 	}
+	if g := experimentBlock(ada.get(grid).body, "exp-window-grid"); !strings.Contains(g, sealed) || strings.Contains(g, answer) {
+		t.Errorf("the member's window grid at window 1,000 and delay 2,000 is not hidden: %.400s", g)
+	}
+	if a := experimentBlock(ada.get("/assembly").body, "exp-assembly"); !strings.Contains(a, sealed) || strings.Contains(a, "<table") {
+		t.Errorf("the assembly shows its results to the member while a round asks: %.400s", a)
+	}
+	apis = append(apis, "/api/experiments/window-grid?windows=1000&max_delays=2000", "/api/experiments/assembly")
 	predictions := "/" // the first page asks the predictions' questions
 	quiz := regexp.MustCompile(`data-question="q4" data-measured="([^"]*)"`)
 	if m := quiz.FindStringSubmatch(ada.get(predictions).body); m == nil || m[1] != "" {

@@ -13,8 +13,8 @@ import (
 )
 
 // What a study room seals. While a round of a member's room that is not yet revealed asks a number
-// of an experiment, every run of that experiment the member can reach is drawn without its numbers,
-// whatever its parameters: the block on every page (whole, and its htmx fragment, and the blocks
+// of an experiment, every run of every experiment the member can reach is drawn without its numbers,
+// whatever its parameters (the asked number sits in other experiments' runs too: Parts.Sealed): the block on every page (whole, and its htmx fragment, and the blocks
 // sent beside a fragment), the discussion after it, the predictions quiz's measurement, the JSON
 // and CSV of /api/experiments/NAME, and "which jobs?" (its API and its pages), whose totals are the
 // counts a round asks about. The host is never sealed, nor a reader in no room (Parts.Sealed).
@@ -100,6 +100,6 @@ func (h *Handlers) sealedFor(c echo.Context, e *experiments.Experiment) *pages.S
 
 // sealedWords says why a sealed run is refused, and when it will not be.
 func sealedWords(e *experiments.Experiment, s *pages.Sealed) string {
-	return "hidden until the host reveals the answer: round " + strconv.Itoa(s.Round) + " of your study room asks a number of " +
-		e.Title + " (“" + s.Question + "”), so its runs are hidden from members until then"
+	return "hidden until the host reveals the answer: round " + strconv.Itoa(s.Round) + " of your study room asks “" + s.Question +
+		"”, so " + e.Title + ", like every experiment, answers members only after the reveal"
 }

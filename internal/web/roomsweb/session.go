@@ -60,13 +60,15 @@ func (h *Handlers) AskList() echo.HandlerFunc {
 	}
 }
 
-// Sealed is the study room's part of a notebook page for the reader of c: which experiments a
-// round not yet revealed in their room asks a number of, so that every run of those experiments the
-// member's pages and the API show them is hidden until the host reveals the answer. Every run, not
-// only the one the round names: the asked row sits in many runs (a window list of "1000" or
-// "1000,2000" measures the same row), and a member who could rerun the experiment at other values
-// would read the answer there. Only a member is sealed (the host asks, and sees the result); nil
-// when nothing is hidden. bar is the room as the page's bar read it, when the page drew one, so
+// Sealed is the study room's part of a notebook page for the reader of c: while a round not yet
+// revealed in their room asks a number of an experiment, every experiment's runs on the member's
+// pages and in the API are hidden until the host reveals the answer. Every run, not only the one
+// the round names: the asked row sits in many runs (a window list of "1000" or "1000,2000"
+// measures the same row), and in other experiments' too (the window grid at window 1,000 and
+// delay 2,000 measures the window's 195; the assembly counts each design's losses that the
+// blocks count), so a member who could run anything would read the answer somewhere. A round
+// lasts minutes; the results come back with the reveal. Only a member is sealed (the host asks,
+// and sees the result); nil when nothing is hidden. bar is the room as the page's bar read it, when the page drew one, so
 // that the page reads its room once; a fragment (a rerun with htmx) or an API call has none and
 // reads it here.
 func (h *Handlers) Sealed(c echo.Context, bar *pages.RoomView) func(e *experiments.Experiment) *pages.Sealed {
@@ -82,32 +84,23 @@ func (h *Handlers) Sealed(c echo.Context, bar *pages.RoomView) func(e *experimen
 	if st.Role != rooms.AsMember || st.Closed {
 		return nil
 	}
-	type asked struct {
-		name, question string
-		seq            int
-	}
-	var open []asked
+	var newest *pages.Sealed // the newest round that asks
 	ask := pages.RoomView{Questions: h.asked}
 	for _, rd := range st.Rounds {
 		if rd.State == rooms.RoundRevealed || rd.Question.Kind != rooms.KindMeasure {
 			continue
 		}
-		e, _, err := parseMeasured(rd.Question)
-		if err != nil {
+		if _, _, err := parseMeasured(rd.Question); err != nil {
 			continue
 		}
-		open = append(open, asked{name: e.Name, question: ask.Ask(rd.Question), seq: rd.Seq})
+		newest = &pages.Sealed{Room: st.RoomID, Round: rd.Seq, Question: ask.Ask(rd.Question)}
 	}
-	if len(open) == 0 {
+	if newest == nil {
 		return nil
 	}
-	return func(e *experiments.Experiment) *pages.Sealed {
-		for i := len(open) - 1; i >= 0; i-- { // the newest round that asks
-			if a := open[i]; a.name == e.Name {
-				return &pages.Sealed{Room: st.RoomID, Round: a.seq, Question: a.question}
-			}
-		}
-		return nil
+	return func(*experiments.Experiment) *pages.Sealed {
+		s := *newest // each run sets its own Show
+		return &s
 	}
 }
 
