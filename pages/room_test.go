@@ -269,3 +269,20 @@ func TestPartKeysCoverEveryField(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswerHelp: the unit of a question is what is counted, so it stands beside "a number"
+// ("Answer in duplicates escaped" read as if duplicates were a unit of measure).
+func TestAnswerHelp(t *testing.T) {
+	for _, c := range []struct {
+		q    rooms.Question
+		want string
+	}{
+		{rooms.Question{Unit: "duplicates escaped", Max: 1e9}, "Answer with a number (duplicates escaped)."},
+		{rooms.Question{Unit: "jobs", Min: 0, Max: 50}, "Answer with a number (jobs), from 0 to 50."},
+		{rooms.Question{Max: 1e9}, "Answer with a number."},
+	} {
+		if got := answerHelp(c.q); got != c.want {
+			t.Errorf("answerHelp(%+v) = %q, want %q", c.q, got, c.want)
+		}
+	}
+}
