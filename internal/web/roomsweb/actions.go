@@ -44,6 +44,7 @@ func (h *Handlers) roomAction(do roomDo) echo.HandlerFunc {
 			if err = h.admitChange(ctx, key); err == nil {
 				who, _ := h.rooms.Identify(ctx, r, key) // a refusal travels in who
 				err = do(ctx, c, who)
+				h.refundRefused(key, err)
 			}
 		}
 		if err != nil {
@@ -77,7 +78,7 @@ func (h *Handlers) refuseAction(c echo.Context, err error) error {
 	}
 	if he.RetryAfter > 0 { // a limit: say when the action will be taken again
 		c.Response().Header().Set("Retry-After", strconv.Itoa(web.RetrySeconds(he.RetryAfter)))
-		msg = fmt.Sprintf("%s Try again in %d s", strings.TrimSuffix(msg, "."), web.RetrySeconds(he.RetryAfter))
+		msg = fmt.Sprintf("%s. Try again in %d s", strings.TrimSuffix(msg, "."), web.RetrySeconds(he.RetryAfter))
 	}
 	return c.HTML(http.StatusUnprocessableEntity, html.EscapeString(present.SayCap(strings.TrimSuffix(msg, ".")))+".")
 }

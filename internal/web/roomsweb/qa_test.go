@@ -1,0 +1,84 @@
+package roomsweb
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// TestWrongTypeSaysWhatWasWrong: a guess whose value is too large, a string or a boolean is
+// refused naming the field and saying which of those it was, not only that a number was wanted.
+func TestWrongTypeSaysWhatWasWrong(t *testing.T) {
+	s := newHarness(t, limits{})
+	code, host := s.createRoom(t, "Types")
+	ada := s.join(t, code, "Ada")
+	path := "/api/rooms/" + code
+	must(t, s.call("POST", path+"/rounds", host, `{"question":"q1"}`), http.StatusCreated, nil)
+	for _, c := range []struct {
+		target, key, body, method, field string
+		says                             []string
+	}{
+		{path + "/rounds/1/guess", ada, `{"value":1e309}`, "PUT", "value", []string{"value takes a number", "1e309 is too large"}},
+		{path + "/rounds/1/guess", ada, `{"value":"1.5"}`, "PUT", "value", []string{"value takes a number", "a string", "without quotes"}},
+		{path + "/rounds/1/guess", ada, `{"value":true}`, "PUT", "value", []string{"value takes a number", "a boolean"}},
+		{path + "/rounds", host, `{"question":"q1","votes":1.5}`, "POST", "votes", []string{"votes takes a whole number", "1.5 is not one"}},
+		{path + "/rounds", host, `{"question":"q1","votes":"two"}`, "POST", "votes", []string{"votes takes a whole number", "a string"}},
+	} {
+		r := s.call(c.method, c.target, c.key, c.body)
+		var got apiErrors
+		if err := json.Unmarshal([]byte(r.body), &got); err != nil || r.status != 400 || len(got.Errors) != 1 || got.Errors[0].Field != c.field {
+			t.Errorf("%s: %d %s; want 400 naming %s", c.body, r.status, r.body, c.field)
+			continue
+		}
+		for _, w := range c.says {
+			if !strings.Contains(got.Errors[0].Message, w) {
+				t.Errorf("%s: %q does not say %q", c.body, got.Errors[0].Message, w)
+			}
+		}
+	}
+}
+
+// TestChallengeWithoutParameters: a handler round on a template that sets no parameters asks in
+// a sentence, not "survives: the workbench's defaults".
+func TestChallengeWithoutParameters(t *testing.T) {
+	s := newHarness(t, limits{})
+	code, host := s.createRoom(t, "Handlers")
+	must(t, s.call("POST", "/api/rooms/"+code+"/rounds", host, `{"kind":"handler","template":"ack-after-work"}`), http.StatusCreated, nil)
+	if q := s.state(t, code, host).Rounds[0].Question; q.Text != "Write a handler that survives the workbench's default parameters" {
+		t.Errorf("the challenge reads %q", q.Text)
+	}
+}
+
+// TestRefusedForPermissionIsNotCharged: a member who tries the host's actions many times, by the
+// API and by the page's forms, still has their allowance for their own guess; and a key that does
+// run out is told so in sentences, the wait after a full stop.
+func TestRefusedForPermissionIsNotCharged(t *testing.T) {
+	s := newHarness(t, limits{changesPerMinute: 60}) // a burst of 10
+	code, host := s.createRoom(t, "Allowance")
+	ada := s.join(t, code, "Ada")
+	path := "/api/rooms/" + code
+	must(t, s.call("POST", path+"/rounds", host, `{"question":"q1"}`), http.StatusCreated, nil)
+	for i := range 15 {
+		if r := s.call("POST", path+"/rounds/1/lock", ada, ``); r.status != http.StatusForbidden {
+			t.Fatalf("attempt %d at the host's lock: %d %s; want 403", i+1, r.status, r.body)
+		}
+		if r := s.sendHX("/rooms/"+s.ids[code]+"/rounds/1/lock", ada, url.Values{}); r.status == http.StatusTooManyRequests ||
+			strings.Contains(r.body, "Too many") {
+			t.Fatalf("attempt %d at the host's lock by the page: %d %s", i+1, r.status, r.body)
+		}
+	}
+	if r := s.call("PUT", path+"/rounds/1/guess", ada, `{"value":3}`); r.status >= 300 {
+		t.Fatalf("Ada's own guess after refused attempts: %d %s", r.status, r.body)
+	}
+	var last response
+	for range 12 {
+		if last = s.sendHX("/rooms/"+s.ids[code]+"/rounds/1/lock", host, url.Values{}); strings.Contains(last.body, "Too many") {
+			break
+		}
+	}
+	if !strings.Contains(last.body, "(at most 60 a minute). Try again in ") || !strings.HasSuffix(last.body, " s.") {
+		t.Errorf("the refusal once the allowance is spent: %d %q", last.status, last.body)
+	}
+}
