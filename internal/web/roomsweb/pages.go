@@ -192,7 +192,9 @@ func (h *Handlers) Page() echo.HandlerFunc {
 		v, err := h.roomView(ctx, site, r, key, false, "")
 		if errors.Is(err, rooms.ErrKicked) || errors.Is(err, rooms.ErrForbidden) {
 			h.clearRoomCookies(c, r.ID)
-			return &web.Error{Status: http.StatusForbidden, Msg: "this browser no longer has a seat in the room (the host removed it, or replaced the host link)"}
+			site.InRoom = false // the header offers the ways into a room again
+			gone := pages.SeatGoneView{Site: site, Title: r.Title, Removed: errors.Is(err, rooms.ErrKicked)}
+			return web.Render(c, http.StatusForbidden, pages.Layout(site, "No longer in “"+r.Title+"”", pages.SeatGone(gone)))
 		}
 		if err != nil {
 			return Refusal(err)

@@ -1,6 +1,7 @@
 package roomsweb
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -80,5 +81,40 @@ func TestRefusedForPermissionIsNotCharged(t *testing.T) {
 	}
 	if !strings.Contains(last.body, "(at most 60 a minute). Try again in ") || !strings.HasSuffix(last.body, " s.") {
 		t.Errorf("the refusal once the allowance is spent: %d %q", last.status, last.body)
+	}
+}
+
+// TestRemovedMemberPage: a member the host removed who opens the room again is told so in the
+// site's words, capitalised, with the way back; nothing about host links, nor a bare "Forbidden".
+func TestRemovedMemberPage(t *testing.T) {
+	s := newHarness(t, limits{})
+	s.e.GET("/rooms/:id", s.h.Page())
+	code, host := s.createRoom(t, "Tuesday group")
+	cat := s.join(t, code, "Cat")
+	ctx := context.Background()
+	r, err := s.h.rooms.RoomByID(ctx, s.ids[code])
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostCaller, err := s.h.rooms.Identify(ctx, r, host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.h.rooms.Kick(ctx, hostCaller, s.state(t, code, cat).You.ID); err != nil {
+		t.Fatal(err)
+	}
+	page := s.send("GET", "/rooms/"+s.ids[code], cat, "", "")
+	if page.status != http.StatusForbidden {
+		t.Fatalf("the removed member's page: %d", page.status)
+	}
+	for _, want := range []string{"You were removed from “Tuesday group”", "ask the host for the room’s code and join again", `href="/join"`} {
+		if !strings.Contains(page.body, want) {
+			t.Errorf("the page does not say %q:\n%s", want, page.body)
+		}
+	}
+	for _, never := range []string{"host link", ">Forbidden<", "no longer has a seat"} {
+		if strings.Contains(page.body, never) {
+			t.Errorf("the page says %q:\n%s", never, page.body)
+		}
 	}
 }
