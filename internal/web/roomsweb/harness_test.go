@@ -41,7 +41,7 @@ type limits struct {
 	joinsPerMinute int
 	// changesPerMinute is each key's allowance of changes; generous when zero.
 	changesPerMinute int
-	now            func() time.Time // the rooms' clock; time.Now when nil
+	now              func() time.Time // the rooms' clock; time.Now when nil
 }
 
 func newHarness(t *testing.T, l limits) *harness {
