@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -116,5 +118,39 @@ func TestRemovedMemberPage(t *testing.T) {
 		if strings.Contains(page.body, never) {
 			t.Errorf("the page says %q:\n%s", never, page.body)
 		}
+	}
+}
+
+// TestMemberBecomesHost: a member's browser that confirms a host link becomes the host, and the
+// host stops waiting for that member's answers.
+func TestMemberBecomesHost(t *testing.T) {
+	s := newHarness(t, limits{})
+	s.e.POST("/api/rooms/:code/host-link", s.h.APIHostLink(), s.h.CodeGate)
+	s.e.POST("/rooms/:id/host", s.h.HostUse())
+	code, host := s.createRoom(t, "Handover")
+	ada := s.join(t, code, "Ada")
+	s.join(t, code, "Bob")
+	path := "/api/rooms/" + code
+	must(t, s.call("POST", path+"/rounds", host, `{"question":"q1"}`), http.StatusCreated, nil)
+	var link struct {
+		URL string `json:"host_url"`
+	}
+	must(t, s.call("POST", path+"/host-link", host, ``), http.StatusCreated, &link)
+	u, err := url.Parse(link.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := s.ids[code]
+	req := httptest.NewRequest("POST", "/rooms/"+id+"/host", strings.NewReader(url.Values{"token": {u.Query().Get("token")}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.AddCookie(&http.Cookie{Name: SeatCookie + id, Value: ada})
+	rec := httptest.NewRecorder()
+	s.e.ServeHTTP(rec, req)
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("confirming the host link: %d %s", rec.Code, rec.Body)
+	}
+	st := s.state(t, code, host)
+	if st.Unanswered == nil || slices.Contains(*st.Unanswered, "Ada") || st.Rounds[0].Of != 1 {
+		t.Errorf("after Ada became the host, the host waits for %v, of %d", st.Unanswered, st.Rounds[0].Of)
 	}
 }
