@@ -73,6 +73,8 @@ type RoomView struct {
 	Titles map[string]string
 	Here   string // the path (with query) the caller is looking at, for "pin" and "present"
 	Bar    bool   // rendered as the bar on a notebook page
+	// Hidden is a bar its member hid: one line on the notebook's pages that offers it back.
+	Hidden bool
 	// JoinQR is the join link and its QR code, for the host's room page (zero elsewhere).
 	JoinQR QR
 	// Challenges are the workbench's templates a host may open a handler round from (the room

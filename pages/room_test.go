@@ -286,3 +286,22 @@ func TestAnswerHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryAnswers: an earlier two-vote round counts both votes, so three first answers and two
+// second ones no longer read as "2".
+func TestHistoryAnswers(t *testing.T) {
+	three, two := make([]rooms.GuessView, 3), make([]rooms.GuessView, 2)
+	for _, c := range []struct {
+		rd   rooms.RoundView
+		want string
+	}{
+		{rooms.RoundView{Votes: 2, Result: &rooms.Result{Guesses: two, First: &rooms.Tally{Guesses: three}}}, "3, then 2"},
+		{rooms.RoundView{Votes: 1, Result: &rooms.Result{Guesses: two}}, "2"},
+		{rooms.RoundView{Votes: 2, Answered: 1, First: &rooms.Tally{Guesses: three}}, "3, then 1"},
+		{rooms.RoundView{Votes: 1, Answered: 4}, "4"},
+	} {
+		if got := historyAnswers(c.rd); got != c.want {
+			t.Errorf("historyAnswers(%+v) = %q, want %q", c.rd, got, c.want)
+		}
+	}
+}

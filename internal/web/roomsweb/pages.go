@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -199,7 +200,9 @@ func (h *Handlers) Page() echo.HandlerFunc {
 		if err != nil {
 			return Refusal(err)
 		}
-		h.setCurrentRoom(c, r.ID)
+		if !r.Closed { // a closed room's bar would only say that it closed
+			h.setCurrentRoom(c, r.ID)
+		}
 		if v.IsHost() {
 			// Only the page has the round form; the stream's redraws never need these.
 			for _, e := range experiments.All() {
@@ -337,14 +340,17 @@ func (h *Handlers) Bar(c echo.Context, site pages.Site) *pages.RoomView {
 }
 
 func (h *Handlers) bar(c echo.Context, site pages.Site) *pages.RoomView {
-	id := currentRoom(c)
+	id, hidden := currentRoom(c), false
+	if id == "" {
+		id, hidden = hiddenRoom(c), true
+	}
 	if id == "" {
 		return nil
 	}
 	ctx := c.Request().Context()
 	r, err := h.rooms.RoomByID(ctx, id)
-	if err != nil || r.Closed {
-		return nil // a closed room has nothing to follow; its page still says what happened
+	if err != nil || r.Closed && hidden {
+		return nil
 	}
 	key := roomKey(c, r.ID)
 	if key == "" {
@@ -354,6 +360,16 @@ func (h *Handlers) bar(c echo.Context, site pages.Site) *pages.RoomView {
 	v, err := h.roomView(ctx, site, r, key, true, here)
 	if err != nil || v.Room.Role == rooms.Nobody {
 		return nil
+	}
+	if r.Closed {
+		// A closed room has nothing to follow: the bar says so on the next page, once, and the
+		// notebook forgets the room (its page still has what happened).
+		h.cookies.Set(c, currentCookie, "", -time.Second)
+		return &v
+	}
+	if hidden {
+		v.Hidden = true // one line that offers the bar back; no stream
+		return &v
 	}
 	h.addAsk(ctx, &v, here) // session.go
 	page, _, _ := strings.Cut(here, "?")

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"effectivelyonce/pages"
 )
 
 // TestWrongTypeSaysWhatWasWrong: a guess whose value is too large, a string or a boolean is
@@ -152,5 +154,117 @@ func TestMemberBecomesHost(t *testing.T) {
 	st := s.state(t, code, host)
 	if st.Unanswered == nil || slices.Contains(*st.Unanswered, "Ada") || st.Rounds[0].Of != 1 {
 		t.Errorf("after Ada became the host, the host waits for %v, of %d", st.Unanswered, st.Rounds[0].Of)
+	}
+}
+
+// barOf renders the room bar a request with cookies would get on a notebook page, and answers it
+// with the cookies the answer sets ("" when there is no bar).
+func (s *harness) barOf(t *testing.T, cookies ...*http.Cookie) (string, []*http.Cookie) {
+	t.Helper()
+	req := httptest.NewRequest("GET", "/blocks/4", nil)
+	for _, c := range cookies {
+		req.AddCookie(c)
+	}
+	rec := httptest.NewRecorder()
+	v := s.h.Bar(s.e.NewContext(req, rec), pages.Site{})
+	if v == nil {
+		return "", rec.Result().Cookies()
+	}
+	var b strings.Builder
+	if err := pages.RoomBar(*v).Render(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String(), rec.Result().Cookies()
+}
+
+func cookieNamed(cs []*http.Cookie, name string) *http.Cookie {
+	for _, c := range cs {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// TestHiddenBarComesBack: hiding the bar says that it stops following; afterwards the notebook's
+// pages show one line with the room and a button that brings the bar back.
+func TestHiddenBarComesBack(t *testing.T) {
+	s := newHarness(t, limits{})
+	code, _ := s.createRoom(t, "Tuesday group")
+	ada := s.join(t, code, "Ada")
+	id := s.ids[code]
+	seat := &http.Cookie{Name: SeatCookie + id, Value: ada}
+	bar, _ := s.barOf(t, seat, &http.Cookie{Name: currentCookie, Value: id})
+	if !strings.Contains(bar, "Hide this bar and stop following") || !strings.Contains(bar, "data-room-stream") {
+		t.Fatalf("the member's bar:\n%s", bar)
+	}
+	req := httptest.NewRequest("POST", "/rooms/"+id+"/leave", strings.NewReader("return=%2Fblocks%2F4"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.AddCookie(seat)
+	req.AddCookie(&http.Cookie{Name: currentCookie, Value: id})
+	rec := httptest.NewRecorder()
+	s.e.ServeHTTP(rec, req)
+	hidden := cookieNamed(rec.Result().Cookies(), hiddenCookie)
+	if rec.Code != http.StatusSeeOther || hidden == nil || hidden.Value != id {
+		t.Fatalf("hiding the bar: %d, cookies %v", rec.Code, rec.Result().Cookies())
+	}
+	line, _ := s.barOf(t, seat, hidden)
+	for _, want := range []string{"Tuesday group", code, "your page does not follow the host", "Show the bar", `action="/rooms/` + id + `/show"`} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the hidden bar's line does not say %q:\n%s", want, line)
+		}
+	}
+	if strings.Contains(line, "sse-connect") {
+		t.Errorf("the hidden bar still opens a stream:\n%s", line)
+	}
+	req = httptest.NewRequest("POST", "/rooms/"+id+"/show", strings.NewReader("return=%2Fblocks%2F4"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.AddCookie(seat)
+	req.AddCookie(hidden)
+	rec = httptest.NewRecorder()
+	s.e.ServeHTTP(rec, req)
+	cs := rec.Result().Cookies()
+	if cur := cookieNamed(cs, currentCookie); rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/blocks/4" || cur == nil || cur.Value != id {
+		t.Fatalf("showing the bar again: %d to %q, cookies %v", rec.Code, rec.Header().Get("Location"), cs)
+	}
+	if h := cookieNamed(cs, hiddenCookie); h == nil || h.MaxAge >= 0 {
+		t.Errorf("showing the bar left the hidden mark: %v", cs)
+	}
+}
+
+// TestClosedRoomSaysSoOnce: after the host closes the room, a member's next notebook page says
+// the room is closed, once; the host's room page no longer invites them to present a page.
+func TestClosedRoomSaysSoOnce(t *testing.T) {
+	s := newHarness(t, limits{})
+	s.e.GET("/rooms/:id", s.h.Page())
+	code, host := s.createRoom(t, "Tuesday group")
+	ada := s.join(t, code, "Ada")
+	id := s.ids[code]
+	ctx := context.Background()
+	r, err := s.h.rooms.RoomByID(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostCaller, err := s.h.rooms.Identify(ctx, r, host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.h.rooms.CloseRoom(ctx, hostCaller); err != nil {
+		t.Fatal(err)
+	}
+	seat := &http.Cookie{Name: SeatCookie + id, Value: ada}
+	bar, cs := s.barOf(t, seat, &http.Cookie{Name: currentCookie, Value: id})
+	if !strings.Contains(bar, "Tuesday group</a> is closed") || strings.Contains(bar, "sse-connect") {
+		t.Errorf("the bar after the room closed:\n%s", bar)
+	}
+	if cur := cookieNamed(cs, currentCookie); cur == nil || cur.MaxAge >= 0 {
+		t.Errorf("the notebook still follows the closed room: %v", cs)
+	}
+	if again, _ := s.barOf(t, seat); again != "" {
+		t.Errorf("the closed room's notice came twice:\n%s", again)
+	}
+	page := s.send("GET", "/rooms/"+id, host, "", "")
+	if page.status != http.StatusOK || !strings.Contains(page.body, "This room is closed") || strings.Contains(page.body, "Present this page") {
+		t.Errorf("the host's page of the closed room: %d\n%s", page.status, page.body)
 	}
 }
