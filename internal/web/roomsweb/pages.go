@@ -147,6 +147,11 @@ func (h *Handlers) Join() echo.HandlerFunc {
 		j, err := h.join(ctx, r, found, v.Name)
 		if err == nil {
 			h.setRoomCookies(c, j.Member.RoomID, SeatCookie, j.MemberKey)
+			if r.Presenting != "" {
+				// Someone who joins late lands where the host is, with the round in their bar:
+				// the room's own page never moves a member there (following is for notebook pages).
+				return c.Redirect(http.StatusSeeOther, h.base+r.Presenting)
+			}
 			return c.Redirect(http.StatusSeeOther, h.base+"/rooms/"+j.Member.RoomID)
 		}
 		status := http.StatusUnprocessableEntity
