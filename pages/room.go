@@ -372,7 +372,7 @@ func (v RoomView) PartKey(name string) (key uint64, ok bool) {
 			k.str(v.Ask(rd.Question))
 			k.str(string(rd.Question.Kind))
 			k.str(string(rd.State))
-			k.int(int64(rd.Answered))
+			k.str(historyAnswers(*rd)) // both votes' counts, for a round of two
 			k.bool(rd.YourGuess != nil)
 			if rd.YourGuess != nil {
 				k.num(*rd.YourGuess)
