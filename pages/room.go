@@ -73,6 +73,8 @@ type RoomView struct {
 	Titles map[string]string
 	Here   string // the path (with query) the caller is looking at, for "pin" and "present"
 	Bar    bool   // rendered as the bar on a notebook page
+	// Hidden is a bar its member hid: one line on the notebook's pages that offers it back.
+	Hidden bool
 	// JoinQR is the join link and its QR code, for the host's room page (zero elsewhere).
 	JoinQR QR
 	// Challenges are the workbench's templates a host may open a handler round from (the room
@@ -370,7 +372,7 @@ func (v RoomView) PartKey(name string) (key uint64, ok bool) {
 			k.str(v.Ask(rd.Question))
 			k.str(string(rd.Question.Kind))
 			k.str(string(rd.State))
-			k.int(int64(rd.Answered))
+			k.str(historyAnswers(*rd)) // both votes' counts, for a round of two
 			k.bool(rd.YourGuess != nil)
 			if rd.YourGuess != nil {
 				k.num(*rd.YourGuess)

@@ -269,3 +269,39 @@ func TestPartKeysCoverEveryField(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswerHelp: the unit of a question is what is counted, so it stands beside "a number"
+// ("Answer in duplicates escaped" read as if duplicates were a unit of measure).
+func TestAnswerHelp(t *testing.T) {
+	for _, c := range []struct {
+		q    rooms.Question
+		want string
+	}{
+		{rooms.Question{Unit: "duplicates escaped", Max: 1e9}, "Answer with a number (duplicates escaped)."},
+		{rooms.Question{Unit: "jobs", Min: 0, Max: 50}, "Answer with a number (jobs), from 0 to 50."},
+		{rooms.Question{Max: 1e9}, "Answer with a number."},
+	} {
+		if got := answerHelp(c.q); got != c.want {
+			t.Errorf("answerHelp(%+v) = %q, want %q", c.q, got, c.want)
+		}
+	}
+}
+
+// TestHistoryAnswers: an earlier two-vote round counts both votes, so three first answers and two
+// second ones no longer read as "2".
+func TestHistoryAnswers(t *testing.T) {
+	three, two := make([]rooms.GuessView, 3), make([]rooms.GuessView, 2)
+	for _, c := range []struct {
+		rd   rooms.RoundView
+		want string
+	}{
+		{rooms.RoundView{Votes: 2, Result: &rooms.Result{Guesses: two, First: &rooms.Tally{Guesses: three}}}, "3, then 2"},
+		{rooms.RoundView{Votes: 1, Result: &rooms.Result{Guesses: two}}, "2"},
+		{rooms.RoundView{Votes: 2, Answered: 1, First: &rooms.Tally{Guesses: three}}, "3, then 1"},
+		{rooms.RoundView{Votes: 1, Answered: 4}, "4"},
+	} {
+		if got := historyAnswers(c.rd); got != c.want {
+			t.Errorf("historyAnswers(%+v) = %q, want %q", c.rd, got, c.want)
+		}
+	}
+}

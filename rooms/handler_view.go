@@ -64,7 +64,7 @@ func handlerRoundView(rd Round, ix *viewIndex, c Caller, now time.Time) RoundVie
 	if !host && !revealed {
 		q.Reference = ""
 	}
-	v := RoundView{Seq: rd.Seq, Question: q, State: rd.StateAt(now), Answered: len(subs), Of: len(ix.seated),
+	v := RoundView{Seq: rd.Seq, Question: q, State: rd.StateAt(now), Answered: len(subs), Of: len(ix.waiting),
 		NamesVisible: rd.NamesVisible, Votes: 1, Vote: 1, Seconds: rd.Seconds}
 	if rd.Timed() && rd.State == RoundOpen {
 		v.Paused, v.Left, v.TimeUp = rd.Paused(), rd.TimeLeft(now), rd.TimeUp(now)
@@ -78,7 +78,7 @@ func handlerRoundView(rd Round, ix *viewIndex, c Caller, now time.Time) RoundVie
 			in[s.MemberID] = true
 		}
 		v.Unanswered = []string{}
-		for _, id := range ix.order {
+		for _, id := range ix.waiting {
 			if !in[id] {
 				v.Unanswered = append(v.Unanswered, ix.seated[id])
 			}

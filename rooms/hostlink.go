@@ -152,3 +152,25 @@ func (s *Service) UseHostLink(ctx context.Context, roomID, token string) (Room, 
 	}
 	return r, key, nil
 }
+
+// SeatHosts marks the member whose key is memberKey as hosting room r, for a browser that held a
+// seat and has just become the host through a host link (hostKey, which must be the room's): the
+// seat stays, with its answers, but the host no longer waits for it. A key that is no seat of the
+// room changes nothing.
+func (s *Service) SeatHosts(ctx context.Context, r Room, hostKey, memberKey string) error {
+	if r.HostKeyHash.IsZero() || !r.HostKeyHash.Matches(hostKey) {
+		return ErrForbidden
+	}
+	m, err := s.store.MemberByTokenHash(ctx, r.ID, HashKey(memberKey))
+	if errors.Is(err, ErrNotFound) || err == nil && (!m.TokenHash.Matches(memberKey) || m.Kicked || m.Hosting) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := s.store.UpdateMember(ctx, r.ID, m.ID, func(m *Member) error { m.Hosting = true; return nil }); err != nil {
+		return err
+	}
+	s.changed(ctx, r.ID)
+	return nil
+}

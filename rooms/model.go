@@ -38,8 +38,11 @@ type Member struct {
 	Name      string
 	TokenHash Hash
 	Kicked    bool
-	JoinedAt  time.Time
-	LastSeen  time.Time // when an event stream of theirs last showed they were here; zero when gone
+	// Hosting marks a member whose browser became the room's host (a host link): still seated,
+	// their answers kept, but not someone the host waits for (Unanswered, a round's Of).
+	Hosting  bool
+	JoinedAt time.Time
+	LastSeen time.Time // when an event stream of theirs last showed they were here; zero when gone
 }
 
 // RoundState is where a round is in its one-way life: open, then locked, then revealed.

@@ -39,8 +39,47 @@ func CleanName(s string) (string, error) {
 		return "", fieldErr("name", ErrInvalid, "a name is needed")
 	case n > MaxNameLength:
 		return "", fieldErr("name", ErrInvalid, "a name has at most %d characters", MaxNameLength)
+	case reservedName(name):
+		return "", fieldErr("name", ErrInvalid, "%q reads as the room's host; members choose a name of their own", name)
 	}
 	return name, nil
+}
+
+// reservedName reports whether a member's name would read as the host's: "Host", "HOST.",
+// "H o s t", "host (teacher)" or "the host" beside the roster's host would let a member speak
+// with the host's voice. A word that only contains the letters ("Ghost", "Hostetler") stays free.
+func reservedName(name string) bool {
+	host := NameKey("host")
+	if NameKey(name) == host {
+		return true
+	}
+	for _, w := range strings.FieldsFunc(name, ignoredInKey) {
+		if NameKey(w) == host {
+			return true
+		}
+	}
+	return false
+}
+
+// ignoredInKey is what a reader's eye passes over when telling names apart: spaces and
+// punctuation, so that "Cat.", "C a t" and "Ca-t" are all "Cat".
+func ignoredInKey(r rune) bool {
+	return unicode.IsSpace(r) || unicode.In(r, unicode.Z, unicode.P)
+}
+
+// dropIgnored removes what ignoredInKey passes over, unless nothing would be left: a name of
+// punctuation alone ("...") keys as itself rather than as the empty string every such name shares.
+func dropIgnored(s string) string {
+	t := strings.Map(func(r rune) rune {
+		if ignoredInKey(r) {
+			return -1
+		}
+		return r
+	}, s)
+	if t == "" {
+		return s
+	}
+	return t
 }
 
 // nameRunes is the string class of the Nickname profile: every character a name may hold.
@@ -60,14 +99,16 @@ func blankAsSpace(r rune) rune {
 // NameKey is the form in which two names are compared for uniqueness: the Nickname profile's
 // comparison key (case folded, so "Ada", "ADA" and the full-width "Ａｄａ" are one seat), then its
 // confusable skeleton (Unicode UTS #39, so the Cyrillic "Аda" and the Latin "Ada", or "rn" and "m",
-// are one seat too): what matters is what the people reading the roster see. Stores keep it in a
-// unique column per room; a name that is no name (CleanName refuses it) keys as itself.
+// are one seat too), with spaces and punctuation left out before and after the skeleton (so
+// "Cat.", "C a t" and "Ca t" sit on Cat's seat): what matters is what the people reading the roster
+// see. Stores keep it in a unique column per room, and bring stored keys in line when this
+// changes; a name that is no name (CleanName refuses it) keys as itself.
 func NameKey(name string) string {
 	key, err := precis.Nickname.CompareKey(strings.Map(blankAsSpace, name))
 	if err != nil {
 		key = name
 	}
-	return norm.NFC.String(confusables.Skeleton(key))
+	return dropIgnored(norm.NFC.String(confusables.Skeleton(dropIgnored(key))))
 }
 
 // The friendly names pair an adjective with an animal: easy to say aloud, never rude, and with

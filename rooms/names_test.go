@@ -130,3 +130,40 @@ func TestPlainRefusesInvisibles(t *testing.T) {
 		}
 	}
 }
+
+// TestLookAlikesOfCat: the QA pass seated "Cat.", "C a t" and "Ca t" beside Cat; spaces and
+// punctuation are left out of the comparison, while a different letter still makes a new name.
+func TestLookAlikesOfCat(t *testing.T) {
+	cat := NameKey("Cat")
+	for _, n := range []string{"Cat.", "C a t", "Ca t", "cat!", "C.A.T.", "Ca-t", "(Cat)", "Cat\u00a0"} {
+		clean, err := CleanName(n)
+		if err == nil && NameKey(clean) != cat {
+			t.Errorf("%q: seated as %q with key %q, beside Cat's %q", n, clean, NameKey(clean), cat)
+		}
+	}
+	for _, n := range []string{"Cats", "Cat 2", "Kat", "Ca"} {
+		if NameKey(n) == cat {
+			t.Errorf("%q keys as Cat", n)
+		}
+	}
+	if NameKey("...") == NameKey("!!!") {
+		t.Errorf(`"..." and "!!!" share a key; punctuation alone should key as itself`)
+	}
+}
+
+// TestHostIsReserved: a member may not sit in the roster under a name that reads as the host's,
+// and the refusal says why; names that merely contain the letters stay free.
+func TestHostIsReserved(t *testing.T) {
+	for _, n := range []string{"Host", "host", "HOST.", "H o s t", "host (teacher)", "The Host", "Ｈｏｓｔ", "Hоst"} {
+		_, err := CleanName(n)
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != "name" || !strings.Contains(fe.Message, "host") {
+			t.Errorf("CleanName(%q) = %v; want a name error about the host", n, err)
+		}
+	}
+	for _, n := range []string{"Ghost", "Hostetler", "Hosta", "Cat"} {
+		if _, err := CleanName(n); err != nil {
+			t.Errorf("CleanName(%q) = %v; want it seated", n, err)
+		}
+	}
+}

@@ -594,7 +594,7 @@ func TestConcurrentGuessesThroughService(t *testing.T) {
 	f := newFixture(t, Config{})
 	keys := make([]string, 30)
 	for i := range keys {
-		keys[i] = f.join(t, "Member "+string(rune('A'+i)))
+		keys[i] = f.join(t, fmt.Sprintf("Member %d", i))
 	}
 	seq := f.round(t, custom)
 	var wg sync.WaitGroup

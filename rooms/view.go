@@ -218,8 +218,12 @@ func (s *Service) State(ctx context.Context, c Caller, present func(memberID str
 type viewIndex struct {
 	seated map[string]string // id to name, members not kicked
 	order  []string          // ids of the members not kicked, in the order they joined
-	names  map[string]string // id to name, every member
-	bySeq  map[int][]Guess   // the seated members' guesses by round, every vote
+	// waiting are the seated members the host waits for (not those hosting: see
+	// Member.Hosting), in the order they joined, with when each joined.
+	waiting []string
+	joined  map[string]time.Time
+	names   map[string]string // id to name, every member
+	bySeq   map[int][]Guess   // the seated members' guesses by round, every vote
 	// subs are the seated members' handler submissions by round, and sources the sources read
 	// for the projector, by share hash (see withHandlers).
 	subs    map[int][]Submission
@@ -290,12 +294,16 @@ func (ix *viewIndex) tallyOf(rv *roundVotes, first, names bool, measured *float6
 
 func newViewIndex(ms []Member, guesses []Guess) *viewIndex {
 	ix := &viewIndex{seated: make(map[string]string, len(ms)), names: make(map[string]string, len(ms)), bySeq: map[int][]Guess{},
-		votes: map[int]*roundVotes{}}
+		votes: map[int]*roundVotes{}, joined: make(map[string]time.Time, len(ms))}
 	for _, m := range ms {
 		ix.names[m.ID] = m.Name
 		if !m.Kicked {
 			ix.seated[m.ID] = m.Name
 			ix.order = append(ix.order, m.ID)
+			if !m.Hosting {
+				ix.waiting = append(ix.waiting, m.ID)
+				ix.joined[m.ID] = m.JoinedAt
+			}
 		}
 	}
 	for _, g := range guesses {
@@ -342,8 +350,9 @@ func buildView(r Room, ms []Member, rounds []Round, guesses []Guess, pins []Pin,
 	if len(rounds) > 0 {
 		v.Rounds = make([]RoundView, 0, len(rounds))
 	}
-	for _, rd := range rounds {
+	for i, rd := range rounds {
 		rv := roundView(rd, ix, c, now)
+		rv.Of = ix.waitingAt(closedAt(rounds, i))
 		if rv.Unanswered != nil {
 			v.Unanswered = rv.Unanswered
 		}
@@ -370,6 +379,46 @@ func buildView(r Room, ms []Member, rounds []Round, guesses []Guess, pins []Pin,
 
 const timeFormat = "2006-01-02T15:04:05.000Z07:00"
 
+// closedAt is when rounds[i] stopped taking new members into its count: its reveal, or the next
+// round's opening for one left unrevealed; zero while it is the newest and unrevealed, which
+// counts everyone seated now.
+func closedAt(rounds []Round, i int) time.Time {
+	switch rd := rounds[i]; {
+	case rd.State == RoundRevealed && !rd.RevealedAt.IsZero():
+		return rd.RevealedAt
+	case i+1 < len(rounds):
+		return rounds[i+1].OpenedAt
+	}
+	return time.Time{}
+}
+
+// answeredBy counts the guesses in gs of members the host waits for: a member who has since become
+// the host keeps their answer in the tallies, but the "N of M answered" counts neither.
+func (ix *viewIndex) answeredBy(gs []Guess) int {
+	n := 0
+	for _, g := range gs {
+		if _, ok := ix.joined[g.MemberID]; ok {
+			n++
+		}
+	}
+	return n
+}
+
+// waitingAt counts the members the host waits for who had joined by t (everyone, for zero t):
+// a round's "of M", which must not grow as members join after it closed.
+func (ix *viewIndex) waitingAt(t time.Time) int {
+	if t.IsZero() {
+		return len(ix.waiting)
+	}
+	n := 0
+	for _, id := range ix.waiting {
+		if !ix.joined[id].After(t) {
+			n++
+		}
+	}
+	return n
+}
+
 // roundView is round rd as caller c may see it at now, from the guesses ix holds.
 func roundView(rd Round, ix *viewIndex, c Caller, now time.Time) RoundView {
 	if rd.Question.Kind == KindHandler {
@@ -380,7 +429,7 @@ func roundView(rd Round, ix *viewIndex, c Caller, now time.Time) RoundView {
 	rvs := ix.votesOf(rd)
 	cur, first := rvs.cur, rvs.first
 	state := rd.StateAt(now)
-	v := RoundView{Seq: rd.Seq, Question: rd.Question, State: state, Answered: len(cur), Of: len(ix.seated),
+	v := RoundView{Seq: rd.Seq, Question: rd.Question, State: state, Answered: ix.answeredBy(cur), Of: len(ix.waiting),
 		NamesVisible: rd.NamesVisible, Votes: votes, Vote: vote, Seconds: rd.Seconds}
 	mine := func(gs []Guess, by map[string]int) (*float64, Confidence) {
 		if i, ok := by[c.Member.ID]; ok && c.Role == AsMember {
@@ -400,7 +449,7 @@ func roundView(rd Round, ix *viewIndex, c Caller, now time.Time) RoundView {
 	names := c.Role == AsHost || rd.NamesVisible
 	if state == RoundOpen && c.Role == AsHost {
 		v.Unanswered = []string{}
-		for _, id := range ix.order {
+		for _, id := range ix.waiting {
 			if _, answered := rvs.curBy[id]; !answered {
 				v.Unanswered = append(v.Unanswered, ix.seated[id])
 			}

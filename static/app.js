@@ -1014,6 +1014,9 @@
   // followPresenter shows each presenting part's follow controls and, for a member who follows,
   // goes where the host went. Only a move counts: a member who wandered off by a link of their
   // own stays until the host presents something new (this tab remembers the last page presented).
+  // Following is for notebook pages: the room's own page (data-room-page) never moves, so a member
+  // may keep it open in a tab of its own; it notes what is presented, so that the next notebook
+  // page this tab opens is not taken for a move.
   function followPresenter(root) {
     (root || document).querySelectorAll("[data-present-path]").forEach(function (el) {
       var box = el.closest("[data-room]");
@@ -1035,7 +1038,7 @@
       var key = "eo-presented:" + room;
       if (st && st.getItem(key) === path) return;
       if (st) st.setItem(key, path);
-      if (on && path !== here()) window.location.assign(path);
+      if (on && path !== here() && !box.hasAttribute("data-room-page")) window.location.assign(path);
     });
   }
   document.addEventListener("click", function (ev) {

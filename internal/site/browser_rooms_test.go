@@ -137,7 +137,12 @@ func TestBrowserRooms(t *testing.T) {
 		t.FailNow()
 	}
 
-	// The host presents a page from the room bar on that page; both members follow it there.
+	// The host presents a page from the room bar on that page; both members, reading another
+	// notebook page (following never moves the room's own page), follow it there.
+	for _, m := range []*browserTab{alice, bob} {
+		m.open("/blocks/2")
+		streamOpen(m)
+	}
 	host.open("/blocks/1")
 	streamOpen(host)
 	host.do(chromedp.Click(chromedp.CSS(`.roombar .room-tools form[action$="/present"] button`)))
@@ -244,9 +249,10 @@ func TestBrowserRooms(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`details.room-settings form[action$="/host-link"] button`)))
 	within(host, "the new host link's page", `location.pathname.endsWith("/host-link") && /\/host\?token=/.test(document.querySelector("#host-link")?.value)`)
 
-	// Alice hides the bar: she stays on her page, now without it.
+	// Alice hides the bar: she stays on her page, now with one line that offers it back.
 	alice.do(chromedp.Click(chromedp.CSS(".roombar-leave button")))
-	within(alice, "Alice's page without the bar", `location.pathname + location.search === "/blocks/4?max_delay=5000" && document.readyState === "complete" && !document.querySelector("aside.roombar")`)
+	within(alice, "Alice's page without the bar", `location.pathname + location.search === "/blocks/4?max_delay=5000" && document.readyState === "complete" &&
+		!document.querySelector("aside.roombar[data-room-stream]") && !!document.querySelector("aside.roombar-line form[action$='/show']")`)
 
 	for what, tb := range map[string]*browserTab{"host": host, "Alice": alice, "Bob": bob, "visitor": visitor} {
 		for _, p := range tb.takeProblems() {

@@ -73,6 +73,8 @@ func TestBrowserRoomsUX(t *testing.T) {
 	const permalink = "/blocks/4?jobs=20000&crash_rate=0.02&seed=13&delay_seed=17&max_delay=5000&windows=100%2C500%2C1000%2C1500%2C2000%2C5000" +
 		"&window-grid.max_delays=200%2C1000%2C5000%2C20000&window-grid.windows=500%2C2000%2C10000"
 	alice.emulate(390, 844, true, "light")
+	alice.open("/blocks/1") // following moves notebook pages, not the room's own page
+	streamOpen(alice)
 	host.open(permalink)
 	streamOpen(host)
 	host.do(chromedp.Click(chromedp.CSS(`.roombar .room-tools form[action$="/present"] button`)))

@@ -192,6 +192,8 @@ func TestBrowserRoomAskAboutThisPage(t *testing.T) {
 		m.retype("#join-name", []string{"Dana", "Eli"}[i])
 		m.do(chromedp.Click(chromedp.CSS(`main form button[type="submit"]`)))
 		within(m, "the member's room page", `!!document.querySelector(".you strong")`)
+		// Following moves notebook pages, never the room's own page: the members read one.
+		m.open("/blocks/1")
 		streamOpen(m)
 	}
 

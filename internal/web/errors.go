@@ -143,7 +143,7 @@ func (h Errors) Handler(err error, c echo.Context) {
 	switch {
 	case he != nil && he.RetryAfter > 0:
 		c.Response().Header().Set("Retry-After", strconv.Itoa(RetrySeconds(he.RetryAfter)))
-		msg += " " + fmt.Sprintf("Try again in %d s.", RetrySeconds(he.RetryAfter))
+		msg = strings.TrimSuffix(msg, ".") + ". " + fmt.Sprintf("Try again in %d s.", RetrySeconds(he.RetryAfter))
 	case status == http.StatusServiceUnavailable:
 		c.Response().Header().Set("Retry-After", "5")
 	}

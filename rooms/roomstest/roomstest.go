@@ -274,6 +274,12 @@ func testMembers(t *testing.T, s rooms.Store) {
 	if m, _ := s.MemberByTokenHash(ctx, "r1", a.TokenHash); !m.Kicked {
 		t.Fatal("kick not stored")
 	}
+	// A member who became the host keeps their seat, marked as hosting.
+	_, err = s.UpdateMember(ctx, "r1", "b", func(m *rooms.Member) error { m.Hosting = true; return nil })
+	must(t, err)
+	if m, _ := s.MemberByTokenHash(ctx, "r1", b.TokenHash); !m.Hosting || m.Kicked {
+		t.Fatalf("hosting not stored: %+v", m)
+	}
 }
 
 func testNameUnique(t *testing.T, s rooms.Store) {

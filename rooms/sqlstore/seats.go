@@ -12,13 +12,13 @@ import (
 // This file holds what members do: join, guess, pin. Each write that depends on a count or on
 // another row's state reads that state in the same transaction, holding it (see dialect.claim).
 
-const memberCols = `id, room_id, name, token_hash, kicked, joined_at, last_seen`
+const memberCols = `id, room_id, name, token_hash, kicked, joined_at, last_seen, hosting`
 
 func scanMember(sc scanner) (rooms.Member, error) {
 	var m rooms.Member
 	var h []byte
 	var joined, seen int64
-	if err := sc.Scan(&m.ID, &m.RoomID, &m.Name, &h, &m.Kicked, &joined, &seen); err != nil {
+	if err := sc.Scan(&m.ID, &m.RoomID, &m.Name, &h, &m.Kicked, &joined, &seen, &m.Hosting); err != nil {
 		return m, notFound(err)
 	}
 	m.JoinedAt = fromMicros(joined)
@@ -152,8 +152,8 @@ func (s *Store) UpdateMember(ctx context.Context, roomID, memberID string, fn fu
 		if m.ID != memberID || m.RoomID != roomID || m.Name != name {
 			return errChanged
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE members SET token_hash = $3, kicked = $4, joined_at = $5
-			WHERE room_id = $1 AND id = $2`, roomID, memberID, m.TokenHash[:], m.Kicked, micros(m.JoinedAt))
+		_, err = tx.ExecContext(ctx, `UPDATE members SET token_hash = $3, kicked = $4, joined_at = $5, hosting = $6
+			WHERE room_id = $1 AND id = $2`, roomID, memberID, m.TokenHash[:], m.Kicked, micros(m.JoinedAt), m.Hosting)
 		return err
 	})
 	if err != nil {

@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -44,6 +43,7 @@ func (h *Handlers) roomAction(do roomDo) echo.HandlerFunc {
 			if err = h.admitChange(ctx, key); err == nil {
 				who, _ := h.rooms.Identify(ctx, r, key) // a refusal travels in who
 				err = do(ctx, c, who)
+				h.refundRefused(key, err)
 			}
 		}
 		if err != nil {
@@ -77,7 +77,7 @@ func (h *Handlers) refuseAction(c echo.Context, err error) error {
 	}
 	if he.RetryAfter > 0 { // a limit: say when the action will be taken again
 		c.Response().Header().Set("Retry-After", strconv.Itoa(web.RetrySeconds(he.RetryAfter)))
-		msg = fmt.Sprintf("%s Try again in %d s", strings.TrimSuffix(msg, "."), web.RetrySeconds(he.RetryAfter))
+		msg = fmt.Sprintf("%s. Try again in %d s", strings.TrimSuffix(msg, "."), web.RetrySeconds(he.RetryAfter))
 	}
 	return c.HTML(http.StatusUnprocessableEntity, html.EscapeString(present.SayCap(strings.TrimSuffix(msg, ".")))+".")
 }
@@ -382,12 +382,17 @@ func (h *Handlers) roomActions() map[string]roomDo {
 			}
 			return h.showHostLink(c, who.Room.ID, token, expires, "replaced")
 		}),
-		// Leaving hides the room bar from the notebook; the seat stays, so coming back to the
-		// room's page (or the join link) brings the member back under the same name.
+		// Leaving hides the room bar from the notebook; the seat stays, and the notebook's pages
+		// offer the bar back in one line ("/show"), as does the room's page.
 		"/leave": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
-			if currentRoom(c) == who.Room.ID {
-				h.cookies.Set(c, currentCookie, "", -time.Second)
+			h.hideCurrentRoom(c, who.Room.ID)
+			return nil
+		},
+		"/show": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+			if who.Role == rooms.Nobody {
+				return rooms.ErrForbidden
 			}
+			h.setCurrentRoom(c, who.Room.ID)
 			return nil
 		},
 	}

@@ -510,12 +510,26 @@ func (h *Handlers) admitChange(ctx context.Context, key string) error {
 		Msg: fmt.Sprintf("Too many changes with this room key in a short time (at most %d a minute).", h.changesPerMinute)}
 }
 
-// ChargeChange charges the change an API route makes to the caller's bearer key (admitChange).
+// ChargeChange charges the change an API route makes to the caller's bearer key (admitChange),
+// and gives it back when the change is refused for want of permission (refundRefused).
 func (h *Handlers) ChargeChange(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if err := h.admitChange(c.Request().Context(), bearerKey(c.Request())); err != nil {
+		key := bearerKey(c.Request())
+		if err := h.admitChange(c.Request().Context(), key); err != nil {
 			return err
 		}
-		return next(c)
+		err := next(c)
+		h.refundRefused(key, err)
+		return err
+	}
+}
+
+// refundRefused gives back the change charged to key when err refuses it for want of permission
+// (a member trying a host's action, a removed member's key): such a refusal changes nothing and
+// redraws no stream, which is all the allowance guards, while charging it let a member who tried
+// the host's buttons a few times find their own guesses refused with 429.
+func (h *Handlers) refundRefused(key string, err error) {
+	if key != "" && (errors.Is(err, rooms.ErrForbidden) || errors.Is(err, rooms.ErrKicked)) {
+		h.changes.Refund(rooms.HashKey(key), 1)
 	}
 }

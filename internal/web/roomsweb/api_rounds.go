@@ -7,9 +7,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"math"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -110,7 +111,8 @@ func timerJSONOf(rd rooms.Round, now time.Time) TimerJSON {
 }
 
 // readJSON is web.ReadJSON, with a value of the wrong type ("votes": "two") refused with its
-// field named, as the rules' own refusals are.
+// field named, as the rules' own refusals are, and with what was wrong with it: a caller who sent
+// "1.5" in quotes, true, or 1e309 learns which of those it was, not only what was wanted.
 func readJSON(r *http.Request, v any, optional bool) error {
 	err := web.ReadJSON(r, v, optional)
 	var te *json.UnmarshalTypeError
@@ -118,15 +120,48 @@ func readJSON(r *http.Request, v any, optional bool) error {
 		// A body's fields are flat; a path names an embedded struct's field ("roundIn.votes").
 		field := te.Field[strings.LastIndexByte(te.Field, '.')+1:]
 		return Refusal(&rooms.FieldError{Field: field, Err: rooms.ErrInvalid,
-			Message: fmt.Sprintf("%s is a %s here", field, jsonKind(te.Type.Kind()))})
+			Message: field + " " + wrongType(te.Type.Kind(), te.Value)})
 	}
 	return err
+}
+
+// wrongType says what a field of kind want takes and what the body gave it instead; got is
+// encoding/json's description of the value ("string", "bool", "number 1e309").
+func wrongType(want reflect.Kind, got string) string {
+	wanted := jsonKind(want)
+	if num, ok := strings.CutPrefix(got, "number "); ok {
+		// A number the field cannot hold: too large for it, or not whole.
+		f, err := strconv.ParseFloat(num, 64)
+		if want == reflect.String {
+			return "takes a " + wanted + " (in quotes), not a number"
+		}
+		switch {
+		case err != nil || math.IsInf(f, 0) || want != reflect.Float64 && math.Abs(f) >= math.MaxInt64:
+			return "takes a " + wanted + ", and " + num + " is too large"
+		case f != math.Trunc(f):
+			return "takes a " + wanted + ", and " + num + " is not one"
+		}
+		return "takes a " + wanted + " written as digits alone, like " + strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	switch got {
+	case "string":
+		return "takes a " + wanted + ", and this is a string: write it without quotes"
+	case "bool":
+		return "takes a " + wanted + ", and this is a boolean (true or false)"
+	case "array":
+		return "takes a " + wanted + ", and this is a list"
+	case "object":
+		return "takes a " + wanted + ", and this is an object"
+	case "number":
+		return "takes a " + wanted + ", and this is a number"
+	}
+	return "takes a " + wanted
 }
 
 func jsonKind(k reflect.Kind) string {
 	switch k {
 	case reflect.Bool:
-		return "true or false"
+		return "boolean (true or false)"
 	case reflect.String:
 		return "string"
 	case reflect.Int:

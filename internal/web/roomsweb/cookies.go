@@ -19,7 +19,10 @@ const (
 	// SeatCookie prefixes the name of the cookie that holds a member's key (eo_seat_ID).
 	SeatCookie    = "eo_seat_"
 	currentCookie = "eo_room"
-	cookieMaxAge  = 30 * 24 * time.Hour // as long as a closed room is kept
+	// hiddenCookie names the room whose bar the member hid ("Hide this bar"): the notebook's
+	// pages then show one line that brings it back, instead of nothing.
+	hiddenCookie = "eo_room_hidden"
+	cookieMaxAge = 30 * 24 * time.Hour // as long as a closed room is kept
 )
 
 // setRoomCookies stores a key for the room (as host or seat) and makes the room this browser's
@@ -33,7 +36,22 @@ func (h *Handlers) setCurrentRoom(c echo.Context, roomID string) {
 	if currentRoom(c) != roomID {
 		h.cookies.Set(c, currentCookie, roomID, cookieMaxAge)
 	}
+	if hiddenRoom(c) != "" {
+		h.cookies.Set(c, hiddenCookie, "", -time.Second)
+	}
 }
+
+// hideCurrentRoom takes the room's bar off the notebook's pages, remembering the room so that
+// they can offer it back.
+func (h *Handlers) hideCurrentRoom(c echo.Context, roomID string) {
+	if currentRoom(c) == roomID {
+		h.cookies.Set(c, currentCookie, "", -time.Second)
+	}
+	h.cookies.Set(c, hiddenCookie, roomID, cookieMaxAge)
+}
+
+// hiddenRoom is the id of the room whose bar this browser hid, or "".
+func hiddenRoom(c echo.Context) string { return web.Cookie(c, hiddenCookie) }
 
 // clearRoomCookies forgets a room whose keys no longer work.
 func (h *Handlers) clearRoomCookies(c echo.Context, roomID string) {
@@ -41,6 +59,9 @@ func (h *Handlers) clearRoomCookies(c echo.Context, roomID string) {
 	h.cookies.Set(c, SeatCookie+roomID, "", -time.Second)
 	if currentRoom(c) == roomID {
 		h.cookies.Set(c, currentCookie, "", -time.Second)
+	}
+	if hiddenRoom(c) == roomID {
+		h.cookies.Set(c, hiddenCookie, "", -time.Second)
 	}
 }
 

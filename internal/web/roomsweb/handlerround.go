@@ -91,7 +91,16 @@ func handlerQuestion(in handlerIn) (rooms.Question, error) {
 			Message: "the reference is a workbench template: " + strings.Join(templateNames(), ", ")}
 	}
 	return rooms.Question{Kind: rooms.KindHandler, Template: t.Name, Reference: ref, Params: params,
-		Text: "Write a handler that survives: " + pages.ChallengeParams(params)}, nil
+		Text: challengeText(params)}, nil
+}
+
+// challengeText is a handler round's question: the parameters it must survive, or, for a
+// template that sets none, the workbench's defaults said as a sentence rather than after a colon.
+func challengeText(params string) string {
+	if params == "" {
+		return "Write a handler that survives the workbench's default parameters"
+	}
+	return "Write a handler that survives: " + pages.ChallengeParams(params)
 }
 
 func templateNames() []string {

@@ -39,7 +39,9 @@ type harness struct {
 // limits are the harness's allowances; zero fields are generous.
 type limits struct {
 	joinsPerMinute int
-	now            func() time.Time // the rooms' clock; time.Now when nil
+	// changesPerMinute is each key's allowance of changes; generous when zero.
+	changesPerMinute int
+	now              func() time.Time // the rooms' clock; time.Now when nil
 }
 
 func newHarness(t *testing.T, l limits) *harness {
@@ -51,6 +53,10 @@ func newHarness(t *testing.T, l limits) *harness {
 	if l.joinsPerMinute == 0 {
 		l.joinsPerMinute = 1000
 	}
+	if l.changesPerMinute == 0 {
+		l.changesPerMinute = 60_000
+	}
+	changes := web.NewKeyedLimiter[rooms.Hash](float64(l.changesPerMinute)/60, ChangeBurst(l.changesPerMinute), 1000)
 	m := web.NewMetrics()
 	run := runs.NewRunner(runs.Config{MaxRuns: 2, QueueWait: 2 * time.Second, RunTimeout: 10 * time.Second, CacheBytes: 16 << 20,
 		Memory: (*experiments.Experiment).Memory}, runs.Metrics{
@@ -65,7 +71,7 @@ func newHarness(t *testing.T, l limits) *harness {
 		Site:    func(string) pages.Site { return pages.Site{} },
 		Origins: web.NewOrigins("http://rooms.test", "127.0.0.1:0", nil),
 		Creates: web.NewRateLimiter(1000, 1000, 1000), Joins: web.NewRateLimiter(float64(l.joinsPerMinute)/60, l.joinsPerMinute, 1000),
-		Changes: web.NewKeyedLimiter[rooms.Hash](1000, 1000, 1000), ChangesPerMinute: 60_000, StreamsPerKey: 4,
+		Changes: changes, ChangesPerMinute: l.changesPerMinute, StreamsPerKey: 4,
 		Checks: HandlerChecks{Check: fc.check, Answer: fc.answer},
 		// A lab that starts every run it is given as "run-1" and shows nothing of it.
 		Lab: LabParts{Start: func(echo.Context, url.Values) (string, experiments.FieldErrors, error) { return "run-1", nil, nil },

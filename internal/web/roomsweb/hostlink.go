@@ -10,6 +10,7 @@ package roomsweb
 // host's own browser: a reload shows the same link and makes nothing twice.
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"time"
@@ -112,6 +113,12 @@ func (h *Handlers) HostUse() echo.HandlerFunc {
 		r, key, err := h.rooms.UseHostLink(c.Request().Context(), c.Param("id"), c.FormValue("token"))
 		if err != nil {
 			return Refusal(err)
+		}
+		if seat := seatKey(c, r.ID); seat != "" {
+			// A member who became the host is no longer waited for as a member.
+			if err := h.rooms.SeatHosts(c.Request().Context(), r, key, seat); err != nil && !errors.Is(err, rooms.ErrRoomClosed) {
+				return Refusal(err)
+			}
 		}
 		h.setRoomCookies(c, r.ID, HostCookie, key)
 		return c.Redirect(http.StatusSeeOther, h.base+"/rooms/"+r.ID)

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -146,6 +147,11 @@ func (h *Handlers) Join() echo.HandlerFunc {
 		j, err := h.join(ctx, r, found, v.Name)
 		if err == nil {
 			h.setRoomCookies(c, j.Member.RoomID, SeatCookie, j.MemberKey)
+			if r.Presenting != "" {
+				// Someone who joins late lands where the host is, with the round in their bar:
+				// the room's own page never moves a member there (following is for notebook pages).
+				return c.Redirect(http.StatusSeeOther, h.base+r.Presenting)
+			}
 			return c.Redirect(http.StatusSeeOther, h.base+"/rooms/"+j.Member.RoomID)
 		}
 		status := http.StatusUnprocessableEntity
@@ -192,12 +198,16 @@ func (h *Handlers) Page() echo.HandlerFunc {
 		v, err := h.roomView(ctx, site, r, key, false, "")
 		if errors.Is(err, rooms.ErrKicked) || errors.Is(err, rooms.ErrForbidden) {
 			h.clearRoomCookies(c, r.ID)
-			return &web.Error{Status: http.StatusForbidden, Msg: "this browser no longer has a seat in the room (the host removed it, or replaced the host link)"}
+			site.InRoom = false // the header offers the ways into a room again
+			gone := pages.SeatGoneView{Site: site, Title: r.Title, Removed: errors.Is(err, rooms.ErrKicked)}
+			return web.Render(c, http.StatusForbidden, pages.Layout(site, "No longer in “"+r.Title+"”", pages.SeatGone(gone)))
 		}
 		if err != nil {
 			return Refusal(err)
 		}
-		h.setCurrentRoom(c, r.ID)
+		if !r.Closed { // a closed room's bar would only say that it closed
+			h.setCurrentRoom(c, r.ID)
+		}
 		if v.IsHost() {
 			// Only the page has the round form; the stream's redraws never need these.
 			for _, e := range experiments.All() {
@@ -335,14 +345,17 @@ func (h *Handlers) Bar(c echo.Context, site pages.Site) *pages.RoomView {
 }
 
 func (h *Handlers) bar(c echo.Context, site pages.Site) *pages.RoomView {
-	id := currentRoom(c)
+	id, hidden := currentRoom(c), false
+	if id == "" {
+		id, hidden = hiddenRoom(c), true
+	}
 	if id == "" {
 		return nil
 	}
 	ctx := c.Request().Context()
 	r, err := h.rooms.RoomByID(ctx, id)
-	if err != nil || r.Closed {
-		return nil // a closed room has nothing to follow; its page still says what happened
+	if err != nil || r.Closed && hidden {
+		return nil
 	}
 	key := roomKey(c, r.ID)
 	if key == "" {
@@ -352,6 +365,16 @@ func (h *Handlers) bar(c echo.Context, site pages.Site) *pages.RoomView {
 	v, err := h.roomView(ctx, site, r, key, true, here)
 	if err != nil || v.Room.Role == rooms.Nobody {
 		return nil
+	}
+	if r.Closed {
+		// A closed room has nothing to follow: the bar says so on the next page, once, and the
+		// notebook forgets the room (its page still has what happened).
+		h.cookies.Set(c, currentCookie, "", -time.Second)
+		return &v
+	}
+	if hidden {
+		v.Hidden = true // one line that offers the bar back; no stream
+		return &v
 	}
 	h.addAsk(ctx, &v, here) // session.go
 	page, _, _ := strings.Cut(here, "?")

@@ -52,6 +52,7 @@ func (h *Handlers) SubmitForm() echo.HandlerFunc {
 			if err = h.admitChange(ctx, key); err == nil {
 				who, _ := h.rooms.Identify(ctx, r, key) // Submit answers a refusal
 				sub, err = h.rooms.Submit(ctx, who, seq, src, ch)
+				h.refundRefused(key, err)
 			}
 		}
 		if errors.Is(err, context.Canceled) {
