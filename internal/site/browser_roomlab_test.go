@@ -35,6 +35,8 @@ func TestBrowserRoomLabBox(t *testing.T) {
 	fay.retype("#join-name", "Fay")
 	fay.do(chromedp.Click(chromedp.CSS(`main form button[type="submit"]`)))
 	within(fay, "the member's room page", `!!document.querySelector(".you strong")`)
+	// Following moves notebook pages, never the room's own page: Fay reads block 1 meanwhile.
+	fay.open("/blocks/1")
 	streamOpen(fay)
 
 	// No round yet: the host's bar on a notebook page points to where one is opened.
