@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"go.starlark.net/starlark"
 )
@@ -62,7 +63,11 @@ const maxSteps = 100_000_000
 
 func newRuntime(out *output) *runtime {
 	r := &runtime{out: out, builtins: map[string]*starlark.Builtin{}}
-	r.thread = &starlark.Thread{Name: "check", Print: func(_ *starlark.Thread, msg string) {
+	r.thread = &starlark.Thread{Name: "check", Print: func(th *starlark.Thread, msg string) {
+		if out.calls++; out.calls > maxPrints {
+			th.Cancel(printFlood)
+			return
+		}
 		if r.cur == nil || r.cur.n >= len(r.cur.prefix) {
 			out.print(msg)
 		}
@@ -165,6 +170,10 @@ func (r *runtime) keyOf(b *starlark.Builtin, args starlark.Tuple, kw []starlark.
 		return Key{}, err
 	}
 	if err := keyable(v, 0); err != nil {
+		if what := b.Name(); strings.HasSuffix(what, "publish") || strings.HasSuffix(what, "outbox") {
+			// the same rules hold an event, which the reader knows as an event, not a key
+			return Key{}, fmt.Errorf("%s: %s", what, strings.Replace(err.Error(), "a key", "an event", 1))
+		}
 		return Key{}, fmt.Errorf("%s: %w", b.Name(), err)
 	}
 	return Key{v}, nil
@@ -478,6 +487,7 @@ type output struct {
 	b       strings.Builder
 	max     int
 	dropped int64
+	calls   int64 // every print, kept or not (maxPrints)
 }
 
 // maxOutput bounds what print may write over a whole check.
@@ -488,12 +498,21 @@ func (o *output) text() string {
 	if o.dropped == 0 {
 		return o.b.String()
 	}
-	return o.b.String() + fmt.Sprintf("… %s more lines not shown: a check keeps the first %s bytes (16 KB) of output\n",
+	return o.b.String() + fmt.Sprintf("… %s more lines not shown in full: a check keeps the first %s bytes (16 KB) of output\n",
 		thousands(o.dropped), thousands(maxOutput))
 }
 
 func (o *output) print(msg string) {
 	if o.b.Len()+len(msg)+1 > o.max {
+		// The first line that does not fit is kept cut short, so that one long print still shows
+		// what it began with; every line after it is only counted.
+		if room := o.max - o.b.Len() - len("…\n"); o.dropped == 0 && room > 0 {
+			cut := msg[:room]
+			for len(cut) > 0 && !utf8.RuneStart(msg[len(cut)]) { // not inside a character
+				cut = cut[:len(cut)-1]
+			}
+			o.b.WriteString(cut + "…\n")
+		}
 		o.dropped++
 		return
 	}

@@ -230,7 +230,7 @@ func ChildMain(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	if deadline <= 0 || deadline > time.Minute {
 		deadline = DefaultDeadline
 	}
-	ctx, cancel := context.WithTimeout(ctx, deadline)
+	ctx, cancel := context.WithTimeout(withDeadline(ctx, deadline), deadline)
 	defer cancel()
 	ans := &answer{w: stdout}
 	stopWatch := watchMemory(ans)

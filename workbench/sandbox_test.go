@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"effectivelyonce/experiments"
 )
@@ -75,6 +76,8 @@ func TestSandboxLimits(t *testing.T) {
 		{"recursion", handle + "    handle(job, queue, db, bus)\n", "", 2, "recursive"},
 		{"no handle", "def other():\n    pass\n", "", 0, "defines no function handle"},
 		{"bad key", handle + "    db.remember([job.id])\n", "", 2, "a key must be"},
+		{"long event", handle + "    bus.publish(\"e\" * 1000)\n    queue.ack()\n", "", 2, "bus.publish: an event may be at most 200 bytes long, not 1,000"},
+		{"print in a tight loop", handle + "    for i in range(1000000):\n        print(\"x\")\n    queue.ack()\n", "", 3, "printed more than 1,000,000 times"},
 		{"tx after commit", handle + "    tx = db.begin()\n    tx.commit()\n    tx.apply(job.id)\n", "", 4, "already been committed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -110,8 +113,27 @@ func TestSandboxDeadline(t *testing.T) {
 	s.Deadline = 200 * time.Millisecond
 	_, err := s.Check(t.Context(), src, DefaultParams())
 	var ce *CodeError
-	if !errors.As(err, &ce) || !strings.Contains(ce.Msg, "deadline") {
-		t.Fatalf("err %v, want the deadline named", err)
+	if !errors.As(err, &ce) || !strings.Contains(ce.Msg, "deadline of 200ms") {
+		t.Fatalf("err %v, want the deadline named with its length", err)
+	}
+}
+
+// TestSandboxLongPrint: one print longer than the output's cap still shows what it began with,
+// cut short, rather than nothing but the count of lines left out.
+func TestSandboxLongPrint(t *testing.T) {
+	src := "def handle(job, queue, db, bus):\n    print(\"é\" * 100000)\n    queue.ack()\n"
+	p := DefaultParams()
+	p.Jobs = 20
+	res, err := testSandbox(t).Check(t.Context(), src, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(res.Output, "\n")
+	if !strings.HasPrefix(first, "ééé") || !strings.HasSuffix(first, "…") || !utf8.ValidString(first) || len(res.Output) > maxOutput+200 {
+		t.Errorf("the first line is %d bytes, starts %q, ends %q", len(first), first[:min(len(first), 12)], first[max(0, len(first)-12):])
+	}
+	if !strings.Contains(res.Output, "more lines not shown in full") {
+		t.Errorf("the output does not say lines were left out: ends %q", res.Output[max(0, len(res.Output)-120):])
 	}
 }
 

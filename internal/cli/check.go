@@ -48,11 +48,8 @@ func Check(ctx context.Context, args []string, stdout io.Writer, child func(cont
 	res, err := workbench.Sandbox{Command: child}.Check(ctx, src, p)
 	var ce *workbench.CodeError
 	switch {
-	case errors.As(err, &ce) && ce.Line == 0:
-		// A fault of the whole handler (its size, its memory) has no place to name.
-		return fmt.Errorf("%s: %s", name, ce.Msg)
 	case errors.As(err, &ce):
-		return fmt.Errorf("%s:%d:%d: %s", name, ce.Line, ce.Col, ce.Msg)
+		return errors.New(codeAt(name, ce))
 	case err != nil:
 		return fieldErrors("check "+name, err)
 	}
@@ -220,4 +217,14 @@ func checkCSV(name, src string, res workbench.Result) string {
 	b.WriteString("# source_hash=" + workbench.SourceHash(src) + "\r\n")
 	b.WriteString(checkTable(res).CSV())
 	return b.String()
+}
+
+// codeAt is a mistake in the handler file name as a compiler says it: "name:line:col: message",
+// or "name: message" for a fault of the whole handler (its size, its memory), which has no place
+// to name.
+func codeAt(name string, ce *workbench.CodeError) string {
+	if ce.Line == 0 {
+		return name + ": " + ce.Msg
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", name, ce.Line, ce.Col, ce.Msg)
 }

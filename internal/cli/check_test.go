@@ -107,3 +107,15 @@ func TestCLICheckErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestCodeAt: a handler's mistake reads as a compiler's, "file:line:col: message", and one of
+// the whole handler, which has no line, keeps its space after the file's name ("site lab" once
+// printed "biglist.star:the handler ran out of memory").
+func TestCodeAt(t *testing.T) {
+	if got := codeAt("h.star", &workbench.CodeError{Line: 3, Col: 20, Msg: "no"}); got != "h.star:3:20: no" {
+		t.Errorf("at a line: %q", got)
+	}
+	if got := codeAt("h.star", &workbench.CodeError{Msg: "the handler ran out of memory"}); got != "h.star: the handler ran out of memory" {
+		t.Errorf("without a line: %q", got)
+	}
+}

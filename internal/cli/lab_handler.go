@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"strings"
 
 	"effectivelyonce/experiments"
 	"effectivelyonce/lab"
@@ -35,7 +34,7 @@ func labHandler(ctx context.Context, child func(context.Context) *exec.Cmd, p la
 	var fe experiments.FieldErrors
 	switch {
 	case errors.As(err, &ce):
-		return nil, fmt.Errorf("lab: %s:%s", name, strings.TrimPrefix(ce.Error(), "line "))
+		return nil, errors.New("lab: " + codeAt(name, ce))
 	case errors.As(err, &fe):
 		var all []error
 		for _, f := range fe {
