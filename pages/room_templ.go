@@ -3157,7 +3157,7 @@ func presentingPart(v RoomView) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		if v.Room.Presenting != "" {
+		if v.Room.Presenting != "" && !v.Room.Closed {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 243, "<div class=\"presenting\" data-present-path=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -3165,7 +3165,7 @@ func presentingPart(v RoomView) templ.Component {
 			var templ_7745c5c3_Var152 string
 			templ_7745c5c3_Var152, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.Site.URL(v.Room.Presenting)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 683, Col: 75}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 684, Col: 75}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var152)
 			if templ_7745c5c3_Err != nil {
@@ -3193,7 +3193,7 @@ func presentingPart(v RoomView) templ.Component {
 			var templ_7745c5c3_Var153 string
 			templ_7745c5c3_Var153, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(v.Site.URL(v.Room.Presenting))).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 690, Col: 58}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 691, Col: 58}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var153)
 			if templ_7745c5c3_Err != nil {
@@ -3206,7 +3206,7 @@ func presentingPart(v RoomView) templ.Component {
 			var templ_7745c5c3_Var154 string
 			templ_7745c5c3_Var154, templ_7745c5c3_Err = templ.JoinStringErrs(v.PresentingTitle())
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 690, Col: 82}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 691, Col: 82}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var154))
 			if templ_7745c5c3_Err != nil {
@@ -3287,7 +3287,7 @@ func roundPart(v RoomView) templ.Component {
 				var templ_7745c5c3_Var156 string
 				templ_7745c5c3_Var156, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(v.URL + "#new-round")).ResolveURL(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 722, Col: 105}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 723, Col: 105}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var156)
 				if templ_7745c5c3_Err != nil {
@@ -3342,7 +3342,7 @@ func roundPart(v RoomView) templ.Component {
 				var templ_7745c5c3_Var159 string
 				templ_7745c5c3_Var159, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.Itoa(rd.Seq)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 732, Col: 36}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 733, Col: 36}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var159)
 				if templ_7745c5c3_Err != nil {
@@ -3355,7 +3355,7 @@ func roundPart(v RoomView) templ.Component {
 				var templ_7745c5c3_Var160 string
 				templ_7745c5c3_Var160, templ_7745c5c3_Err = templruntime.NewAttributeExpression(string(rd.State)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 733, Col: 32}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 734, Col: 32}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var160)
 				if templ_7745c5c3_Err != nil {
@@ -3373,7 +3373,7 @@ func roundPart(v RoomView) templ.Component {
 					var templ_7745c5c3_Var161 string
 					templ_7745c5c3_Var161, templ_7745c5c3_Err = templruntime.NewAttributeExpression(a).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 735, Col: 17}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 736, Col: 17}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var161)
 					if templ_7745c5c3_Err != nil {
@@ -3401,7 +3401,7 @@ func roundPart(v RoomView) templ.Component {
 			var templ_7745c5c3_Var162 string
 			templ_7745c5c3_Var162, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(rd.Seq))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 740, Col: 33}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 741, Col: 33}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var162))
 			if templ_7745c5c3_Err != nil {
@@ -3419,7 +3419,7 @@ func roundPart(v RoomView) templ.Component {
 				var templ_7745c5c3_Var163 string
 				templ_7745c5c3_Var163, templ_7745c5c3_Err = templ.JoinStringErrs(vt)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 742, Col: 13}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 743, Col: 13}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var163))
 				if templ_7745c5c3_Err != nil {
@@ -3437,7 +3437,7 @@ func roundPart(v RoomView) templ.Component {
 			var templ_7745c5c3_Var164 string
 			templ_7745c5c3_Var164, templ_7745c5c3_Err = templ.JoinStringErrs(roundStateText(v, rd.State))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 744, Col: 37}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 745, Col: 37}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var164))
 			if templ_7745c5c3_Err != nil {
@@ -3450,7 +3450,7 @@ func roundPart(v RoomView) templ.Component {
 			var templ_7745c5c3_Var165 string
 			templ_7745c5c3_Var165, templ_7745c5c3_Err = templ.JoinStringErrs(v.Ask(rd.Question))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 747, Col: 43}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 748, Col: 43}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var165))
 			if templ_7745c5c3_Err != nil {
@@ -3468,7 +3468,7 @@ func roundPart(v RoomView) templ.Component {
 				var templ_7745c5c3_Var166 string
 				templ_7745c5c3_Var166, templ_7745c5c3_Err = templ.JoinStringErrs(answerHelp(rd.Question))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 749, Col: 45}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 750, Col: 45}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var166))
 				if templ_7745c5c3_Err != nil {
@@ -3487,7 +3487,7 @@ func roundPart(v RoomView) templ.Component {
 				var templ_7745c5c3_Var167 string
 				templ_7745c5c3_Var167, templ_7745c5c3_Err = templ.JoinStringErrs(Num(*rd.YourFirstGuess))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 752, Col: 78}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 753, Col: 78}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var167))
 				if templ_7745c5c3_Err != nil {
@@ -3500,7 +3500,7 @@ func roundPart(v RoomView) templ.Component {
 				var templ_7745c5c3_Var168 string
 				templ_7745c5c3_Var168, templ_7745c5c3_Err = templ.JoinStringErrs(firstAnswerNote(rd))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 752, Col: 110}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 753, Col: 110}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var168))
 				if templ_7745c5c3_Err != nil {
@@ -3531,7 +3531,7 @@ func roundPart(v RoomView) templ.Component {
 					var templ_7745c5c3_Var170 string
 					templ_7745c5c3_Var170, templ_7745c5c3_Err = templruntime.NewAttributeExpression(guessID(v, rd.Seq)).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 756, Col: 36}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 757, Col: 36}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var170)
 					if templ_7745c5c3_Err != nil {
@@ -3559,7 +3559,7 @@ func roundPart(v RoomView) templ.Component {
 					var templ_7745c5c3_Var171 string
 					templ_7745c5c3_Var171, templ_7745c5c3_Err = templruntime.NewAttributeExpression(guessID(v, rd.Seq)).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 763, Col: 35}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 764, Col: 35}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var171)
 					if templ_7745c5c3_Err != nil {
@@ -3572,7 +3572,7 @@ func roundPart(v RoomView) templ.Component {
 					var templ_7745c5c3_Var172 string
 					templ_7745c5c3_Var172, templ_7745c5c3_Err = templruntime.NewAttributeExpression(guessValue(answerShown(rd))).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 763, Col: 146}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 764, Col: 146}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var172)
 					if templ_7745c5c3_Err != nil {
@@ -3590,7 +3590,7 @@ func roundPart(v RoomView) templ.Component {
 						var templ_7745c5c3_Var173 string
 						templ_7745c5c3_Var173, templ_7745c5c3_Err = templruntime.NewAttributeExpression(string(c)).Resolve(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 767, Col: 84}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 768, Col: 84}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var173)
 						if templ_7745c5c3_Err != nil {
@@ -3613,7 +3613,7 @@ func roundPart(v RoomView) templ.Component {
 						var templ_7745c5c3_Var174 string
 						templ_7745c5c3_Var174, templ_7745c5c3_Err = templ.JoinStringErrs(ConfidenceText(c))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 767, Col: 146}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 768, Col: 146}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var174))
 						if templ_7745c5c3_Err != nil {
@@ -3673,7 +3673,7 @@ func roundPart(v RoomView) templ.Component {
 				var templ_7745c5c3_Var175 string
 				templ_7745c5c3_Var175, templ_7745c5c3_Err = templ.JoinStringErrs(Num(*rd.YourGuess))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 787, Col: 33}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 788, Col: 33}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var175))
 				if templ_7745c5c3_Err != nil {
@@ -3691,7 +3691,7 @@ func roundPart(v RoomView) templ.Component {
 					var templ_7745c5c3_Var176 string
 					templ_7745c5c3_Var176, templ_7745c5c3_Err = templ.JoinStringErrs(c)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 789, Col: 10}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 790, Col: 10}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var176))
 					if templ_7745c5c3_Err != nil {
@@ -3817,7 +3817,7 @@ func revealCustom(v RoomView, seq int) templ.Component {
 			var templ_7745c5c3_Var179 string
 			templ_7745c5c3_Var179, templ_7745c5c3_Err = templruntime.NewAttributeExpression("measured-" + strconv.Itoa(seq)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 827, Col: 46}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 828, Col: 46}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var179)
 			if templ_7745c5c3_Err != nil {
@@ -3830,7 +3830,7 @@ func revealCustom(v RoomView, seq int) templ.Component {
 			var templ_7745c5c3_Var180 string
 			templ_7745c5c3_Var180, templ_7745c5c3_Err = templruntime.NewAttributeExpression("measured-" + strconv.Itoa(seq)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 828, Col: 45}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 829, Col: 45}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var180)
 			if templ_7745c5c3_Err != nil {
@@ -3930,7 +3930,7 @@ func resultView(v RoomView, rd rooms.RoundView) templ.Component {
 			var templ_7745c5c3_Var182 string
 			templ_7745c5c3_Var182, templ_7745c5c3_Err = templ.JoinStringErrs(Distance(*rd.Result.YourDistance))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 864, Col: 73}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 865, Col: 73}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var182))
 			if templ_7745c5c3_Err != nil {
@@ -3948,7 +3948,7 @@ func resultView(v RoomView, rd rooms.RoundView) templ.Component {
 		var templ_7745c5c3_Var183 string
 		templ_7745c5c3_Var183, templ_7745c5c3_Err = templ.JoinStringErrs(Num(rd.Result.Measured))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 866, Col: 67}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 867, Col: 67}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var183))
 		if templ_7745c5c3_Err != nil {
@@ -3967,7 +3967,7 @@ func resultView(v RoomView, rd rooms.RoundView) templ.Component {
 				var templ_7745c5c3_Var184 string
 				templ_7745c5c3_Var184, templ_7745c5c3_Err = templ.JoinStringErrs(Distance(*rd.Result.YourFirstDistance))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 869, Col: 93}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 870, Col: 93}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var184))
 				if templ_7745c5c3_Err != nil {
@@ -3985,7 +3985,7 @@ func resultView(v RoomView, rd rooms.RoundView) templ.Component {
 			var templ_7745c5c3_Var185 string
 			templ_7745c5c3_Var185, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(rd.Result.MovedCloser))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 871, Col: 88}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 872, Col: 88}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var185))
 			if templ_7745c5c3_Err != nil {
@@ -3998,7 +3998,7 @@ func resultView(v RoomView, rd rooms.RoundView) templ.Component {
 			var templ_7745c5c3_Var186 string
 			templ_7745c5c3_Var186, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(rd.Result.BothVotes))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 871, Col: 129}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 872, Col: 129}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var186))
 			if templ_7745c5c3_Err != nil {
@@ -4011,7 +4011,7 @@ func resultView(v RoomView, rd rooms.RoundView) templ.Component {
 			var templ_7745c5c3_Var187 string
 			templ_7745c5c3_Var187, templ_7745c5c3_Err = templ.JoinStringErrs(Num(f.Median))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 872, Col: 55}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 873, Col: 55}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var187))
 			if templ_7745c5c3_Err != nil {
@@ -4030,7 +4030,7 @@ func resultView(v RoomView, rd rooms.RoundView) templ.Component {
 			var templ_7745c5c3_Var188 string
 			templ_7745c5c3_Var188, templ_7745c5c3_Err = templ.JoinStringErrs(Num(rd.Result.Median))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 875, Col: 56}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 876, Col: 56}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var188))
 			if templ_7745c5c3_Err != nil {
@@ -4048,7 +4048,7 @@ func resultView(v RoomView, rd rooms.RoundView) templ.Component {
 				var templ_7745c5c3_Var189 string
 				templ_7745c5c3_Var189, templ_7745c5c3_Err = templ.JoinStringErrs(Num(rd.Result.Q1))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 877, Col: 52}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 878, Col: 52}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var189))
 				if templ_7745c5c3_Err != nil {
@@ -4061,7 +4061,7 @@ func resultView(v RoomView, rd rooms.RoundView) templ.Component {
 				var templ_7745c5c3_Var190 string
 				templ_7745c5c3_Var190, templ_7745c5c3_Err = templ.JoinStringErrs(Num(rd.Result.Q3))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 877, Col: 77}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 878, Col: 77}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var190))
 				if templ_7745c5c3_Err != nil {
@@ -4074,7 +4074,7 @@ func resultView(v RoomView, rd rooms.RoundView) templ.Component {
 				var templ_7745c5c3_Var191 string
 				templ_7745c5c3_Var191, templ_7745c5c3_Err = templ.JoinStringErrs(Num(rd.Result.Min))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 878, Col: 53}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 879, Col: 53}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var191))
 				if templ_7745c5c3_Err != nil {
@@ -4087,7 +4087,7 @@ func resultView(v RoomView, rd rooms.RoundView) templ.Component {
 				var templ_7745c5c3_Var192 string
 				templ_7745c5c3_Var192, templ_7745c5c3_Err = templ.JoinStringErrs(Num(rd.Result.Max))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 878, Col: 79}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 879, Col: 79}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var192))
 				if templ_7745c5c3_Err != nil {
@@ -4100,7 +4100,7 @@ func resultView(v RoomView, rd rooms.RoundView) templ.Component {
 				var templ_7745c5c3_Var193 string
 				templ_7745c5c3_Var193, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(len(rd.Result.Guesses)))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 878, Col: 121}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 879, Col: 121}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var193))
 				if templ_7745c5c3_Err != nil {
@@ -4130,7 +4130,7 @@ func resultView(v RoomView, rd rooms.RoundView) templ.Component {
 			var templ_7745c5c3_Var194 string
 			templ_7745c5c3_Var194, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(v.URL)).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 886, Col: 48}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 887, Col: 48}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var194)
 			if templ_7745c5c3_Err != nil {
@@ -4143,7 +4143,7 @@ func resultView(v RoomView, rd rooms.RoundView) templ.Component {
 			var templ_7745c5c3_Var195 string
 			templ_7745c5c3_Var195, templ_7745c5c3_Err = templ.JoinStringErrs(barMore(rd.Result))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 886, Col: 91}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 887, Col: 91}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var195))
 			if templ_7745c5c3_Err != nil {
@@ -4182,7 +4182,7 @@ func resultView(v RoomView, rd rooms.RoundView) templ.Component {
 						var templ_7745c5c3_Var196 string
 						templ_7745c5c3_Var196, templ_7745c5c3_Err = templ.JoinStringErrs(g.Name)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 905, Col: 21}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 906, Col: 21}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var196))
 						if templ_7745c5c3_Err != nil {
@@ -4200,7 +4200,7 @@ func resultView(v RoomView, rd rooms.RoundView) templ.Component {
 					var templ_7745c5c3_Var197 string
 					templ_7745c5c3_Var197, templ_7745c5c3_Err = templ.JoinStringErrs(Num(g.Value))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 907, Col: 38}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 908, Col: 38}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var197))
 					if templ_7745c5c3_Err != nil {
@@ -4213,7 +4213,7 @@ func resultView(v RoomView, rd rooms.RoundView) templ.Component {
 					var templ_7745c5c3_Var198 string
 					templ_7745c5c3_Var198, templ_7745c5c3_Err = templ.JoinStringErrs(ConfidenceText(g.Confidence))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 908, Col: 42}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 909, Col: 42}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var198))
 					if templ_7745c5c3_Err != nil {
@@ -4304,7 +4304,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 		var templ_7745c5c3_Var201 string
 		templ_7745c5c3_Var201, templ_7745c5c3_Err = templruntime.NewAttributeExpression(id).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 934, Col: 46}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 935, Col: 46}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var201)
 		if templ_7745c5c3_Err != nil {
@@ -4317,7 +4317,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 		var templ_7745c5c3_Var202 string
 		templ_7745c5c3_Var202, templ_7745c5c3_Err = templruntime.NewAttributeExpression("0 0 " + strconv.Itoa(h.Width) + " " + strconv.Itoa(h.Height)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 935, Col: 78}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 936, Col: 78}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var202)
 		if templ_7745c5c3_Err != nil {
@@ -4330,7 +4330,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 		var templ_7745c5c3_Var203 string
 		templ_7745c5c3_Var203, templ_7745c5c3_Err = templruntime.NewAttributeExpression(histAlt(h, res, truth)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 935, Col: 127}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 936, Col: 127}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var203)
 		if templ_7745c5c3_Err != nil {
@@ -4348,7 +4348,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 			var templ_7745c5c3_Var204 string
 			templ_7745c5c3_Var204, templ_7745c5c3_Err = templruntime.NewAttributeExpression(f1(b.X)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 937, Col: 38}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 938, Col: 38}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var204)
 			if templ_7745c5c3_Err != nil {
@@ -4361,7 +4361,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 			var templ_7745c5c3_Var205 string
 			templ_7745c5c3_Var205, templ_7745c5c3_Err = templruntime.NewAttributeExpression(f1(b.Y)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 937, Col: 52}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 938, Col: 52}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var205)
 			if templ_7745c5c3_Err != nil {
@@ -4374,7 +4374,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 			var templ_7745c5c3_Var206 string
 			templ_7745c5c3_Var206, templ_7745c5c3_Err = templruntime.NewAttributeExpression(f1(b.W)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 937, Col: 70}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 938, Col: 70}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var206)
 			if templ_7745c5c3_Err != nil {
@@ -4387,7 +4387,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 			var templ_7745c5c3_Var207 string
 			templ_7745c5c3_Var207, templ_7745c5c3_Err = templruntime.NewAttributeExpression(f1(b.H)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 937, Col: 89}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 938, Col: 89}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var207)
 			if templ_7745c5c3_Err != nil {
@@ -4400,7 +4400,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 			var templ_7745c5c3_Var208 string
 			templ_7745c5c3_Var208, templ_7745c5c3_Err = templ.JoinStringErrs(b.Tip)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 937, Col: 106}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 938, Col: 106}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var208))
 			if templ_7745c5c3_Err != nil {
@@ -4418,7 +4418,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 		var templ_7745c5c3_Var209 string
 		templ_7745c5c3_Var209, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.Itoa(h.Width)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 939, Col: 60}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 940, Col: 60}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var209)
 		if templ_7745c5c3_Err != nil {
@@ -4431,7 +4431,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 		var templ_7745c5c3_Var210 string
 		templ_7745c5c3_Var210, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.Itoa(h.Base)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 939, Col: 88}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 940, Col: 88}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var210)
 		if templ_7745c5c3_Err != nil {
@@ -4444,7 +4444,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 		var templ_7745c5c3_Var211 string
 		templ_7745c5c3_Var211, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.Itoa(h.Base)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 939, Col: 116}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 940, Col: 116}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var211)
 		if templ_7745c5c3_Err != nil {
@@ -4462,7 +4462,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 			var templ_7745c5c3_Var212 string
 			templ_7745c5c3_Var212, templ_7745c5c3_Err = templruntime.NewAttributeExpression(f1(h.MedianX)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 941, Col: 48}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 942, Col: 48}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var212)
 			if templ_7745c5c3_Err != nil {
@@ -4475,7 +4475,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 			var templ_7745c5c3_Var213 string
 			templ_7745c5c3_Var213, templ_7745c5c3_Err = templruntime.NewAttributeExpression(f1(h.MedianX)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 941, Col: 69}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 942, Col: 69}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var213)
 			if templ_7745c5c3_Err != nil {
@@ -4488,7 +4488,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 			var templ_7745c5c3_Var214 string
 			templ_7745c5c3_Var214, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.Itoa(h.Base)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 941, Col: 105}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 942, Col: 105}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var214)
 			if templ_7745c5c3_Err != nil {
@@ -4507,7 +4507,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 			var templ_7745c5c3_Var215 string
 			templ_7745c5c3_Var215, templ_7745c5c3_Err = templruntime.NewAttributeExpression(f1(h.TruthX)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 944, Col: 46}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 945, Col: 46}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var215)
 			if templ_7745c5c3_Err != nil {
@@ -4520,7 +4520,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 			var templ_7745c5c3_Var216 string
 			templ_7745c5c3_Var216, templ_7745c5c3_Err = templruntime.NewAttributeExpression(f1(h.TruthX)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 944, Col: 66}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 945, Col: 66}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var216)
 			if templ_7745c5c3_Err != nil {
@@ -4533,7 +4533,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 			var templ_7745c5c3_Var217 string
 			templ_7745c5c3_Var217, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.Itoa(h.Base)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 944, Col: 101}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 945, Col: 101}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var217)
 			if templ_7745c5c3_Err != nil {
@@ -4546,7 +4546,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 			var templ_7745c5c3_Var218 string
 			templ_7745c5c3_Var218, templ_7745c5c3_Err = templruntime.NewAttributeExpression(f1(h.LabelX())).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 945, Col: 53}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 946, Col: 53}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var218)
 			if templ_7745c5c3_Err != nil {
@@ -4559,7 +4559,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 			var templ_7745c5c3_Var219 string
 			templ_7745c5c3_Var219, templ_7745c5c3_Err = templruntime.NewAttributeExpression(h.TruthAnchor).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 945, Col: 90}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 946, Col: 90}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var219)
 			if templ_7745c5c3_Err != nil {
@@ -4572,7 +4572,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 			var templ_7745c5c3_Var220 string
 			templ_7745c5c3_Var220, templ_7745c5c3_Err = templ.JoinStringErrs(h.TruthLabel)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 945, Col: 107}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 946, Col: 107}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var220))
 			if templ_7745c5c3_Err != nil {
@@ -4592,7 +4592,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 				var templ_7745c5c3_Var221 string
 				templ_7745c5c3_Var221, templ_7745c5c3_Err = templruntime.NewAttributeExpression(f1(b.X + b.W/2)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 949, Col: 49}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 950, Col: 49}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var221)
 				if templ_7745c5c3_Err != nil {
@@ -4605,7 +4605,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 				var templ_7745c5c3_Var222 string
 				templ_7745c5c3_Var222, templ_7745c5c3_Err = templruntime.NewAttributeExpression(f1(b.Y - 5)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 949, Col: 67}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 950, Col: 67}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var222)
 				if templ_7745c5c3_Err != nil {
@@ -4618,7 +4618,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 				var templ_7745c5c3_Var223 string
 				templ_7745c5c3_Var223, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(b.Count))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 949, Col: 114}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 950, Col: 114}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var223))
 				if templ_7745c5c3_Err != nil {
@@ -4637,7 +4637,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 		var templ_7745c5c3_Var224 string
 		templ_7745c5c3_Var224, templ_7745c5c3_Err = templ.JoinStringErrs(h.Lo)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 953, Col: 56}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 954, Col: 56}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var224))
 		if templ_7745c5c3_Err != nil {
@@ -4650,7 +4650,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 		var templ_7745c5c3_Var225 string
 		templ_7745c5c3_Var225, templ_7745c5c3_Err = templ.JoinStringErrs(h.Hi)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 953, Col: 77}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 954, Col: 77}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var225))
 		if templ_7745c5c3_Err != nil {
@@ -4668,7 +4668,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 			var templ_7745c5c3_Var226 string
 			templ_7745c5c3_Var226, templ_7745c5c3_Err = templ.JoinStringErrs(Num(res.Measured))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 956, Col: 60}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 957, Col: 60}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var226))
 			if templ_7745c5c3_Err != nil {
@@ -4687,7 +4687,7 @@ func histogramOver(res, also *rooms.Result, id string, truth bool) templ.Compone
 			var templ_7745c5c3_Var227 string
 			templ_7745c5c3_Var227, templ_7745c5c3_Err = templ.JoinStringErrs(Num(res.Median))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 959, Col: 63}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 960, Col: 63}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var227))
 			if templ_7745c5c3_Err != nil {
@@ -4732,7 +4732,7 @@ func calibrationTable(v RoomView, res *rooms.Result) templ.Component {
 		var templ_7745c5c3_Var229 string
 		templ_7745c5c3_Var229, templ_7745c5c3_Err = templ.JoinStringErrs(Num(res.Measured))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 975, Col: 71}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 976, Col: 71}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var229))
 		if templ_7745c5c3_Err != nil {
@@ -4786,7 +4786,7 @@ func calibrationTable(v RoomView, res *rooms.Result) templ.Component {
 			var templ_7745c5c3_Var232 string
 			templ_7745c5c3_Var232, templ_7745c5c3_Err = templ.JoinStringErrs(ConfidenceText(c.Confidence))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 982, Col: 37}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 983, Col: 37}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var232))
 			if templ_7745c5c3_Err != nil {
@@ -4804,7 +4804,7 @@ func calibrationTable(v RoomView, res *rooms.Result) templ.Component {
 				var templ_7745c5c3_Var233 string
 				templ_7745c5c3_Var233, templ_7745c5c3_Err = templ.JoinStringErrs(Num(res.YourCalibration.MeanDistance))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 984, Col: 72}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 985, Col: 72}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var233))
 				if templ_7745c5c3_Err != nil {
@@ -4822,7 +4822,7 @@ func calibrationTable(v RoomView, res *rooms.Result) templ.Component {
 			var templ_7745c5c3_Var234 string
 			templ_7745c5c3_Var234, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(c.Guesses))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 987, Col: 47}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 988, Col: 47}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var234))
 			if templ_7745c5c3_Err != nil {
@@ -4835,7 +4835,7 @@ func calibrationTable(v RoomView, res *rooms.Result) templ.Component {
 			var templ_7745c5c3_Var235 string
 			templ_7745c5c3_Var235, templ_7745c5c3_Err = templ.JoinStringErrs(Num(roundTo(c.MeanDistance)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 988, Col: 52}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 989, Col: 52}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var235))
 			if templ_7745c5c3_Err != nil {
@@ -4858,7 +4858,7 @@ func calibrationTable(v RoomView, res *rooms.Result) templ.Component {
 			var templ_7745c5c3_Var236 string
 			templ_7745c5c3_Var236, templ_7745c5c3_Err = templ.JoinStringErrs(yourCalibration(v.Room.YourCalibration))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 995, Col: 76}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 996, Col: 76}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var236))
 			if templ_7745c5c3_Err != nil {
@@ -4971,7 +4971,7 @@ func rosterPart(v RoomView) templ.Component {
 		var templ_7745c5c3_Var238 string
 		templ_7745c5c3_Var238, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(v.Present()))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1074, Col: 44}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1075, Col: 44}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var238))
 		if templ_7745c5c3_Err != nil {
@@ -4984,7 +4984,7 @@ func rosterPart(v RoomView) templ.Component {
 		var templ_7745c5c3_Var239 string
 		templ_7745c5c3_Var239, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(v.Room.Seated))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1074, Col: 86}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1075, Col: 86}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var239))
 		if templ_7745c5c3_Err != nil {
@@ -5012,7 +5012,7 @@ func rosterPart(v RoomView) templ.Component {
 					var templ_7745c5c3_Var240 string
 					templ_7745c5c3_Var240, templ_7745c5c3_Err = templ.JoinStringErrs(m.Name)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1080, Col: 64}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1081, Col: 64}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var240))
 					if templ_7745c5c3_Err != nil {
@@ -5030,7 +5030,7 @@ func rosterPart(v RoomView) templ.Component {
 					var templ_7745c5c3_Var241 string
 					templ_7745c5c3_Var241, templ_7745c5c3_Err = templ.JoinStringErrs(m.Name)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1082, Col: 59}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1083, Col: 59}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var241))
 					if templ_7745c5c3_Err != nil {
@@ -5106,7 +5106,7 @@ func historyPart(v RoomView) templ.Component {
 				var templ_7745c5c3_Var243 string
 				templ_7745c5c3_Var243, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(rd.Seq))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1115, Col: 33}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1116, Col: 33}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var243))
 				if templ_7745c5c3_Err != nil {
@@ -5119,7 +5119,7 @@ func historyPart(v RoomView) templ.Component {
 				var templ_7745c5c3_Var244 string
 				templ_7745c5c3_Var244, templ_7745c5c3_Err = templ.JoinStringErrs(v.Ask(rd.Question))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1116, Col: 31}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1117, Col: 31}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var244))
 				if templ_7745c5c3_Err != nil {
@@ -5142,7 +5142,7 @@ func historyPart(v RoomView) templ.Component {
 					var templ_7745c5c3_Var245 string
 					templ_7745c5c3_Var245, templ_7745c5c3_Err = templ.JoinStringErrs(Num(rd.Result.Measured))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1120, Col: 49}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1121, Col: 49}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var245))
 					if templ_7745c5c3_Err != nil {
@@ -5155,7 +5155,7 @@ func historyPart(v RoomView) templ.Component {
 					var templ_7745c5c3_Var246 string
 					templ_7745c5c3_Var246, templ_7745c5c3_Err = templ.JoinStringErrs(Num(rd.Result.Median))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1121, Col: 47}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1122, Col: 47}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var246))
 					if templ_7745c5c3_Err != nil {
@@ -5168,7 +5168,7 @@ func historyPart(v RoomView) templ.Component {
 					var templ_7745c5c3_Var247 string
 					templ_7745c5c3_Var247, templ_7745c5c3_Err = templ.JoinStringErrs(historyAnswers(rd))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1122, Col: 44}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1123, Col: 44}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var247))
 					if templ_7745c5c3_Err != nil {
@@ -5208,7 +5208,7 @@ func historyPart(v RoomView) templ.Component {
 					var templ_7745c5c3_Var248 string
 					templ_7745c5c3_Var248, templ_7745c5c3_Err = templ.JoinStringErrs(historyAnswers(rd))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1136, Col: 44}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1137, Col: 44}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var248))
 					if templ_7745c5c3_Err != nil {
@@ -5228,7 +5228,7 @@ func historyPart(v RoomView) templ.Component {
 						var templ_7745c5c3_Var249 string
 						templ_7745c5c3_Var249, templ_7745c5c3_Err = templ.JoinStringErrs(Num(*rd.YourGuess))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1141, Col: 30}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1142, Col: 30}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var249))
 						if templ_7745c5c3_Err != nil {
@@ -5331,7 +5331,7 @@ func boardPart(v RoomView) templ.Component {
 					var templ_7745c5c3_Var253 string
 					templ_7745c5c3_Var253, templ_7745c5c3_Err = templ.JoinStringErrs(p.Note)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1164, Col: 15}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1165, Col: 15}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var253))
 					if templ_7745c5c3_Err != nil {
@@ -5350,7 +5350,7 @@ func boardPart(v RoomView) templ.Component {
 				var templ_7745c5c3_Var254 string
 				templ_7745c5c3_Var254, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(v.Site.URL(p.Path))).ResolveURL(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1169, Col: 68}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1170, Col: 68}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var254)
 				if templ_7745c5c3_Err != nil {
@@ -5363,7 +5363,7 @@ func boardPart(v RoomView) templ.Component {
 				var templ_7745c5c3_Var255 string
 				templ_7745c5c3_Var255, templ_7745c5c3_Err = templ.JoinStringErrs(v.Title(p.Path))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1169, Col: 88}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1170, Col: 88}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var255))
 				if templ_7745c5c3_Err != nil {
@@ -5381,7 +5381,7 @@ func boardPart(v RoomView) templ.Component {
 					var templ_7745c5c3_Var256 string
 					templ_7745c5c3_Var256, templ_7745c5c3_Err = templ.JoinStringErrs(h)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1171, Col: 33}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1172, Col: 33}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var256))
 					if templ_7745c5c3_Err != nil {
@@ -5399,7 +5399,7 @@ func boardPart(v RoomView) templ.Component {
 				var templ_7745c5c3_Var257 string
 				templ_7745c5c3_Var257, templ_7745c5c3_Err = templ.JoinStringErrs(p.Name)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1174, Col: 14}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1175, Col: 14}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var257))
 				if templ_7745c5c3_Err != nil {
@@ -5483,7 +5483,7 @@ func pinForm(v RoomView, bar bool) templ.Component {
 				var templ_7745c5c3_Var260 string
 				templ_7745c5c3_Var260, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.Here).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1195, Col: 50}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1196, Col: 50}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var260)
 				if templ_7745c5c3_Err != nil {
@@ -5496,7 +5496,7 @@ func pinForm(v RoomView, bar bool) templ.Component {
 				var templ_7745c5c3_Var261 string
 				templ_7745c5c3_Var261, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.Here).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1196, Col: 52}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1197, Col: 52}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var261)
 				if templ_7745c5c3_Err != nil {
@@ -5514,7 +5514,7 @@ func pinForm(v RoomView, bar bool) templ.Component {
 				var templ_7745c5c3_Var262 string
 				templ_7745c5c3_Var262, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.Room.Presenting).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1199, Col: 82}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1200, Col: 82}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var262)
 				if templ_7745c5c3_Err != nil {
@@ -5532,7 +5532,7 @@ func pinForm(v RoomView, bar bool) templ.Component {
 			var templ_7745c5c3_Var263 string
 			templ_7745c5c3_Var263, templ_7745c5c3_Err = templruntime.NewAttributeExpression(pinNoteID(bar)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1202, Col: 29}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1203, Col: 29}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var263)
 			if templ_7745c5c3_Err != nil {
@@ -5545,7 +5545,7 @@ func pinForm(v RoomView, bar bool) templ.Component {
 			var templ_7745c5c3_Var264 string
 			templ_7745c5c3_Var264, templ_7745c5c3_Err = templruntime.NewAttributeExpression(pinNoteID(bar)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1203, Col: 28}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1204, Col: 28}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var264)
 			if templ_7745c5c3_Err != nil {
@@ -5642,7 +5642,7 @@ func openRoundForm(v RoomView) templ.Component {
 				var templ_7745c5c3_Var267 string
 				templ_7745c5c3_Var267, templ_7745c5c3_Err = templruntime.NewAttributeExpression(q.ID).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1228, Col: 75}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1229, Col: 75}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var267)
 				if templ_7745c5c3_Err != nil {
@@ -5665,7 +5665,7 @@ func openRoundForm(v RoomView) templ.Component {
 				var templ_7745c5c3_Var268 string
 				templ_7745c5c3_Var268, templ_7745c5c3_Err = templ.JoinStringErrs(q.Title)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1228, Col: 110}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1229, Col: 110}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var268))
 				if templ_7745c5c3_Err != nil {
@@ -5725,7 +5725,7 @@ func openRoundForm(v RoomView) templ.Component {
 					var templ_7745c5c3_Var270 string
 					templ_7745c5c3_Var270, templ_7745c5c3_Err = templruntime.NewAttributeExpression(g.Title).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1253, Col: 32}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1254, Col: 32}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var270)
 					if templ_7745c5c3_Err != nil {
@@ -5743,7 +5743,7 @@ func openRoundForm(v RoomView) templ.Component {
 						var templ_7745c5c3_Var271 string
 						templ_7745c5c3_Var271, templ_7745c5c3_Err = templruntime.NewAttributeExpression(n.Value).Resolve(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1255, Col: 32}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1256, Col: 32}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var271)
 						if templ_7745c5c3_Err != nil {
@@ -5756,7 +5756,7 @@ func openRoundForm(v RoomView) templ.Component {
 						var templ_7745c5c3_Var272 string
 						templ_7745c5c3_Var272, templ_7745c5c3_Err = templ.JoinStringErrs(n.Words)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1255, Col: 44}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1256, Col: 44}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var272))
 						if templ_7745c5c3_Err != nil {
@@ -5798,7 +5798,7 @@ func openRoundForm(v RoomView) templ.Component {
 		var templ_7745c5c3_Var273 string
 		templ_7745c5c3_Var273, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(v.URL + "#new-round")).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1266, Col: 65}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1267, Col: 65}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var273)
 		if templ_7745c5c3_Err != nil {
@@ -5816,7 +5816,7 @@ func openRoundForm(v RoomView) templ.Component {
 			var templ_7745c5c3_Var274 string
 			templ_7745c5c3_Var274, templ_7745c5c3_Err = templruntime.NewAttributeExpression(e.Name).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1272, Col: 28}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1273, Col: 28}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var274)
 			if templ_7745c5c3_Err != nil {
@@ -5839,7 +5839,7 @@ func openRoundForm(v RoomView) templ.Component {
 			var templ_7745c5c3_Var275 string
 			templ_7745c5c3_Var275, templ_7745c5c3_Err = templ.JoinStringErrs(e.Title)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1272, Col: 81}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1273, Col: 81}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var275))
 			if templ_7745c5c3_Err != nil {
@@ -5857,7 +5857,7 @@ func openRoundForm(v RoomView) templ.Component {
 		var templ_7745c5c3_Var276 string
 		templ_7745c5c3_Var276, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.ListParams).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1281, Col: 25}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1282, Col: 25}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var276)
 		if templ_7745c5c3_Err != nil {
@@ -5885,7 +5885,7 @@ func openRoundForm(v RoomView) templ.Component {
 			var templ_7745c5c3_Var277 string
 			templ_7745c5c3_Var277, templ_7745c5c3_Err = templ.JoinStringErrs(v.ListError)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1288, Col: 77}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1289, Col: 77}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var277))
 			if templ_7745c5c3_Err != nil {
@@ -5929,7 +5929,7 @@ func roundRunFields(id string) templ.Component {
 		var templ_7745c5c3_Var279 string
 		templ_7745c5c3_Var279, templ_7745c5c3_Err = templruntime.NewAttributeExpression("round-seconds-" + id).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1302, Col: 36}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1303, Col: 36}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var279)
 		if templ_7745c5c3_Err != nil {
@@ -5942,7 +5942,7 @@ func roundRunFields(id string) templ.Component {
 		var templ_7745c5c3_Var280 string
 		templ_7745c5c3_Var280, templ_7745c5c3_Err = templruntime.NewAttributeExpression("round-seconds-" + id).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1303, Col: 35}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1304, Col: 35}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var280)
 		if templ_7745c5c3_Err != nil {
@@ -5955,7 +5955,7 @@ func roundRunFields(id string) templ.Component {
 		var templ_7745c5c3_Var281 string
 		templ_7745c5c3_Var281, templ_7745c5c3_Err = templruntime.NewAttributeExpression("round-seconds-help-" + id).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1303, Col: 168}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1304, Col: 168}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var281)
 		if templ_7745c5c3_Err != nil {
@@ -5968,7 +5968,7 @@ func roundRunFields(id string) templ.Component {
 		var templ_7745c5c3_Var282 string
 		templ_7745c5c3_Var282, templ_7745c5c3_Err = templruntime.NewAttributeExpression("round-seconds-help-" + id).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1304, Col: 36}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/room.templ`, Line: 1305, Col: 36}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var282)
 		if templ_7745c5c3_Err != nil {

@@ -353,6 +353,9 @@ func buildView(r Room, ms []Member, rounds []Round, guesses []Guess, pins []Pin,
 	for i, rd := range rounds {
 		rv := roundView(rd, ix, c, now)
 		rv.Of = ix.waitingAt(closedAt(rounds, i))
+		if r.Closed {
+			rv.Unanswered = nil // a closed room waits for no one
+		}
 		if rv.Unanswered != nil {
 			v.Unanswered = rv.Unanswered
 		}

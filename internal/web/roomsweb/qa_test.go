@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"effectivelyonce/pages"
+	"effectivelyonce/rooms"
 )
 
 // TestWrongTypeSaysWhatWasWrong: a guess whose value is too large, a string or a boolean is
@@ -249,6 +250,16 @@ func TestClosedRoomSaysSoOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The room closes while it presents a page and a round waits for Ada's answer.
+	if err := s.h.rooms.Present(ctx, hostCaller, "/blocks/4"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.h.rooms.OpenRound(ctx, hostCaller, rooms.Question{Kind: rooms.KindCustom, Text: "How many?", Max: 10}); err != nil {
+		t.Fatal(err)
+	}
+	if open := s.send("GET", "/rooms/"+id, host, "", ""); !strings.Contains(open.body, "Not answered yet") || !strings.Contains(open.body, "You are showing") {
+		t.Fatalf("the open room's host page does not wait for Ada nor show the presented page: the checks below measure nothing\n%s", open.body)
+	}
 	if err := s.h.rooms.CloseRoom(ctx, hostCaller); err != nil {
 		t.Fatal(err)
 	}
@@ -266,5 +277,11 @@ func TestClosedRoomSaysSoOnce(t *testing.T) {
 	page := s.send("GET", "/rooms/"+id, host, "", "")
 	if page.status != http.StatusOK || !strings.Contains(page.body, "This room is closed") || strings.Contains(page.body, "Present this page") {
 		t.Errorf("the host's page of the closed room: %d\n%s", page.status, page.body)
+	}
+	// A closed room waits for no one and presents nothing.
+	for _, stale := range []string{"Not answered yet", "You are showing"} {
+		if strings.Contains(page.body, stale) {
+			t.Errorf("the host's page of the closed room still says %q", stale)
+		}
 	}
 }
