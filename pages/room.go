@@ -68,6 +68,9 @@ type RoomView struct {
 	// Headlines are the first sentence of each pinned run's reading, by path, worked out on the
 	// server when the pin was made.
 	Headlines map[string]string
+	// HeadlinesSealed withholds them from a member while a round asks a number: a pin's headline
+	// can be the very count asked (the server's Sealed says why every result is withheld then).
+	HeadlinesSealed bool
 	// Titles name the presented page and each pinned one, by path: the page and the parameters
 	// its path moves from their defaults, in words (see the server's pathTitle).
 	Titles map[string]string
@@ -363,6 +366,7 @@ func (v RoomView) PartKey(name string) (key uint64, ok bool) {
 			k.str(v.Title(p.Path))
 			k.str(v.Headlines[p.Path])
 		}
+		k.bool(v.HeadlinesSealed)
 	case PartHistory:
 		// The history draws each earlier round's number, question, answers, state and result
 		// figures; not the count of seats, nor whether members see names.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/internal/sitetest"
 	"effectivelyonce/pages"
 )
 
@@ -121,12 +122,34 @@ func TestSealedHidesEveryRun(t *testing.T) {
 	ada.get(roomPath)
 	ada.cookies[pages.GuessOptInCookie] = "on" // the guess form, which carries the measured value, is drawn
 
+	// Ada pins the window at 1,000 ids before the round: the board's headline is that run's
+	// reading, which opens with the jobs that crashed, a number the bar could ask as well.
+	const answer, pinned = "195", "398 of 20,000 jobs crashed"
+	if r := ada.send("POST", roomPath+"/pins", url.Values{"path": {"/blocks/4?windows=1000"}}, true); r.status != http.StatusNoContent {
+		t.Fatalf("pin: %d %s", r.status, r.body)
+	}
+	headline := func(b *browser) string {
+		page := b.get(roomPath).body
+		if i := strings.Index(page, `class="pin-headline`); i >= 0 {
+			return page[i:min(len(page), i+300)]
+		}
+		return ""
+	}
+	if !sitetest.WaitFor(streamWait, func() bool { return strings.Contains(headline(ada), pinned) }) {
+		t.Fatalf("the pin's headline never came to say %s: %q", pinned, headline(ada))
+	}
+
 	r := host.get("/blocks/4")
 	number := askOption(t, r.body, "escaped duplicates at window 1,000")
 	if r := host.post(roomPath+"/rounds", url.Values{"number": {number}, "return": {"/blocks/4"}}); r.status != http.StatusSeeOther {
 		t.Fatalf("ask: %d %s", r.status, r.body)
 	}
-	const answer = "195"
+	if h := headline(ada); strings.Contains(h, pinned) || !strings.Contains(h, "hidden until the host reveals") {
+		t.Errorf("the member's board shows a pin's result while a round asks: %q", h)
+	}
+	if h := headline(host); !strings.Contains(h, pinned) {
+		t.Errorf("the host's board lost the pin's headline: %q", h)
+	}
 	if h := host.get("/blocks/4?windows=1000"); !strings.Contains(experimentBlock(h.body, "exp-window"), answer) {
 		t.Fatalf("the host's run at window 1,000 does not show %s: the test measures nothing", answer)
 	}
@@ -193,11 +216,31 @@ func TestSealedHidesEveryRun(t *testing.T) {
 		}
 	}
 
+	// Ben hid the bar ("Hide this bar and stop following"): still seated, still sealed, on the
+	// pages and in the API alike.
+	ben := newBrowser(t, s)
+	joinAs(t, ben, codeOf(t, host, roomPath), "Ben")
+	ben.get(roomPath)
+	if r := ben.post(roomPath+"/leave", url.Values{}); r.status >= 400 {
+		t.Fatalf("hide the bar: %d %s", r.status, r.body)
+	}
+	if b := ben.get("/blocks/4?windows=1000"); strings.Contains(experimentBlock(b.body, "exp-window"), answer) {
+		t.Error("the member who hid the bar reads the answer on the page")
+	}
+	for _, u := range apis {
+		if b := ben.get(u); b.status != http.StatusForbidden || strings.Contains(b.body, answer) {
+			t.Errorf("the member who hid the bar, %s: %d %.200s", u, b.status, b.body)
+		}
+	}
+
 	if r := host.post(roomPath+"/rounds/1/reveal", url.Values{}); r.status != http.StatusSeeOther {
 		t.Fatalf("reveal: %d %s", r.status, r.body)
 	}
 	if a := ada.get("/blocks/4?windows=1000"); strings.Contains(a.body, sealed) || !strings.Contains(experimentBlock(a.body, "exp-window"), answer) {
 		t.Error("after the reveal, the member's run at window 1,000 is still hidden")
+	}
+	if !sitetest.WaitFor(streamWait, func() bool { return strings.Contains(headline(ada), pinned) }) {
+		t.Errorf("after the reveal, the member's board still hides the pin's headline: %q", headline(ada))
 	}
 	for _, u := range apis {
 		if a := ada.get(u); a.status != http.StatusOK {

@@ -325,6 +325,10 @@ func (h *Handlers) roomViewOf(ctx context.Context, site pages.Site, st rooms.Vie
 	if bar {
 		return v // the bar draws no board
 	}
+	if st.Role == rooms.AsMember && asking(st) != nil {
+		v.HeadlinesSealed = true // nothing asked for: the headlines wait for the reveal
+		return v
+	}
 	for _, p := range st.Pins {
 		v.Titles[p.Path] = h.pathTitle(p.Path)
 		// Known, or asked for in the background: the board shows it once it is ready.

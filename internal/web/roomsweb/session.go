@@ -84,30 +84,44 @@ func (h *Handlers) Sealed(c echo.Context, bar *pages.RoomView) func(e *experimen
 	if st.Role != rooms.AsMember || st.Closed {
 		return nil
 	}
-	var newest *pages.Sealed // the newest round that asks
+	rd := asking(st)
+	if rd == nil {
+		return nil
+	}
 	ask := pages.RoomView{Questions: h.asked}
-	for _, rd := range st.Rounds {
+	newest := pages.Sealed{Room: st.RoomID, Round: rd.Seq, Question: ask.Ask(rd.Question)}
+	return func(*experiments.Experiment) *pages.Sealed {
+		s := newest // each run sets its own Show
+		return &s
+	}
+}
+
+// asking is the newest round of st not yet revealed that asks a number of an experiment, or nil:
+// while there is one, members see no result (Sealed) and no pin's headline (roomViewOf).
+func asking(st rooms.View) *rooms.RoundView {
+	var newest *rooms.RoundView
+	for i := range st.Rounds {
+		rd := &st.Rounds[i]
 		if rd.State == rooms.RoundRevealed || rd.Question.Kind != rooms.KindMeasure {
 			continue
 		}
 		if _, _, err := parseMeasured(rd.Question); err != nil {
 			continue
 		}
-		newest = &pages.Sealed{Room: st.RoomID, Round: rd.Seq, Question: ask.Ask(rd.Question)}
+		newest = rd
 	}
-	if newest == nil {
-		return nil
-	}
-	return func(*experiments.Experiment) *pages.Sealed {
-		s := *newest // each run sets its own Show
-		return &s
-	}
+	return newest
 }
 
 // memberView is the reader's current room as their seat sees it, for a page that drew no bar;
 // false when they are in no room, or not as a member of an open one.
 func (h *Handlers) memberView(c echo.Context) (rooms.View, bool) {
 	id := currentRoom(c)
+	if id == "" {
+		// A member who hid the bar is still seated, and still sealed: hiding the bar stops the
+		// page following, not the round asking.
+		id = hiddenRoom(c)
+	}
 	if id == "" {
 		return rooms.View{}, false
 	}
