@@ -19,7 +19,8 @@ type ChallengeTemplate struct {
 
 // HandlerRoundParts are what a room's view of a handler round needs beside the rooms' own view:
 // the template in words and the workbench link that opens it at the round's parameters, the
-// reference handler's title and, once revealed, its source; on the projector, the handler shown.
+// reference handler's title and, once revealed, its source and whether any handler could survive;
+// on the projector, the handler shown.
 type HandlerRoundParts struct {
 	Seq             int
 	TemplateTitle   string
@@ -27,6 +28,9 @@ type HandlerRoundParts struct {
 	ReferenceTitle  string
 	ReferenceSource string
 	Shown           *ShownHandler
+	// NoneSurvive, once the round is revealed, says that no handler survives its parameters, and
+	// why; nil where the workbench cannot say so.
+	NoneSurvive *NoneSurvive
 }
 
 // ShownHandler is a handler the host shows on the projector: whose it is (Title, never a name the

@@ -63,3 +63,38 @@ func ChallengeParams(query string) string {
 func isInt(name string) bool {
 	return slices.ContainsFunc(workbench.Fields(), func(f workbench.Param) bool { return f.Name == name && f.Kind == experiments.KindInt })
 }
+
+// NoneSurvive is a handler round whose parameters no handler can survive (see
+// workbench.NoHandlerSurvives): the host's form says so before the round opens, and the reveal
+// beside the reference's verdict. Block4URL opens block 4's experiment at the same window, delays
+// and stream.
+type NoneSurvive struct {
+	workbench.Forgetting
+	Block4URL string
+}
+
+// Why says what forgets: "a key window of 1,000 ids forgets keys before redeliveries up to 2,000
+// jobs late arrive".
+func (n NoneSurvive) Why() string {
+	return "a key window of " + experiments.Thousands(n.KeyWindow) + " ids forgets keys before redeliveries up to " +
+		experiments.Thousands(n.MaxDelay) + " jobs late arrive"
+}
+
+// Late says how many of the stream's redeliveries find their key gone.
+func (n NoneSurvive) Late() string {
+	if n.Forgetting.Late == 1 {
+		return "1 of this stream's redeliveries finds its key gone"
+	}
+	return experiments.Thousands(n.Forgetting.Late) + " of this stream's redeliveries find their key gone"
+}
+
+// HandlerRoundAskView is the page that asks a host without script whether to open a handler
+// round no handler can survive: the same form's fields, posted again with confirmed=yes.
+type HandlerRoundAskView struct {
+	Site   Site
+	Title  string // the room's
+	None   NoneSurvive
+	Action string
+	Fields []Hidden
+	Back   string
+}

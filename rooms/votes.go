@@ -82,7 +82,7 @@ func (s *Service) SetPaused(ctx context.Context, host Caller, seq int, paused bo
 // guesses at zero, and a later extension would take them after all.
 func (s *Service) ExtendTimer(ctx context.Context, host Caller, seq, seconds int) (Round, error) {
 	if seconds < 1 || seconds > MaxSeconds {
-		return Round{}, fieldErr("seconds", ErrInvalid, "a countdown is extended by 1 to %d seconds", MaxSeconds)
+		return Round{}, fieldErr("extend", ErrInvalid, "a countdown is extended by 1 to %d seconds", MaxSeconds)
 	}
 	d := time.Duration(seconds) * time.Second
 	now := s.cfg.Now()
@@ -91,7 +91,7 @@ func (s *Service) ExtendTimer(ctx context.Context, host Caller, seq, seconds int
 			return err
 		}
 		if rd.TimeLeft(now)+d > MaxSeconds*time.Second {
-			return fieldErr("seconds", ErrInvalid, "a countdown has at most %d seconds left", MaxSeconds)
+			return fieldErr("extend", ErrInvalid, "a countdown has at most %d seconds left, so this is too many seconds more", MaxSeconds)
 		}
 		if rd.Paused() {
 			rd.PausedLeft += d

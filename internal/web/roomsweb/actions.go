@@ -288,8 +288,12 @@ func (h *Handlers) roomActions() map[string]roomDo {
 				paused := p == "true"
 				in.Paused = &paused
 			}
-			if in.Extend, err = formWhole("extend", c.FormValue("extend")); err != nil {
-				return err
+			if raw := c.FormValue("extend"); strings.TrimSpace(raw) != "" {
+				n, err := formWhole("extend", raw)
+				if err != nil {
+					return err
+				}
+				in.Extend = &n
 			}
 			_, err = h.changeTimer(ctx, who, seq, in)
 			return err

@@ -101,7 +101,7 @@ func (h *Handlers) APICreate() echo.HandlerFunc {
 		var in struct {
 			Title string `json:"title"`
 		}
-		if err := web.ReadJSON(c.Request(), &in, false); err != nil {
+		if err := readJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
 		if err := h.admitRoom(c.Request().Context(), h.creates, "Too many study rooms created from your network address this hour."); err != nil {
@@ -162,7 +162,7 @@ func (h *Handlers) APIJoin() echo.HandlerFunc {
 		var in struct {
 			Name string `json:"name"`
 		}
-		if err := web.ReadJSON(c.Request(), &in, false); err != nil {
+		if err := readJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
 		if err := h.admitRoom(c.Request().Context(), h.joins, "Too many joins from your network address in the last minute."); err != nil {
@@ -196,7 +196,7 @@ func (h *Handlers) APILocked() echo.HandlerFunc {
 		var in struct {
 			Locked bool `json:"locked"`
 		}
-		if err := web.ReadJSON(c.Request(), &in, false); err != nil {
+		if err := readJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
 		if err := h.rooms.SetLocked(c.Request().Context(), h.apiCaller(c), in.Locked); err != nil {
@@ -264,8 +264,8 @@ func (h *Handlers) APIGuess() echo.HandlerFunc {
 		if err := readJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
-		if in.Value == nil {
-			return &web.Error{Status: http.StatusBadRequest, Msg: "a guess needs a value"}
+		if in.Value == nil { // absent or null
+			return Refusal(&rooms.FieldError{Field: "value", Err: rooms.ErrInvalid, Message: "a guess needs a value: a number, like 1200 or 0.5"})
 		}
 		if err := h.rooms.GuessWith(c.Request().Context(), h.apiCaller(c), seq, *in.Value, rooms.Confidence(in.Confidence)); err != nil {
 			return Refusal(err)
@@ -301,7 +301,7 @@ func (h *Handlers) APIRoundReveal() echo.HandlerFunc {
 		var in struct {
 			Measured *float64 `json:"measured"`
 		}
-		if err := web.ReadJSON(c.Request(), &in, true); err != nil {
+		if err := readJSON(c.Request(), &in, true); err != nil {
 			return err
 		}
 		ctx, host := c.Request().Context(), h.apiCaller(c)
@@ -345,7 +345,7 @@ func (h *Handlers) APIPin() echo.HandlerFunc {
 			Path string `json:"path"`
 			Note string `json:"note"`
 		}
-		if err := web.ReadJSON(c.Request(), &in, false); err != nil {
+		if err := readJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
 		p, err := h.rooms.AddPin(c.Request().Context(), h.apiCaller(c), in.Path, in.Note)
@@ -363,7 +363,7 @@ func (h *Handlers) APIPresent() echo.HandlerFunc {
 		var in struct {
 			Path string `json:"path"`
 		}
-		if err := web.ReadJSON(c.Request(), &in, false); err != nil {
+		if err := readJSON(c.Request(), &in, false); err != nil {
 			return err
 		}
 		if err := h.present(c.Request().Context(), h.apiCaller(c), in.Path); err != nil {

@@ -38,10 +38,11 @@ func (h *Handlers) APISecondVote() echo.HandlerFunc {
 }
 
 // timerIn is a change to a round's countdown: pause or resume it, give it seconds more, or both
-// (the extension first).
+// (the extension first). Extend is nil when not given, so that an extension of 0 is refused as
+// out of range, naming "extend", rather than read as no change.
 type timerIn struct {
 	Paused *bool `json:"paused"`
-	Extend int   `json:"extend"`
+	Extend *int  `json:"extend"`
 }
 
 // APITimer handles "POST /api/rooms/:code/rounds/:seq/timer" (host) with {"paused": true|false}
@@ -67,14 +68,14 @@ func (h *Handlers) APITimer() echo.HandlerFunc {
 
 // changeTimer makes the changes of in, for the API and the room page alike.
 func (h *Handlers) changeTimer(ctx context.Context, host rooms.Caller, seq int, in timerIn) (rooms.Round, error) {
-	if in.Paused == nil && in.Extend == 0 {
+	if in.Paused == nil && in.Extend == nil {
 		return rooms.Round{}, &rooms.FieldError{Field: "paused", Err: rooms.ErrInvalid,
 			Message: `a change to the countdown says {"paused": true|false} or {"extend": seconds}`}
 	}
 	var rd rooms.Round
 	var err error
-	if in.Extend != 0 {
-		if rd, err = h.rooms.ExtendTimer(ctx, host, seq, in.Extend); err != nil {
+	if in.Extend != nil {
+		if rd, err = h.rooms.ExtendTimer(ctx, host, seq, *in.Extend); err != nil {
 			return rd, err
 		}
 	}

@@ -8,9 +8,12 @@ package roomsweb
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/labstack/echo/v4"
 
@@ -158,9 +161,85 @@ func (h *Handlers) openHandlerRound(ctx context.Context, c echo.Context, who roo
 	if len(refused) > 0 {
 		return firstInForm(refused, []string{"template", "params", "reference", "seconds"})
 	}
+	if n, ok := h.noneSurvive(q.Params); ok && c.FormValue("confirmed") != "yes" {
+		return h.askNoneSurvive(c, who, n)
+	}
 	_, err = h.rooms.OpenRoundWith(ctx, who, q, rooms.RoundOptions{Seconds: seconds})
 	return err
 }
+
+// askNoneSurvive answers the host's form when no handler can survive the challenge's parameters:
+// it says so and why, and lets the host open it anyway (the same form, confirmed=yes) or go back
+// and raise the window. It asks rather than refuses: a round the group finds impossible teaches
+// block 4 too. With script the answer is the form's message, holding the button; without, a page.
+func (h *Handlers) askNoneSurvive(c echo.Context, who rooms.Caller, n pages.NoneSurvive) error {
+	c.Response().Header().Set("Cache-Control", "no-store")
+	if web.HTMXOf(c.Request()).Active {
+		return web.Render(c, http.StatusUnprocessableEntity, pages.HandlerRoundWarning(n))
+	}
+	form, err := c.FormParams()
+	if err != nil {
+		return err
+	}
+	site := h.site("")
+	site.InRoom = true
+	v := pages.HandlerRoundAskView{Site: site, Title: who.Room.Title, None: n, Action: c.Request().URL.Path, Back: site.URL("/rooms/" + who.Room.ID)}
+	for _, k := range slices.Sorted(maps.Keys(form)) {
+		if k != "confirmed" {
+			v.Fields = append(v.Fields, pages.Hidden{Name: k, Value: form.Get(k)})
+		}
+	}
+	return web.Render(c, http.StatusOK, pages.Layout(site, who.Room.Title, pages.HandlerRoundAsk(v)))
+}
+
+// noneSurvive is workbench.NoHandlerSurvives at a challenge's parameters (a permalink's query),
+// with block 4's link. Every screen of a revealed round asks it, so the answers are kept: a
+// room's rounds reuse few parameters, and the table is emptied when it grows past forgetMax.
+func (h *Handlers) noneSurvive(params string) (pages.NoneSurvive, bool) {
+	forgets.Lock()
+	e, ok := forgets.m[params]
+	forgets.Unlock()
+	if !ok {
+		raw, err := url.ParseQuery(params)
+		if err != nil {
+			return pages.NoneSurvive{}, false
+		}
+		p, err := workbench.Parse(raw)
+		if err != nil {
+			return pages.NoneSurvive{}, false
+		}
+		// A bounded computation (a window over at most workbench.MaxJobs jobs, milliseconds),
+		// asked of every view, so it runs to its end rather than under a request's context.
+		f, none, err := workbench.NoHandlerSurvives(context.Background(), p)
+		if err != nil {
+			return pages.NoneSurvive{}, false
+		}
+		e = forgetEntry{f, none}
+		forgets.Lock()
+		if len(forgets.m) >= forgetMax {
+			clear(forgets.m)
+		}
+		forgets.m[params] = e
+		forgets.Unlock()
+	}
+	if !e.none {
+		return pages.NoneSurvive{}, false
+	}
+	return pages.NoneSurvive{Forgetting: e.f, Block4URL: h.site("").URL("/blocks/4") + "?" + e.f.Block4}, true
+}
+
+type forgetEntry struct {
+	f    workbench.Forgetting
+	none bool
+}
+
+// forgetMax bounds the answers noneSurvive keeps.
+const forgetMax = 256
+
+var forgets = struct {
+	sync.Mutex
+	m map[string]forgetEntry
+}{m: map[string]forgetEntry{}}
 
 // checker is the server's rooms.Checker, over the workbench's check, and its Measurer (a round's
 // reveal takes one). It keeps what it last checked, for the answer that shows it.
@@ -233,8 +312,9 @@ func challengeTemplates() []pages.ChallengeTemplate {
 
 // addHandlerParts gives a view whose newest round is a handler round what it draws beside the
 // rooms' view: the template's title and the workbench link at the round's parameters, and the
-// reference's title (for whoever may know it) and, once revealed, its source.
-func addHandlerParts(v *pages.RoomView) {
+// reference's title (for whoever may know it) and, once revealed, its source and whether any
+// handler could survive the round's parameters.
+func (h *Handlers) addHandlerParts(v *pages.RoomView) {
 	rd := v.Current()
 	if rd == nil || rd.Handler == nil {
 		return
@@ -252,6 +332,11 @@ func addHandlerParts(v *pages.RoomView) {
 		p.ReferenceTitle = t.Title
 		if rd.State == rooms.RoundRevealed {
 			p.ReferenceSource = t.Source
+		}
+	}
+	if rd.State == rooms.RoundRevealed {
+		if n, ok := h.noneSurvive(q.Params); ok {
+			p.NoneSurvive = &n
 		}
 	}
 	v.Handlers = p

@@ -370,3 +370,69 @@ func TestProjectorShowsAHandler(t *testing.T) {
 		t.Errorf("with names shown to members the projector does not name the handler: %.300s", got)
 	}
 }
+
+// TestNoHandlerSurvivesTheChallenge: a challenge no handler can survive (the window's own 1,000
+// keys against delays of 2,000 jobs) is not refused, but the host's form says so first, with
+// script and without, and opens it once the host confirms; one a handler can survive opens
+// at once. After the reveal the room's page and the projector say, beside the
+// reference's verdict, that no handler survives and why, the page linking block 4 at the same
+// window, the projector without a link; before it, nobody is told.
+func TestNoHandlerSurvivesTheChallenge(t *testing.T) {
+	s := newHarness(t, limits{})
+	s.e.GET("/rooms/:id", s.h.Page())
+	s.e.GET("/rooms/:id/projector", s.h.Projector())
+	code, host := s.createRoom(t, "Windows")
+	ada := s.join(t, code, "Ada")
+	api, page := "/api/rooms/"+code, "/rooms/"+s.ids[code]
+	form := url.Values{"kind": {"handler"}, "template": {"window"}, "params": {"max_delay=2000"}, "seconds": {""}}
+	const why = "No handler survives these parameters: a key window of 1,000 ids forgets keys before redeliveries up to 2,000 jobs late arrive"
+	const block4 = `href="/blocks/4?jobs=20000&amp;max_delay=2000&amp;windows=1000"`
+	rounds := func() int { t.Helper(); return len(s.state(t, code, host).Rounds) }
+
+	r := s.post(page+"/rounds", host, form)
+	if r.status != http.StatusOK || !strings.Contains(r.body, why) || !strings.Contains(r.body, block4) ||
+		!strings.Contains(r.body, "Open it anyway") || !strings.Contains(r.body, `name="confirmed" value="yes"`) ||
+		!strings.Contains(r.body, `name="params" value="max_delay=2000"`) || !strings.Contains(r.body, "raise the window") {
+		t.Errorf("without script, the form's answer to a challenge no handler survives: %d %.2000s", r.status, r.body)
+	}
+	r = s.sendHX(page+"/rounds", host, form)
+	if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, why) ||
+		!strings.Contains(r.body, `<button type="submit" name="confirmed" value="yes">Open it anyway</button>`) {
+		t.Errorf("with script: %d %s", r.status, r.body)
+	}
+	if n := rounds(); n != 0 {
+		t.Fatalf("asking opened %d rounds", n)
+	}
+	if r := s.post(page+"/rounds", host, url.Values{"kind": {"handler"}, "template": {"window"}, "params": {"key_window=1998"}}); r.status != http.StatusSeeOther || rounds() != 1 {
+		t.Errorf("a window of 1,998 keys, which the window's handler survives, was not opened at once: %d %.300s", r.status, r.body)
+	}
+	form.Set("confirmed", "yes")
+	if r := s.post(page+"/rounds", host, form); r.status != http.StatusSeeOther || rounds() != 2 {
+		t.Fatalf("confirmed, the challenge did not open: %d %.300s", r.status, r.body)
+	}
+
+	view := func(target, key string) string {
+		t.Helper()
+		r := s.send("GET", target, key, "", "")
+		if r.status != http.StatusOK {
+			t.Fatalf("%s: %d %.300s", target, r.status, r.body)
+		}
+		return r.body
+	}
+	if got := view(page, ada); strings.Contains(got, "data-none-survive") {
+		t.Errorf("a member is told before the reveal that no handler survives")
+	}
+	must(t, s.call("POST", api+"/rounds/2/reveal", host, ""), http.StatusOK, nil)
+	for _, c := range []struct {
+		name, target, key string
+		link              bool
+	}{{"Ada's page", page, ada, true}, {"the host's page", page, host, true}, {"the projector", page + "/projector", host, false}} {
+		got := view(c.target, c.key)
+		i := strings.Index(got, "data-none-survive")
+		if i < 0 || !strings.Contains(got[i:], "No handler survives these parameters:</strong> a key window of 1,000 ids forgets keys before redeliveries up to 2,000 jobs late arrive") ||
+			!strings.Contains(got[i:], "whatever the handler does") || strings.Contains(got[i:min(i+900, len(got))], "href=") == !c.link ||
+			c.link && !strings.Contains(got[i:], block4) || !strings.Contains(got, "data-reference-verdict") {
+			t.Errorf("%s after the reveal: %.900s", c.name, got[max(i, 0):])
+		}
+	}
+}

@@ -318,7 +318,7 @@ func (h *Handlers) roomViewOf(ctx context.Context, site pages.Site, st rooms.Vie
 	if st.Presenting != "" {
 		v.Titles[st.Presenting] = h.pathTitle(st.Presenting)
 	}
-	addHandlerParts(&v) // handlerround.go
+	h.addHandlerParts(&v) // handlerround.go
 	if bar {
 		v.Stream += "?view=bar"
 	}

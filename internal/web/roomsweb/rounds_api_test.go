@@ -218,20 +218,41 @@ func TestRoundFieldErrors(t *testing.T) {
 		method, target, key, body string
 		status                    int
 		field                     string
+		says                      string // what the message must say, when the case holds it to words
 	}{
-		{"POST", path + "/rounds", host, `{"question":"q1","votes":3}`, 400, "votes"},
-		{"POST", path + "/rounds", host, `{"question":"q1","votes":"two"}`, 400, "votes"},
-		{"POST", path + "/rounds", host, `{"question":"q1","seconds":14}`, 400, "seconds"},
-		{"POST", path + "/rounds", host, `{"question":"q1","seconds":601}`, 400, "seconds"},
-		{"PUT", path + "/rounds/1/guess", ada, `{"value":1,"confidence":"sure"}`, 400, "confidence"},
-		{"POST", path + "/rounds/1/timer", host, `{}`, 400, "paused"},
-		{"POST", path + "/rounds/1/timer", host, `{"paused":true}`, 409, "round"},
-		{"POST", path + "/rounds/1/second-vote", host, ``, 409, "round"},
+		{"POST", path + "/rounds", host, `{"question":"q1","votes":3}`, 400, "votes", ""},
+		{"POST", path + "/rounds", host, `{"question":"q1","votes":"two"}`, 400, "votes", ""},
+		{"POST", path + "/rounds", host, `{"question":"q1","seconds":14}`, 400, "seconds", ""},
+		{"POST", path + "/rounds", host, `{"question":"q1","seconds":601}`, 400, "seconds", ""},
+		{"PUT", path + "/rounds/1/guess", ada, `{"value":1,"confidence":"sure"}`, 400, "confidence", ""},
+		{"POST", path + "/rounds/1/timer", host, `{}`, 400, "paused", ""},
+		{"POST", path + "/rounds/1/timer", host, `{"paused":true}`, 409, "round", ""},
+		{"POST", path + "/rounds/1/second-vote", host, ``, 409, "round", ""},
+		// The QA's second pass: a null or missing value named no field, and a timer's extension
+		// out of range named "seconds", a field the timer does not take.
+		{"PUT", path + "/rounds/1/guess", ada, `{"value":null}`, 400, "value", "number"},
+		{"PUT", path + "/rounds/1/guess", ada, `{"confidence":"low"}`, 400, "value", "number"},
+		{"PUT", path + "/rounds/1/guess", ada, `{"value":"12"}`, 400, "value", "without quotes"},
+		{"POST", path + "/rounds/1/timer", host, `{"extend":700}`, 400, "extend", "1 to 600"},
+		{"POST", path + "/rounds/1/timer", host, `{"extend":-5}`, 400, "extend", "1 to 600"},
+		{"POST", path + "/rounds/1/timer", host, `{"extend":0}`, 400, "extend", "1 to 600"},
+		{"POST", path + "/rounds/1/timer", host, `{"extend":"30"}`, 400, "extend", "without quotes"},
+		{"POST", path + "/rounds/1/timer", host, `{"paused":"yes"}`, 400, "paused", "true or false"},
+		{"POST", path + "/rounds/1/timer", host, `{"extend":null}`, 400, "paused", "extend"},
+		{"POST", path + "/rounds/1/reveal", host, `{"measured":"42"}`, 400, "measured", "without quotes"},
 	} {
 		r := s.call(c.method, c.target, c.key, c.body)
 		var got apiErrors
-		if err := json.Unmarshal([]byte(r.body), &got); err != nil || r.status != c.status || len(got.Errors) != 1 || got.Errors[0].Field != c.field {
-			t.Errorf("%s %s %s: %d %s; want %d naming %s", c.method, c.target, c.body, r.status, r.body, c.status, c.field)
+		if err := json.Unmarshal([]byte(r.body), &got); err != nil || r.status != c.status || len(got.Errors) != 1 || got.Errors[0].Field != c.field ||
+			!strings.Contains(got.Errors[0].Message, c.says) {
+			t.Errorf("%s %s %s: %d %s; want %d naming %s, saying %q", c.method, c.target, c.body, r.status, r.body, c.status, c.field, c.says)
 		}
+	}
+	// A countdown extended past 600 s left names the extension too.
+	must(t, s.call("POST", path+"/rounds", host, `{"question":"q1","seconds":600}`), http.StatusCreated, nil)
+	r := s.call("POST", path+"/rounds/2/timer", host, `{"extend":30}`)
+	var got apiErrors
+	if json.Unmarshal([]byte(r.body), &got) != nil || r.status != 400 || len(got.Errors) != 1 || got.Errors[0].Field != "extend" || !strings.Contains(got.Errors[0].Message, "600") {
+		t.Errorf("extending a full countdown: %d %s; want 400 naming extend", r.status, r.body)
 	}
 }
