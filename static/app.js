@@ -1059,7 +1059,8 @@
     var on = t.hasAttribute("data-follow-start");
     setFollowing(box.getAttribute("data-room"), on);
     var path = pres.getAttribute("data-present-path");
-    if (on && path !== here()) window.location.assign(path);
+    // The room's own page stays put: following from there moves the notebook's pages only.
+    if (on && path !== here() && !box.hasAttribute("data-room-page")) window.location.assign(path);
     else followPresenter(box);
   });
   // A form that acts on "this page" (pin it, present it, hide the bar and come back to it) sends
