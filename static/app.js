@@ -1142,6 +1142,25 @@
     var el = form && (at.name ? form.querySelector('[name="' + at.name.replace(/"/g, "") + '"]') : form.querySelector(at.tag.toLowerCase()));
     if (el) el.focus({ preventScroll: true });
   });
+  // A lab run that ends folds the bar's box to its summary line, on every width: its tables would
+  // push the page down (2,540 px on a laptop). Not a box the reader opened themselves (a click or
+  // a key on its summary), which stays open for that run in this tab.
+  var labOpened = {};
+  function labRunOf(d) {
+    var s = d.querySelector(".lab-status[data-run]");
+    return s ? s.getAttribute("data-run") : "";
+  }
+  document.addEventListener("click", function (ev) {
+    var sum = ev.target.closest && ev.target.closest("details.roombar-lab > summary");
+    if (sum) labOpened[labRunOf(sum.parentNode)] = !sum.parentNode.open; // the click toggles it next
+  });
+  function foldEndedLab() {
+    document.querySelectorAll("details.roombar-lab[open]").forEach(function (d) {
+      if (d.querySelector("[data-ended]") && !labOpened[labRunOf(d)]) d.open = false;
+    });
+  }
+  document.addEventListener("htmx:sseMessage", foldEndedLab);
+  document.addEventListener("htmx:afterSettle", foldEndedLab);
   document.addEventListener("htmx:sseOpen", function () { streamOpen = true; });
   document.addEventListener("htmx:sseError", function () { streamOpen = false; });
   document.addEventListener("htmx:sseMessage", function (ev) {
