@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"effectivelyonce/internal/web/roomsweb"
+	"effectivelyonce/pages"
 )
 
 // roomPost posts a room's form from tb's page (its cookies), as htmx does, and wants 204.
@@ -197,5 +200,67 @@ func TestBrowserRoomsQA2(t *testing.T) {
 		for _, p := range tb.takeProblems() {
 			t.Errorf("%s's tab reported: %s", who, p)
 		}
+	}
+}
+
+// TestBrowserProjectorSaysItStopped: over a real listener (its stream bounds), the host opens the
+// projector in a browser a host link made the host, then their other screens take every stream
+// the host's key may hold and one more. The projector, the oldest, keeps what it showed under a
+// line saying it stopped updating and how to take it back; it used to freeze without a word.
+func TestBrowserProjectorSaysItStopped(t *testing.T) {
+	cfg := testConfig()
+	cfg.RoomStreamsPerKey = 1 // the host's key may hold 1 + HostExtraStreams
+	s := newTestServer(t, cfg)
+	base := serveLoopback(t, s)
+	b := &browserSuite{ctx: startChromium(t, findChromium(t)), base: base}
+	api := memberClient()
+	var room created
+	mustAPI(t, api, "POST", base+"/api/rooms", "", `{"title":"Two screens"}`, http.StatusCreated, &room)
+	rb := base + "/api/rooms/" + room.Code
+	mustAPI(t, api, "POST", rb+"/rounds", room.HostKey, `{"question":"q1"}`, http.StatusCreated, nil)
+
+	screen := openRoomTab(t, b)
+	screen.emulate(1920, 1080, false, "light")
+	u, err := url.Parse(room.HostURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	screen.open(u.RequestURI())
+	screen.click(`main form button[type="submit"]`) // "Yes, make this browser the host"
+	within(screen, "the host's room page", `!!document.querySelector("article.room [data-join-code]")`)
+	roomPath := browserEval[string](screen, `location.pathname`)
+	screen.open(roomPath + "/projector")
+	within(screen, "the projector's round", `!!document.querySelector(".projector [data-round]")`)
+	streamOpen(screen)
+	// The room page's stream goes when its tab leaves; the projector's is then the host's only one.
+	deadline := time.Now().Add(roomWait)
+	for s.conns.OpenStreams() != 1 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := s.conns.OpenStreams(); n != 1 {
+		t.Fatalf("%d streams held with the projector alone open", n)
+	}
+	for i := range cfg.RoomStreamsPerKey + roomsweb.HostExtraStreams { // the last one ends the projector's
+		status, st, err := openStream(t.Context(), streamClient(), rb+"/events", room.HostKey)
+		if err != nil || status != http.StatusOK {
+			t.Fatalf("the host's stream %d from another screen: %d %v", i+1, status, err)
+		}
+		defer st.Close()
+		if _, err := st.Snapshot(streamWait, pages.RoomParts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	within(screen, "the projector saying it stopped", `!!document.querySelector(".projector [data-stream-ended]")`)
+	said := browserEval[string](screen, `document.querySelector(".projector [data-stream-ended]").innerText.trim()`)
+	if said != "This view stopped updating: the room is open in another tab of this browser or on another of your devices. Reload to take it back." {
+		t.Errorf("the ended projector reads %q", said)
+	}
+	if !browserEval[bool](screen, `!!document.querySelector(".projector [data-join-code]") && !!document.querySelector(".projector [data-round]")`) {
+		t.Error("the ended projector lost what it showed")
+	}
+	browserEval[chromedp.Void](screen, `window.scrollTo(0, 0)`)
+	viewShot(t, screen, "qa2-projector-stopped-1920", "")
+	if p := screen.takeProblems(); len(p) > 0 {
+		t.Errorf("the projector's tab reported: %v", p)
 	}
 }
