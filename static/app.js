@@ -1059,7 +1059,8 @@
     var on = t.hasAttribute("data-follow-start");
     setFollowing(box.getAttribute("data-room"), on);
     var path = pres.getAttribute("data-present-path");
-    if (on && path !== here()) window.location.assign(path);
+    // The room's own page stays put: following from there moves the notebook's pages only.
+    if (on && path !== here() && !box.hasAttribute("data-room-page")) window.location.assign(path);
     else followPresenter(box);
   });
   // A form that acts on "this page" (pin it, present it, hide the bar and come back to it) sends
@@ -1141,6 +1142,25 @@
     var el = form && (at.name ? form.querySelector('[name="' + at.name.replace(/"/g, "") + '"]') : form.querySelector(at.tag.toLowerCase()));
     if (el) el.focus({ preventScroll: true });
   });
+  // A lab run that ends folds the bar's box to its summary line, on every width: its tables would
+  // push the page down (2,540 px on a laptop). Not a box the reader opened themselves (a click or
+  // a key on its summary), which stays open for that run in this tab.
+  var labOpened = {};
+  function labRunOf(d) {
+    var s = d.querySelector(".lab-status[data-run]");
+    return s ? s.getAttribute("data-run") : "";
+  }
+  document.addEventListener("click", function (ev) {
+    var sum = ev.target.closest && ev.target.closest("details.roombar-lab > summary");
+    if (sum) labOpened[labRunOf(sum.parentNode)] = !sum.parentNode.open; // the click toggles it next
+  });
+  function foldEndedLab() {
+    document.querySelectorAll("details.roombar-lab[open]").forEach(function (d) {
+      if (d.querySelector("[data-ended]") && !labOpened[labRunOf(d)]) d.open = false;
+    });
+  }
+  document.addEventListener("htmx:sseMessage", foldEndedLab);
+  document.addEventListener("htmx:afterSettle", foldEndedLab);
   document.addEventListener("htmx:sseOpen", function () { streamOpen = true; });
   document.addEventListener("htmx:sseError", function () { streamOpen = false; });
   document.addEventListener("htmx:sseMessage", function (ev) {

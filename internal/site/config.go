@@ -45,7 +45,7 @@ type Config struct {
 	// actions), with a burst of roomChangeBurst of it: every change redraws every stream of the room.
 	RoomChangesPerMinute int
 	// RoomStreamsPerKey bounds the event streams (tabs) one room key holds open at once; a room
-	// holds at most that many per seat and for its host.
+	// holds at most that many per seat, and roomsweb.HostExtraStreams more for its host.
 	RoomStreamsPerKey int
 	// MaxConns bounds the open connections in all, MaxConnsPerClient those from one address (an
 	// IPv6 /64); idle ones are closed first when a bound is reached. MaxConns 0 means "from the

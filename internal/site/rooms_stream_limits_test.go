@@ -7,9 +7,11 @@ package site
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"effectivelyonce/internal/web"
+	"effectivelyonce/internal/web/roomsweb"
 	"effectivelyonce/pages"
 )
 
@@ -45,6 +47,14 @@ func TestStreamsPerKeyEndTheOldest(t *testing.T) {
 		}
 		streams = append(streams, st)
 	}
+	// The tab says so, above what it showed, before it goes: not a page frozen without a word.
+	ev, _, err := streams[0].Until(streamWait, named(pages.PartStatus, "This view stopped updating"))
+	if err != nil {
+		t.Fatalf("Ada's first stream after her third: %v; want a notice that it stopped", err)
+	}
+	if said := text(ev.Data); !strings.Contains(said, "open in another tab of this browser. Reload to take it back.") || !strings.Contains(said, "You are Ada") {
+		t.Errorf("Ada's ended tab reads %q; want the notice above what it showed", said)
+	}
 	if _, _, err := streams[0].Until(streamWait, named("gone")); err != nil {
 		t.Fatalf("Ada's first stream after her third: %v; want it ended with gone", err)
 	}
@@ -56,6 +66,94 @@ func TestStreamsPerKeyEndTheOldest(t *testing.T) {
 	}
 	if n := s.conns.OpenStreams(); n != 3 {
 		t.Errorf("%d streams held, want 3", n)
+	}
+}
+
+// TestHostScreensAllKeepUpdating: the host runs a room from several screens at once, the room page
+// and a bar on the laptop, the projector on the classroom's PC and a preview of it, all with one
+// key (a host link shares it). With two tabs per key, the host's six streams (two of each view)
+// all hear every change, where the third used to end the first projector without a word. A
+// seventh ends the oldest, a projector, which then shows what it last showed under a notice that
+// it stopped, and goes.
+func TestHostScreensAllKeepUpdating(t *testing.T) {
+	cfg := testConfig()
+	cfg.RoomStreamsPerKey = 2
+	s := newTestServer(t, cfg)
+	base := serveLoopback(t, s)
+	api := memberClient()
+	var room created
+	mustAPI(t, api, "POST", base+"/api/rooms", "", `{"title":"Screens"}`, http.StatusCreated, &room)
+	rb := base + "/api/rooms/" + room.Code
+	views := []struct{ query string }{{"?view=projector"}, {"?view=projector"}, {""}, {""}, {"?view=bar"}, {"?view=bar"}}
+	if n := cfg.RoomStreamsPerKey + roomsweb.HostExtraStreams; n != len(views) {
+		t.Fatalf("the host may hold %d streams; the test opens %d", n, len(views))
+	}
+	partsOf := func(q string) []string {
+		switch q {
+		case "?view=projector":
+			return pages.ProjectorParts
+		case "?view=bar":
+			return pages.BarParts
+		}
+		return pages.RoomParts
+	}
+	var streams []*sseStream
+	for i, v := range views {
+		status, st, err := openStream(t.Context(), streamClient(), rb+"/events"+v.query, room.HostKey)
+		if err != nil || status != http.StatusOK {
+			t.Fatalf("the host's stream %d (%q): %d %v", i+1, v.query, status, err)
+		}
+		defer st.Close()
+		if _, err := st.Snapshot(streamWait, partsOf(v.query)); err != nil {
+			t.Fatalf("the host's stream %d (%q): %v", i+1, v.query, err)
+		}
+		streams = append(streams, st)
+	}
+	mustAPI(t, api, "POST", rb+"/rounds", room.HostKey, `{"question":"q1"}`, http.StatusCreated, nil)
+	for i, st := range streams {
+		part := pages.PartRound
+		if views[i].query == "?view=projector" {
+			part = pages.PartScreen
+		}
+		ev, before, err := st.Until(streamWait, named(part, `data-round="1"`))
+		if err != nil {
+			t.Errorf("the host's stream %d (%q) did not hear of the new round: %v", i+1, views[i].query, err)
+			continue
+		}
+		for _, e := range append(before, ev) {
+			if e.Name == "gone" || strings.Contains(e.Data, "stopped updating") {
+				t.Errorf("the host's stream %d (%q) was ended: %s %s", i+1, views[i].query, e.Name, text(e.Data))
+			}
+		}
+	}
+	if n := s.conns.OpenStreams(); n != len(views) {
+		t.Errorf("%d streams held, want %d", n, len(views))
+	}
+
+	// One more: the oldest, the first projector, keeps its round on screen under the notice.
+	status, st, err := openStream(t.Context(), streamClient(), rb+"/events?view=projector", room.HostKey)
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("the host's seventh stream: %d %v", status, err)
+	}
+	defer st.Close()
+	ev, _, err := streams[0].Until(streamWait, named(pages.PartScreen, "This view stopped updating"))
+	if err != nil {
+		t.Fatalf("the first projector after a seventh stream: %v; want a notice", err)
+	}
+	if said := text(ev.Data); !strings.Contains(said, "Reload to take it back.") || !strings.Contains(ev.Data, `data-round="1"`) {
+		t.Errorf("the ended projector reads %q; want the notice above the round it showed", said)
+	}
+	if _, _, err := streams[0].Until(streamWait, named("gone")); err != nil {
+		t.Errorf("the first projector: %v; want it ended with gone", err)
+	}
+	mustAPI(t, api, "POST", rb+"/rounds/1/reveal", room.HostKey, `{"measured":7}`, http.StatusOK, nil)
+	for i, st := range streams[1:] {
+		if views[i+1].query != "?view=projector" {
+			continue
+		}
+		if _, _, err := st.Until(streamWait, named(pages.PartScreen, "Measured")); err != nil {
+			t.Errorf("the host's stream %d (projector) did not hear of the reveal: %v", i+2, err)
+		}
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -106,7 +105,7 @@ func (h *Handlers) stream(c echo.Context, caller rooms.Caller, key string) error
 		return Refusal(err)
 	}
 	r := caller.Room
-	claim, err := h.claimStream(r, key)
+	claim, err := h.claimStream(r, key, caller.Role)
 	if err != nil {
 		return err
 	}
@@ -244,10 +243,14 @@ func (h *Handlers) stream(c echo.Context, caller rooms.Caller, key string) error
 		case <-h.stopping:
 			return nil
 		case <-claim.Ended():
-			// A newer tab with the same key took this stream's place. "gone" keeps this tab from
+			// A newer tab with the same key took this stream's place. The view says so above what
+			// it last showed (its status part; the projector's one part), and "gone" keeps it from
 			// reconnecting and taking the place back, which would end the newer one in turn.
-			msg := fmt.Sprintf(`<p class="banner closed" role="status">This tab stopped following the room live: your seat has it open in more than %d tabs. Reload the page to follow it here again.</p>`, h.streamsPerKey)
-			if err := writeEvent(w, rc, pages.PartStatus, msg); err != nil {
+			name := pages.PartStatus
+			if screen {
+				name = pages.PartScreen
+			}
+			if err := writeEvent(w, rc, name, endedNotice(caller.Role)+last[name]); err != nil {
 				return nil
 			}
 			return quiet(writeEvent(w, rc, "gone", ""))
