@@ -549,7 +549,7 @@ func claimsExperiment() *Experiment {
 		[]Field{fieldJobs, fieldCrashRate, fieldSeed, fieldMaxDelay, fieldDelaySeed,
 			{Name: "lease_seed", Label: "Duration seed", Help: "Seed of the job durations; 31 reproduces the document.", Kind: KindInt, MinInt: 0, MaxInt: 1<<63 - 1}},
 		DefaultClaimsParams, Claims, claimsCost, lower("jobs"), lower("crash_rate"), lower("max_delay")).
-		memory(claimsMemory).counts(NamedRows, claimsCounts).untraced(notJobs).shrinks(claimsShrinks).
+		memory(claimsMemory).counts(NamedRows, claimsCounts).untraced(notJobs).shrinks(claimsShrinks).culprits(claimsCulpritRun).
 		headline(headlineClaims).build()
 }
 

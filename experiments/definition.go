@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"reflect"
 	"slices"
 	"strings"
@@ -10,11 +11,12 @@ import (
 
 // Experiment is one simulation and every fact the site needs of it: the parameter spec, the run,
 // its cost and memory, the counts it reports, the tracer that lists and replays its jobs, the
-// prediction questions it answers and, for a verifier, the searches for its failing cases. All of
-// them are given in the experiment's one definition (its xxxExperiment function, listed in
-// catalog.go), typed on its own Params and Result, so a new experiment is priced, counted and
-// traced in one place. Params and results travel as any so that routes, forms and the CLI treat
-// every experiment alike; the assertions back to the typed parts happen here and nowhere else.
+// prediction questions it answers and, for a verifier, the searches for its failing cases and the
+// run whose timelines tell their culprits. All of them are given in the experiment's one
+// definition (its xxxExperiment function, listed in catalog.go), typed on its own Params and
+// Result, so a new experiment is priced, counted and traced in one place. Params and results
+// travel as any so that routes, forms and the CLI treat every experiment alike; the assertions
+// back to the typed parts happen here and nowhere else.
 type Experiment struct {
 	Name    string  `json:"name"`
 	Title   string  `json:"title"`
@@ -37,6 +39,8 @@ type Experiment struct {
 	// headline picks the count a reader guesses before the block shows the run (see Headline).
 	headline func(params, result any, row string) (pointAt, string, bool)
 	shrinks  func(params, result any) []func(context.Context) Shrunk
+	// culprits names the run whose timelines tell a failing case's culprits (see CulpritRun).
+	culprits func(Shrunk) (string, url.Values, bool)
 	// wrong lists the parts given for another experiment's types, found when the catalog is built.
 	wrong []string
 }
@@ -202,6 +206,12 @@ func (e *Experiment) Lacks() []string {
 	}
 	if e.headline == nil {
 		out = append(out, "a headline, the count a reader guesses before the result shows (.headline)")
+	}
+	if e.shrinks != nil && e.culprits == nil {
+		out = append(out, "the run its failing cases' culprits are traced in (.culprits)")
+	}
+	if e.culprits != nil && e.shrinks == nil {
+		out = append(out, "the searches for failing cases whose culprits .culprits traces (.shrinks)")
 	}
 	for _, a := range e.answers {
 		if a.ID == "" || a.Page == "" || a.Unit == "" {

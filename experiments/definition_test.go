@@ -48,6 +48,20 @@ func TestLacksSaysEveryMissingPart(t *testing.T) {
 	if got := crossed.Lacks(); len(got) != 1 || !strings.Contains(got[0], "WindowParams") {
 		t.Errorf("crossed lacks %q, want only its tracer's wrong type named", got)
 	}
+	// A verifier's searches and the run its culprits are traced in come together: either alone
+	// is named.
+	searchOnly := define("search-only", "Search only", "Searches with no run to trace culprits in.", Verifier().Fields,
+		DefaultClaimsParams, Claims, claimsCost).
+		memory(claimsMemory).counts(NamedRows, claimsCounts).untraced(notJobs).shrinks(claimsShrinks).headline(headlineClaims).build()
+	if got := searchOnly.Lacks(); len(got) != 1 || !strings.Contains(got[0], ".culprits") {
+		t.Errorf("search-only lacks %q, want only the run its culprits are traced in", got)
+	}
+	tracesOnly := define("traces-only", "Traces only", "A culprit run with no searches.", Verifier().Fields,
+		DefaultClaimsParams, Claims, claimsCost).
+		memory(claimsMemory).counts(NamedRows, claimsCounts).untraced(notJobs).culprits(claimsCulpritRun).headline(headlineClaims).build()
+	if got := tracesOnly.Lacks(); len(got) != 1 || !strings.Contains(got[0], ".shrinks") {
+		t.Errorf("traces-only lacks %q, want only the searches", got)
+	}
 	if whole, _ := Lookup("assembly"); whole.Lacks() != nil {
 		t.Errorf("assembly lacks %q", whole.Lacks())
 	}

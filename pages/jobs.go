@@ -85,8 +85,8 @@ func (j JobLinks) For(t present.Table, r, c int) (CellLink, bool) {
 	q := maps.Clone(j.Query) // Set below replaces values whole, so the run's own slices stay untouched
 	q.Set("outcome", outcome)
 	q.Set("point", n.Point)
-	text := "which " + IDsNoun(j.Experiment) + "?"
-	label := text + " " + t.Rows[r][c] + " " + OutcomeWords(outcome) + " at " + t.Head[0] + " " + t.Rows[r][0]
+	text := "which " + present.IDsNoun(j.Experiment) + "?"
+	label := text + " " + t.Rows[r][c] + " " + present.OutcomeWords(outcome) + " at " + t.Head[0] + " " + t.Rows[r][0]
 	if window != "" {
 		label += ", " + t.Head[c]
 	}
@@ -97,33 +97,6 @@ func (j JobLinks) For(t present.Table, r, c int) (CellLink, bool) {
 		label += ", " + n.RowAlso
 	}
 	return CellLink{URL: j.Base + "?" + q.Encode(), Text: text, Label: label}, true
-}
-
-// OutcomeWords names an outcome in words for a link or a heading.
-func OutcomeWords(outcome string) string {
-	switch outcome {
-	case "no_renewal":
-		return "run twice without renewal"
-	case "renew_third":
-		return "run twice renewing every third"
-	case "renew_double":
-		return "run twice renewing every 2t (the document's count)"
-	case "renew_double_real":
-		return "run twice renewing every 2t (a real queue)"
-	case "duplicate_applications":
-		return "applied more than once"
-	case "ack_after_duplicated":
-		return "duplicated had the ack come after the work"
-	case "exactly_once":
-		return "applied exactly once"
-	case "delivered_once":
-		return "delivered once"
-	case "failed_cleanly":
-		return "failed before any write"
-	case "once":
-		return "run once"
-	}
-	return strings.ReplaceAll(outcome, "_", " ")
 }
 
 // JobsView is the "which jobs?" list: the first JobsShown ids with an outcome at a point, each
@@ -238,13 +211,13 @@ func NewJobView(e *experiments.Experiment, tr experiments.Trace) JobView {
 	lo, hi := tr.Events[0].Step, tr.Events[len(tr.Events)-1].Step
 	var xs []float64
 	for _, ev := range tr.Events {
-		if len(v.Marks) == 0 || v.Marks[len(v.Marks)-1].Step != StepText(ev.Step) {
+		if len(v.Marks) == 0 || v.Marks[len(v.Marks)-1].Step != present.StepText(ev.Step) {
 			x := float64(axisLo+axisHi) / 2
 			if hi > lo {
 				x = axisLo + (ev.Step-lo)/(hi-lo)*(axisHi-axisLo)
 			}
 			xs = append(xs, x)
-			v.Marks = append(v.Marks, StepMark{N: len(v.Marks) + 1, Step: StepText(ev.Step)})
+			v.Marks = append(v.Marks, StepMark{N: len(v.Marks) + 1, Step: present.StepText(ev.Step)})
 		}
 		m := &v.Marks[len(v.Marks)-1]
 		if !containsKind(m.Kinds, string(ev.Kind)) {
@@ -255,7 +228,7 @@ func NewJobView(e *experiments.Experiment, tr experiments.Trace) JobView {
 			m.Kinds += string(ev.Kind)
 			m.Words += KindWords(ev.Kind)
 		}
-		v.Events = append(v.Events, EventView{Mark: m.N, Step: StepText(ev.Step), Kind: string(ev.Kind),
+		v.Events = append(v.Events, EventView{Mark: m.N, Step: present.StepText(ev.Step), Kind: string(ev.Kind),
 			Words: KindWords(ev.Kind), Detail: ev.Detail})
 	}
 	spread(xs)
@@ -291,7 +264,7 @@ func EndLabel(unit, step string) string {
 	if unit == "s" {
 		return step + " s"
 	}
-	return StepName(unit) + " " + step
+	return present.StepName(unit) + " " + step
 }
 
 // AxisText says where the figure's axis starts and ends, by the marks that sit there: "The axis
@@ -307,25 +280,6 @@ func OneStepText(v JobView) string {
 	return "All of it happens at " + EndLabel(v.StepUnit, v.Marks[0].Step) + ", in the order the list gives."
 }
 
-// StepText writes a step: whole steps with thousands separators, seconds to the millisecond.
-func StepText(s float64) string {
-	if s == float64(int64(s)) {
-		return experiments.Thousands(int64(s))
-	}
-	return experiments.FormatFloat(float64(int64(s*1000+0.5)) / 1000)
-}
-
-// StepName says what a trace's steps count, for a heading or a list item.
-func StepName(unit string) string {
-	switch unit {
-	case "s":
-		return "second"
-	case "step":
-		return "producer step"
-	}
-	return "step"
-}
-
 // timelineSummary is the figure's description for a screen reader: the marks in order.
 func timelineSummary(v JobView) string {
 	var b strings.Builder
@@ -334,7 +288,7 @@ func timelineSummary(v JobView) string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		b.WriteString(StepName(v.StepUnit) + " " + m.Step + ", " + m.Words)
+		b.WriteString(present.StepName(v.StepUnit) + " " + m.Step + ", " + m.Words)
 	}
 	b.WriteString(". The list below says each event in words.")
 	return b.String()

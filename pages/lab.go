@@ -59,7 +59,7 @@ type LabStatus struct {
 	// can start their own (in about Left seconds, while it runs).
 	Yours bool
 	Left  string
-	// Settings is every value the run was started with, as a sentence (LabSettings).
+	// Settings is every value the run was started with, as a sentence (lab.Params.Settings).
 	Settings    string
 	Design      string // the design running now
 	Index       int    // 1-based, of Count designs
@@ -157,105 +157,17 @@ type LabRow struct {
 	Extra   bool // not equal, by the duplicates fire-and-forget acks added, which the model lacks
 }
 
-// LabDesignLabel is a design's name in plain words; a design the page does not know yet (one
-// added to the lab after this page) shows its command-line name.
-func LabDesignLabel(d lab.Design) string {
-	switch d {
-	case lab.AckBeforeWork:
-		return "Ack before work"
-	case lab.AckAfterWork:
-		return "Ack after work"
-	case lab.DedupOutsideTx:
-		return "Dedup key outside the transaction"
-	case lab.DedupInTx:
-		return "Dedup key in the same transaction"
-	case lab.LeaseNoRenewal:
-		return "Lease without renewal"
-	case lab.LeaseHeartbeat:
-		return "Lease with a heartbeat"
-	case lab.PublishRetry:
-		return "Publisher retries into the broker's dedup window"
-	case lab.DesignHandler:
-		return "Your handler"
-	}
-	return string(d)
-}
-
-// LabSettings says every value p runs with, as the progress box states them: the designs, the
-// stream, the crash designs' rate and seed, the lease designs' seed and timeout, and the acks.
-func LabSettings(p lab.Params) string {
-	names := make([]string, len(p.Designs))
-	for i, d := range p.Designs {
-		names[i] = LabDesignLabel(d)
-		if d == lab.DesignHandler {
-			names[i] = "your handler" // mid-sentence: "Your run, with your handler, on …"
-		}
-	}
-	s := fmt.Sprintf("%s, on %s jobs", present.SayList(names), experiments.Thousands(p.Jobs))
-	if p.RunsWorkers() {
-		s += " with " + present.Plural(int64(p.Workers), "worker process", "worker processes")
-		if p.HasPublishRetry() {
-			s += " (the publisher's retry runs none)"
-		}
-	}
-	// The stream's rate is a crash rate for the designs whose workers crash, and for the
-	// publisher's retry the share of publish acks it loses: say which, or both.
-	rate := experiments.FormatFloat(p.CrashRate)
-	switch crash, pr := p.HasCrashDesign(), p.HasPublishRetry(); {
-	case crash && pr:
-		s += fmt.Sprintf("; crash rate %s (for the publisher's retry, the share of publish acks lost), stream seed %d", rate, p.Seed)
-	case crash:
-		s += fmt.Sprintf("; crash rate %s, stream seed %d", rate, p.Seed)
-	case pr:
-		s += fmt.Sprintf("; publish acks lost at rate %s, stream seed %d", rate, p.Seed)
-	}
-	if p.HasLease() {
-		s += "; " + labLease(p.LeaseSeed, p.LeaseTimeout)
-	}
-	if p.HasPublishRetry() {
-		s += fmt.Sprintf("; dedup window %s s", experiments.FormatFloat(p.DupWindow))
-	}
-	if h := p.Handler; h != nil {
-		s += "; " + labHandlerPoint(h.CrashPoint, h.CrashAgain)
-		if h.KeyWindow > 0 {
-			s += fmt.Sprintf(", a key window of %s", experiments.Thousands(h.KeyWindow))
-		}
-	}
-	if !p.HasCrashDesign() {
-		return s // the lease designs always confirm their acks, and the publisher acks nothing
-	}
-	if p.FireAndForget {
-		return s + "; fire-and-forget acks"
-	}
-	return s + "; confirmed acks"
-}
-
-// labHandlerPoint says where a handler run's crashed jobs die.
-func labHandlerPoint(point int, again bool) string {
-	s := fmt.Sprintf("crash point %d", point)
-	if again {
-		s += ", the redelivery dying there again"
-	}
-	return s
-}
-
-// labLease states a lease run's seed and timeout, the timeout also in the lab's real time.
-func labLease(seed int64, timeout float64) string {
-	return fmt.Sprintf("lease seed %d, lease timeout %s model seconds (%s ms)", seed, experiments.FormatFloat(timeout),
-		experiments.Thousands(time.Duration(timeout*float64(lab.ModelSecond)).Round(time.Millisecond).Milliseconds()))
-}
-
 // NewLabResult lays one design's result out for its table: the rows and their marks are the lab's
 // own comparison (lab.Result.Compare), the one the command line's exit status reads too.
 func NewLabResult(r lab.Result, site Site) LabResult {
-	v := LabResult{ID: "lab-" + string(r.Design), Design: LabDesignLabel(r.Design), Jobs: r.Jobs, Crashed: r.Crashed,
+	v := LabResult{ID: "lab-" + string(r.Design), Design: r.Design.Label(), Jobs: r.Jobs, Crashed: r.Crashed,
 		Killed: r.WorkersKilled, Redelivered: r.Redeliveries, Seconds: fmt.Sprintf("%.1f", r.Seconds), Matches: r.MatchesModel(),
 		Lease: r.Design.IsLease(), Tolerance: r.Tolerance, FireAndForget: r.FireAndForgetAcks && !r.Design.IsLease(), Workers: r.Workers,
 		DiedWithWorker: r.DiedWithWorker, KilledDeliveries: r.KilledDeliveries, LateRenewals: r.LateRenewals}
 	v.Settings = present.Plural(int64(r.Workers), "worker", "workers")
 	switch pr := r.PublishRetry; {
 	case v.Lease:
-		v.Settings += ", " + labLease(r.Seed, r.LeaseTimeout)
+		v.Settings += ", " + lab.LeaseSettings(r.Seed, r.LeaseTimeout)
 		v.BlockURL = site.URL("/blocks/6") + "?" + url.Values{"jobs": {strconv.FormatInt(r.Jobs, 10)}, "seed": {strconv.FormatInt(r.Seed, 10)},
 			"timeouts": {experiments.FormatFloat(r.LeaseTimeout)}}.Encode()
 	case pr != nil:

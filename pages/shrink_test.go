@@ -9,33 +9,6 @@ import (
 	"effectivelyonce/experiments"
 )
 
-func TestVerifyQueryRoundTrips(t *testing.T) {
-	e, _ := experiments.Lookup("claims")
-	def := experiments.DefaultClaimsParams()
-	odd := def
-	odd.Jobs, odd.CrashRate, odd.LeaseSeed = 7, 0, 5
-	for _, p := range []experiments.ClaimsParams{def, odd} {
-		q := VerifyQuery(p)
-		if !strings.HasPrefix(q, "jobs=") {
-			t.Errorf("%s does not start with the job count", q)
-		}
-		vals, err := url.ParseQuery(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := e.Parse(vals)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != p {
-			t.Errorf("%s reads back as %+v, not %+v", q, got, p)
-		}
-		if p == def && q != "jobs=20000" {
-			t.Errorf("defaults carry more than the job count: %s", q)
-		}
-	}
-}
-
 // TestJobTimelineURL checks the timeline links against the route that serves them:
 // "GET /jobs/{experiment}/{id}" with that experiment's own parameters, the point and, for the
 // lease, the policy whose story is told.
@@ -64,7 +37,7 @@ func TestJobTimelineURL(t *testing.T) {
 	for _, tt := range tests {
 		q := p
 		q.MaxDelay = tt.maxDelay
-		got := JobTimelineURL(site, experiments.Shrunk{Kind: tt.kind, Mode: tt.mode, Params: q}, 42)
+		got := JobTimelineURL(site, experiments.Verifier(), experiments.Shrunk{Kind: tt.kind, Mode: tt.mode, Params: q}, 42)
 		if tt.experiment == "" {
 			if got != "" {
 				t.Errorf("%s: %q, want no link", tt.kind, got)
@@ -104,7 +77,7 @@ func TestShrinkCasesRender(t *testing.T) {
 		many.Culprits = append(many.Culprits, 100+i)
 	}
 	held := experiments.Shrunk{Kind: experiments.ClaimHeartbeatDecouples}
-	views := NewShrinkViews(Site{}, "/verify", "exp-claims", []experiments.Shrunk{s, held, many}, nil)
+	views := NewShrinkViews(Site{}, experiments.Verifier(), "/verify", "exp-claims", []experiments.Shrunk{s, held, many}, nil)
 	if len(views) != 2 {
 		t.Fatalf("%d cases, want the 2 that failed", len(views))
 	}
@@ -114,7 +87,7 @@ func TestShrinkCasesRender(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		`href="/verify?` + strings.ReplaceAll(VerifyQuery(s.Params), "&", "&amp;") + `#exp-claims"`,
+		`href="/verify?` + strings.ReplaceAll(experiments.Verifier().CaseQuery(s), "&", "&amp;") + `#exp-claims"`,
 		s.Claim.Detail, ">109<", "and 4 more", "this is the smallest found so far",
 	} {
 		if !strings.Contains(out, want) {

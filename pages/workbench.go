@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"effectivelyonce/experiments"
+	"effectivelyonce/present"
 	"effectivelyonce/workbench"
 )
 
@@ -265,7 +266,7 @@ func WorkbenchOutcomeWords(outcome string) string {
 	case workbench.OutcomeEventsDuplicated:
 		return "with their event published more than once"
 	}
-	return OutcomeWords(outcome)
+	return present.OutcomeWords(outcome)
 }
 
 // NewWorkbenchJobs is the list of one count's jobs at a point: the first JobsShown of ids as

@@ -3110,9 +3110,9 @@ func jobFate(v JobView) templ.Component {
 			}
 		} else {
 			var templ_7745c5c3_Var172 string
-			templ_7745c5c3_Var172, templ_7745c5c3_Err = templ.JoinStringErrs(OutcomeWords(v.Outcome))
+			templ_7745c5c3_Var172, templ_7745c5c3_Err = templ.JoinStringErrs(present.OutcomeWords(v.Outcome))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/workbench.templ`, Line: 405, Col: 27}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/workbench.templ`, Line: 405, Col: 35}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var172))
 			if templ_7745c5c3_Err != nil {
@@ -3125,7 +3125,7 @@ func jobFate(v JobView) templ.Component {
 			var templ_7745c5c3_Var173 string
 			templ_7745c5c3_Var173, templ_7745c5c3_Err = templ.JoinStringErrs(present.RowWords(v.Experiment, v.Point, v.At))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/workbench.templ`, Line: 405, Col: 77}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `pages/workbench.templ`, Line: 405, Col: 85}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var173))
 			if templ_7745c5c3_Err != nil {

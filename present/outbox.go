@@ -14,6 +14,7 @@ var outboxShows = shows[experiments.OutboxParams, experiments.OutboxResult]{
 	point:   func(p experiments.Point) string { return p.Name + ", " + outboxConsumer(p.Flag) },
 	rowWord: "with",
 	units:   map[string]string{"lost": "events lost"},
+	ids:     "events",
 	ask:     &asking[experiments.OutboxParams, experiments.OutboxResult]{says: []string{"events", "crash_rate"}, words: askOutbox},
 }
 

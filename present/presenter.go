@@ -25,13 +25,14 @@ type Presenter struct {
 	upTo    func(result any, key string) (any, error)
 	tables  func(params, result any) ([]Table, error)
 	reading func(params, result any) ([]string, error)
-	// point, rowWord, band, counts, countsOf, units and noPageSpread are shows' own (see there).
+	// point, rowWord, band, counts, countsOf, units, ids and noPageSpread are shows' own (see there).
 	point        func(experiments.Point) string
 	rowWord      string
 	band         *bandAxis
 	counts       map[string]string
 	countsOf     string
 	units        map[string]string
+	ids          string
 	noPageSpread bool
 	// ask words the headline's question and asks names the parameters it states (see asking).
 	ask  func(params, result any, at experiments.Count) (string, error)
@@ -72,6 +73,9 @@ type shows[P, R any] struct {
 	// units says what the experiment's counts count where that is not what a count of the name
 	// counts elsewhere (countUnits): the outbox loses events, not jobs.
 	units map[string]string
+	// ids is what the ids of a run number, where they number something else than jobs (the
+	// outbox's number events): a "which jobs?" link asks "which events?" (see IDsNoun).
+	ids string
 	// opening is the number the reading opens with where no count says it (the jobs that crashed,
 	// the slowest job's seconds): a study room asks about it as about a count (see ReportedBy).
 	// Nil where the reading opens with a count, or with no number of the run's own.
@@ -143,8 +147,8 @@ func present[P, R any](name string, s shows[P, R]) *Presenter {
 			return s.reading(p, r), nil
 		},
 		point: s.point, rowWord: s.rowWord, band: s.band, counts: s.counts, countsOf: s.countsOf, units: s.units,
-		noPageSpread: s.noPageSpread,
-		params:       reflect.TypeFor[P](), result: reflect.TypeFor[R](),
+		ids: s.ids, noPageSpread: s.noPageSpread,
+		params: reflect.TypeFor[P](), result: reflect.TypeFor[R](),
 	}
 	if s.ask != nil {
 		pr.asks = s.ask.says

@@ -14,7 +14,6 @@ import (
 
 	"effectivelyonce/experiments"
 	"effectivelyonce/lab"
-	"effectivelyonce/pages"
 	"effectivelyonce/present"
 )
 
@@ -254,7 +253,7 @@ func Lab(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if *handler != "" {
 			fmt.Fprintf(stdout, "%s.\n\n", labHandlerSettings(p, *handler, results))
 		} else {
-			fmt.Fprintf(stdout, "%s.\n\n", present.SayCap(pages.LabSettings(p)))
+			fmt.Fprintf(stdout, "%s.\n\n", present.SayCap(p.Settings()))
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "design\tjobs\tlost\tmodel\tduplicated\tmodel\texactly once\tkilled\tredelivered\tseconds\t\t")

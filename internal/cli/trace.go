@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"effectivelyonce/experiments"
-	"effectivelyonce/pages"
+	"effectivelyonce/present"
 )
 
 // traceAsked reports whether "site run" was asked about jobs rather than for the run's tables:
@@ -53,7 +53,7 @@ func trace(ctx context.Context, e *experiments.Experiment, raw map[string][]stri
 		if err != nil {
 			return fieldErrors(e.Name, err)
 		}
-		fmt.Fprintf(stdout, "%s of %s's jobs %s at point %s:\n", experiments.Thousands(list.Total), e.Name, pages.OutcomeWords(list.Outcome), list.Point)
+		fmt.Fprintf(stdout, "%s of %s's jobs %s at point %s:\n", experiments.Thousands(list.Total), e.Name, present.OutcomeWords(list.Outcome), list.Point)
 		ids := make([]string, len(list.IDs))
 		for i, id := range list.IDs {
 			ids[i] = strconv.FormatInt(id, 10)
@@ -65,10 +65,10 @@ func trace(ctx context.Context, e *experiments.Experiment, raw map[string][]stri
 	if err != nil {
 		return fieldErrors(e.Name, err)
 	}
-	fmt.Fprintf(stdout, "%s job %d at %s: %s\n", e.Name, tr.ID, tr.Point, pages.OutcomeWords(tr.Outcome))
-	unit := pages.StepName(tr.StepUnit)
+	fmt.Fprintf(stdout, "%s job %d at %s: %s\n", e.Name, tr.ID, tr.Point, present.OutcomeWords(tr.Outcome))
+	unit := present.StepName(tr.StepUnit)
 	for _, ev := range tr.Events {
-		fmt.Fprintf(stdout, "  %s %-8s  %-20s  %s\n", unit, pages.StepText(ev.Step), ev.Kind, ev.Detail)
+		fmt.Fprintf(stdout, "  %s %-8s  %-20s  %s\n", unit, present.StepText(ev.Step), ev.Kind, ev.Detail)
 	}
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 
 	"effectivelyonce/content"
 	"effectivelyonce/experiments"
-	"effectivelyonce/pages"
 	"effectivelyonce/present"
 )
 
@@ -18,7 +17,7 @@ import (
 // page runs, so a failure in CI comes with a permalink short enough to open and read. It reads the
 // run as the page does, through the claims' definition (its searches) and presenter (its table).
 func Verify(ctx context.Context, args []string, stdout io.Writer) error {
-	e, _ := experiments.Lookup("claims")
+	e := experiments.Verifier()
 	raw, err := readFlags(args)
 	if err != nil {
 		return fmt.Errorf("verify: %w", err)
@@ -59,14 +58,14 @@ func Verify(ctx context.Context, args []string, stdout io.Writer) error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("verify: %w", err)
 		}
-		printShrunk(stdout, s)
+		printShrunk(stdout, e, s)
 	}
 	return ErrSilent
 }
 
-// printShrunk writes one claim's smallest failing case: where to see it, what the claim measures
-// there, and which jobs break it.
-func printShrunk(w io.Writer, s experiments.Shrunk) {
+// printShrunk writes one claim's smallest failing case, as the verifier e found it: where to see
+// it, what the claim measures there, and which jobs break it.
+func printShrunk(w io.Writer, e *experiments.Experiment, s experiments.Shrunk) {
 	jobs := func(n int64) string {
 		if n == 1 {
 			return "1 job"
@@ -74,7 +73,7 @@ func printShrunk(w io.Writer, s experiments.Shrunk) {
 		return experiments.Thousands(n) + " jobs"
 	}
 	fmt.Fprintf(w, "\n  smallest failing case of %s %s: %s (from %s)\n", s.Claim.ID, s.Kind, jobs(s.Params.Jobs), jobs(s.From.Jobs))
-	fmt.Fprintf(w, "    %s?%s\n", verifyPath(), pages.VerifyQuery(s.Params))
+	fmt.Fprintf(w, "    %s?%s\n", verifyPath(), e.CaseQuery(s))
 	fmt.Fprintf(w, "    measured there: %s\n", s.Claim.Detail)
 	if s.Fate != "" {
 		fmt.Fprintf(w, "    %s\n", s.Fate)
@@ -82,8 +81,8 @@ func printShrunk(w io.Writer, s experiments.Shrunk) {
 	if s.Story != "" {
 		fmt.Fprintf(w, "    %s\n", s.Story)
 	}
-	ids := make([]string, 0, pages.MaxCulpritsShown)
-	for _, id := range s.Culprits[:min(len(s.Culprits), pages.MaxCulpritsShown)] {
+	ids := make([]string, 0, present.MaxCulpritsShown)
+	for _, id := range s.Culprits[:min(len(s.Culprits), present.MaxCulpritsShown)] {
 		ids = append(ids, fmt.Sprint(id))
 	}
 	switch {

@@ -128,7 +128,7 @@ func (h *Handlers) labView(site pages.Site, f labForm, notice string, viewer Own
 	v := &pages.LabView{Action: site.URL("/lab/runs"), Notice: notice, DesignError: f.errs.For(lab.FieldDesign),
 		FireAndForget: f.fireAndForget, Status: h.d.Runner.Status(site, viewer)}
 	for _, d := range lab.Designs() {
-		v.Designs = append(v.Designs, pages.LabDesign{ID: "lab-design-" + string(d), Value: string(d), Label: pages.LabDesignLabel(d),
+		v.Designs = append(v.Designs, pages.LabDesign{ID: "lab-design-" + string(d), Value: string(d), Label: d.Label(),
 			Checked: slices.Contains(f.designs, string(d))})
 	}
 	if v.DesignError != "" {

@@ -39,7 +39,7 @@ func (h *Handlers) RoomForm(raw url.Values, errs experiments.FieldErrors, notice
 	}
 	v := &pages.LabView{Notice: notice, DesignError: errs.For(lab.FieldDesign)}
 	for _, d := range lab.Designs() {
-		v.Designs = append(v.Designs, pages.LabDesign{ID: "room-lab-design-" + string(d), Value: string(d), Label: pages.LabDesignLabel(d),
+		v.Designs = append(v.Designs, pages.LabDesign{ID: "room-lab-design-" + string(d), Value: string(d), Label: d.Label(),
 			Checked: slices.Contains(f.designs, string(d))})
 	}
 	if v.DesignError != "" {

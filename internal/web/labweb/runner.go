@@ -277,9 +277,9 @@ func (r *Runner) Status(site pages.Site, viewer Owner) *pages.LabStatus {
 	t.Watch()
 	run := t.Data
 	st := &pages.LabStatus{ID: t.ID, Running: run.running, Ended: run.ended, Yours: viewer != "" && viewer == run.owner,
-		Design: pages.LabDesignLabel(run.progress.Design), Index: run.index + 1, Count: len(run.params.Designs),
+		Design: run.progress.Design.Label(), Index: run.index + 1, Count: len(run.params.Designs),
 		Jobs: run.params.Jobs, Done: run.progress.Done, Killed: run.progress.WorkersKilled, Redelivered: run.progress.Redeliveries,
-		Elapsed: pages.LabDuration(time.Since(t.Started())), Settings: pages.LabSettings(run.params),
+		Elapsed: pages.LabDuration(time.Since(t.Started())), Settings: run.params.Settings(),
 		ProgressURL: site.URL("/lab/progress"), CancelURL: site.URL("/lab/cancel"), PageURL: labPermalink(site, run.params) + "#lab-status",
 		FormURL: labPermalink(site, run.params) + "#lab"}
 	if run.params.Handler != nil {

@@ -24,8 +24,8 @@ func (h *Handlers) shrunk(ctx context.Context, site pages.Site, pagePath string,
 	// failing claims waits its turn like any other run instead of stepping past the limits.
 	var views []pages.ShrinkView
 	err := h.runner.Within(ctx, e.Name+"-shrink", e.Cost(r.Params), e.Memory(r.Params)*int64(len(searches)), func(ctx context.Context) error {
-		views = pages.NewShrinkViews(site, pagePath, pages.DOMID(e.Name), shrinkEach(ctx, searches),
-			func(sh experiments.Shrunk) *pages.JobView { return h.culpritTrace(ctx, sh) })
+		views = pages.NewShrinkViews(site, e, pagePath, pages.DOMID(e.Name), shrinkEach(ctx, searches),
+			func(sh experiments.Shrunk) *pages.JobView { return h.culpritTrace(ctx, e, sh) })
 		return nil
 	})
 	if err != nil {
@@ -37,12 +37,12 @@ func (h *Handlers) shrunk(ctx context.Context, site pages.Site, pagePath string,
 	return views
 }
 
-// culpritTrace traces the first culprit of a failing case, the job that breaks the claim, in the
-// run its link opens (pages.CulpritRun), so the timeline drawn in the case and the one the link
+// culpritTrace traces the first culprit of a failing case of the verifier v, the job that breaks
+// the claim, in the run its link opens (v.CulpritRun), so the timeline drawn in the case and the one the link
 // shows are one and the same. The shrunk stream is short, so the replay is cheap and runs in the
 // search's own slot; anything that cannot be traced leaves the case without a timeline.
-func (h *Handlers) culpritTrace(ctx context.Context, sh experiments.Shrunk) *pages.JobView {
-	name, q, ok := pages.CulpritRun(sh)
+func (h *Handlers) culpritTrace(ctx context.Context, v *experiments.Experiment, sh experiments.Shrunk) *pages.JobView {
+	name, q, ok := v.CulpritRun(sh)
 	if !ok || len(sh.Culprits) == 0 {
 		return nil
 	}
