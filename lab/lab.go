@@ -131,6 +131,8 @@ type FieldError struct {
 	Msg   string
 }
 
+// Error says the field's name beside the refusal, after "lab:", so a refusal logged or printed
+// far from the form still says which setting it was.
 func (e *FieldError) Error() string { return "lab: " + e.Field + ": " + e.Msg }
 
 // ErrDeadline is returned (wrapped, beside the counts so far) when a run's deadline passes before

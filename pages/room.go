@@ -118,8 +118,11 @@ type Asked struct {
 	Title string
 }
 
-// IsHost and IsMember say who the view is for.
-func (v RoomView) IsHost() bool   { return v.Room.Role == rooms.AsHost }
+// IsHost says whether the view is for the room's host, whose page carries the room's controls.
+func (v RoomView) IsHost() bool { return v.Room.Role == rooms.AsHost }
+
+// IsMember says whether the view is for a seated member, who may answer; the host is not one, and
+// neither is a caller without a key, who sees the room from outside.
 func (v RoomView) IsMember() bool { return v.Room.Role == rooms.AsMember }
 
 // Current is the newest round, the one the room is answering now or has just revealed.

@@ -363,7 +363,7 @@ func deref(p *int64) int64 {
 	return *p
 }
 
-// WorkbenchHead is the result table's header, as the command line's table names its columns.
+// Head is the result table's header, as the command line's table names its columns.
 func (r WorkbenchResult) Head() []string {
 	h := []string{"lost", "exactly once", "duplicated", "deliveries"}
 	if r.Producer {

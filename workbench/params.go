@@ -97,7 +97,7 @@ const MaxJobs = 100_000
 // MaxPoints bounds the crash points of one check.
 const MaxPoints = 100
 
-// Params lists every parameter of a check, in the order a form shows them.
+// Fields lists every parameter of a check, in the order a form shows them.
 func Fields() []Param {
 	window, _ := experiments.Lookup("window")
 	lease, _ := experiments.Lookup("lease")

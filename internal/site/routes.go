@@ -104,9 +104,28 @@ func (s *Server) routes() {
 	get("/rooms/:id/projector", rm.Projector())
 	get("/rooms/:id/ask", rm.AskList()) // the numbers of the page on screen, for the host's bar
 	get("/rooms/:id/export", rm.Export())
-	for path, act := range rm.Actions() {
-		g.POST("/rooms/:id"+path, act, small)
-	}
+	// What hosts and members do from a room's page: each a POST of a small form, answered with
+	// 204 for htmx or a 303 back to the page it came from (roomsweb/actions.go).
+	g.POST("/rooms/:id/rounds", rm.OpenRound(), small)
+	g.POST("/rooms/:id/rounds/:seq/guess", rm.Guess(), small)
+	g.POST("/rooms/:id/rounds/:seq/second-vote", rm.SecondVote(), small)
+	g.POST("/rooms/:id/rounds/:seq/timer", rm.Timer(), small)
+	g.POST("/rooms/:id/rounds/:seq/lock", rm.LockRound(), small)
+	g.POST("/rooms/:id/rounds/:seq/reveal", rm.Reveal(), small)
+	g.POST("/rooms/:id/rounds/:seq/names", rm.SetNamesVisible(), small)
+	g.POST("/rooms/:id/rounds/:seq/projector", rm.ShowOnProjector(), small) // a handler round's handler, shown
+	g.POST("/rooms/:id/pins", rm.AddPin(), small)
+	g.POST("/rooms/:id/pins/:pin/hidden", rm.SetPinHidden(), small)
+	g.POST("/rooms/:id/present", rm.Present(), small)
+	g.POST("/rooms/:id/lab", rm.StartLab(), small)
+	g.POST("/rooms/:id/members/:member/kick", rm.Kick(), small)
+	g.POST("/rooms/:id/close", rm.CloseRoom(), small)
+	g.POST("/rooms/:id/locked", rm.SetLocked(), small)
+	g.POST("/rooms/:id/code", rm.RotateCode(), small)
+	g.POST("/rooms/:id/host-link", rm.NewHostLink(), small)
+	g.POST("/rooms/:id/host-key", rm.RotateHostKey(), small)
+	g.POST("/rooms/:id/leave", rm.Leave(), small) // hides the room bar; the seat stays
+	g.POST("/rooms/:id/show", rm.Show(), small)
 	// The workbench's form submitted to a handler round: its handler, up to 16 KB, its body bound
 	// as the workbench's own posts bind theirs.
 	wbOwn(g.POST("/rooms/:id/rounds/:seq/submission", rm.SubmitForm(), workbenchweb.LimitBody))

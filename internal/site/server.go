@@ -54,7 +54,7 @@ type Server struct {
 	// conns is the connection limiter of the listener the server serves, which also bounds its
 	// event streams; nil until httpServer has made it.
 	conns *web.ConnLimiter
-	// origins are the hosts absolute links may name (see origin.go).
+	// origins are the hosts absolute links may name (see internal/web/origin.go).
 	origins *web.Origins
 	echo    *echo.Echo
 	shares  workbenchweb.ShareStore
@@ -147,8 +147,8 @@ func New(cfg Config, d Deps) (*Server, error) {
 		e.IPExtractor = echo.ExtractIPDirect()
 	}
 	// The request log wraps everything, so a request that panicked still gets its access line and
-	// its metric; Recover hands the panic back as an error carrying its stack, which handleError
-	// logs once with the rest.
+	// its metric; Recover hands the panic back as an error carrying its stack, which
+	// web.Errors.Handler logs once with the rest.
 	e.Use(web.RequestLog(log, s.metrics.Metrics))
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, DisableErrorHandler: true,
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
@@ -238,8 +238,8 @@ func (s *Server) site(current string) pages.Site {
 
 // newHTTPServer sets every timeout, so a slow or idle client cannot hold a connection open: the
 // write timeout leaves room for the longest run the server allows, queue wait included. Every
-// answer carries the security headers, net/http's own ones too (see withSecurityHeaders and
-// limitedConn.Write).
+// answer carries the security headers, net/http's own ones too (see web.WithSecurityHeaders and
+// the web layer's limitedConn.Write).
 func newHTTPServer(cfg Config, h http.Handler) *http.Server {
 	return &http.Server{
 		Addr:                         cfg.Addr,

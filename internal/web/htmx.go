@@ -13,9 +13,13 @@ const (
 	// HXRestoreHeader marks the request htmx makes for a page the back button returns to when it
 	// keeps no copy of it (historyCacheSize 0): it swaps the answer in as the whole body.
 	HXRestoreHeader = "HX-History-Restore-Request"
-	// The response headers that move a swap elsewhere than the request's target.
+	// HXRetargetHeader is the response header that has htmx swap the answer into another element
+	// than the request's target: a poll that finds its work done answers for the whole box around
+	// the meter it named.
 	HXRetargetHeader = "HX-Retarget"
-	HXReswapHeader   = "HX-Reswap"
+	// HXReswapHeader is the response header that changes how htmx swaps the answer in (outerHTML
+	// to replace that box rather than fill it), beside HXRetargetHeader.
+	HXReswapHeader = "HX-Reswap"
 )
 
 // HTMX is what htmx says about a request: whether htmx sent it, and the id of the element

@@ -14,7 +14,7 @@ import (
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 
 // securityHeaderList is the strict CSP and its companions, set on every answer: by the middleware
-// on the handlers' answers, by withSecurityHeaders on what reaches the server outside echo, and by
+// on the handlers' answers, by WithSecurityHeaders on what reaches the server outside echo, and by
 // the connection limiter on net/http's own error answers.
 var securityHeaderList = [][2]string{
 	{"Content-Security-Policy", CSP},

@@ -1,17 +1,23 @@
-// Package live carries the one message live room pages need, "room X changed", from whoever
-// changed the room to every Server-Sent Events stream watching it.
+// Package live keeps study rooms' pages live without their streams reading the store. It has
+// three parts.
 //
-// The message carries no state on purpose: each stream re-renders the room for its own caller
-// (a host and a member see different things), so all a stream needs is a nudge to re-read. That
-// is what lets notifications coalesce: a subscription holds at most one pending signal, and a
-// burst of changes costs a slow stream one re-read, never a queue and never a blocked publisher.
+// The hub ([Hub]) carries one message, "room X changed", from whoever changed the room to every
+// replica. The message carries no state on purpose, so notifications coalesce: a subscription
+// holds at most one pending signal, and a burst of changes never queues or blocks a publisher.
+// With SQLite the site runs as one instance and [Local] is the whole hub; with Postgres several
+// replicas serve one room, and [Postgres] relays the message through LISTEN/NOTIFY.
 //
-// With SQLite the site runs as one instance and [Local] is the whole hub. With Postgres several
-// replicas serve one room, so [Postgres] relays the message through LISTEN/NOTIFY to every
-// replica's local subscribers.
+// The readers ([Readers], readers.go) turn those signals into reads. Per replica and per room,
+// one reader subscribes to the hub before its first read (so no change falls between), takes one
+// [rooms.Snapshot] of the room per change (the changes of one gap, 100 ms or wider on a busy
+// replica, read once), and hands it to every stream of the room as a [Frame]. Each stream derives its own
+// caller's view from the snapshot in memory (a host and a member see different things), and what
+// the streams work out alike from one snapshot they share through the frame. So the store's cost
+// of a change does not grow with the number of people watching, and a heartbeat reads nothing.
 //
-// A stream must Subscribe before it reads the room's state for the first time: a change that
-// lands between the read and the subscription would otherwise go unseen until the next one.
+// Presence ([Presence], presence.go) is who is here, kept in memory by the streams of this
+// replica and written to the store in batches, so that the other replicas' readers see it too
+// while a stream's heartbeat touches no store.
 package live
 
 import (

@@ -1,6 +1,8 @@
 // Package labweb serves the live lab: the page's part (the form and the run's progress), Run,
 // Cancel and the progress box the page polls, over the instance's one Runner of lab runs, which
-// the command line ("site lab") uses too.
+// the page, the workbench's "run on the lab" and a study room's host share. The command line
+// ("site lab") does not use it: it calls lab.Run itself in the foreground, since its run is its
+// own process's and no reader elsewhere watches it or may cancel it.
 package labweb
 
 import (
@@ -25,14 +27,9 @@ import (
 )
 
 // Owner is who started a run, and so the only one who may cancel it: a browser, by the random
-// token it keeps in a cookie (OwnerCookie), or the command line, by its own process (Process).
-// Nothing is asked of an owner but equality, so a new kind of client is one more kind of token;
-// the empty owner is nobody's and never matches.
+// token it keeps in a cookie (OwnerCookie). Nothing is asked of an owner but equality, so a new
+// kind of client is one more kind of token; the empty owner is nobody's and never matches.
 type Owner string
-
-// Process owns the runs "site lab" starts: the process that started them is the only one that
-// knows of them. No browser token can equal it (NewOwner's are hex).
-const Process Owner = "the site lab process"
 
 // NewOwner is a browser's token: 128 random bits, so that no one can guess another's.
 func NewOwner() Owner {

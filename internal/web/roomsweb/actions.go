@@ -187,217 +187,290 @@ func firstInForm(refused []error, fields []string) error {
 	return first
 }
 
-// Actions are the room page's actions by their path under "/rooms/:id" ("/rounds",
-// "/rounds/:seq/guess", "/close", ...): each answers "POST /rooms/:id"+path as the file's
-// comment says.
-func (h *Handlers) Actions() map[string]echo.HandlerFunc {
-	out := map[string]echo.HandlerFunc{}
-	for path, do := range h.roomActions() {
-		out[path] = h.roomAction(do)
-	}
-	for path, do := range h.handlerActions() {
-		out[path] = h.roomAction(do)
-	}
-	return out
-}
+// The actions follow, one per route: each answers "POST /rooms/:id/..." through roomAction, as
+// the file's comment says, and routes.go lists them.
 
-func (h *Handlers) roomActions() map[string]roomDo {
-	return map[string]roomDo{
-		"/rounds": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
-			if c.FormValue("kind") == string(rooms.KindHandler) {
-				return h.openHandlerRound(ctx, c, who) // handlerround.go
+// OpenRound handles "POST /rooms/:id/rounds": the host opens a round, a number from the host's
+// list, a question of the host's own, or (kind=handler) a handler round.
+func (h *Handlers) OpenRound() echo.HandlerFunc {
+	return h.roomAction(func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+		if c.FormValue("kind") == string(rooms.KindHandler) {
+			return h.openHandlerRound(ctx, c, who) // handlerround.go
+		}
+		in := roundIn{Experiment: c.FormValue("experiment"), Params: c.FormValue("params"), Measure: c.FormValue("measure"),
+			Point: c.FormValue("point"), Text: c.FormValue("text"), Unit: c.FormValue("unit")}
+		if number := c.FormValue("number"); number != "" {
+			// One choice of the host's list: the experiment, its parameters, the count, its row.
+			v, err := url.ParseQuery(number)
+			if err != nil {
+				return &rooms.FieldError{Field: "number", Err: rooms.ErrInvalid, Message: "pick a number from the list"}
 			}
-			in := roundIn{Experiment: c.FormValue("experiment"), Params: c.FormValue("params"), Measure: c.FormValue("measure"),
-				Point: c.FormValue("point"), Text: c.FormValue("text"), Unit: c.FormValue("unit")}
-			if number := c.FormValue("number"); number != "" {
-				// One choice of the host's list: the experiment, its parameters, the count, its row.
-				v, err := url.ParseQuery(number)
-				if err != nil {
-					return &rooms.FieldError{Field: "number", Err: rooms.ErrInvalid, Message: "pick a number from the list"}
-				}
-				in = roundIn{Experiment: v.Get("experiment"), Params: v.Get("params"), Measure: v.Get("measure"), Point: v.Get("point")}
-			}
-			if q := c.FormValue("question"); q != "custom" {
-				in.Question = q
-			}
-			var refused []error
-			for _, f := range []struct {
-				field string
-				dst   *int
-			}{{"votes", &in.Votes}, {"seconds", &in.Seconds}} {
-				n, err := formWhole(f.field, c.FormValue(f.field))
-				if err != nil {
-					refused = append(refused, err)
-				}
-				*f.dst = n
-			}
-			for _, bound := range []struct {
-				field string
-				dst   **float64
-			}{{"min", &in.Min}, {"max", &in.Max}} {
-				if raw := c.FormValue(bound.field); strings.TrimSpace(raw) != "" && in.Question == "" && in.Experiment == "" {
-					v, err := formNumber(bound.field, raw)
-					if err != nil {
-						refused = append(refused, err)
-						continue
-					}
-					*bound.dst = &v
-				}
-			}
-			// The question is checked whole even when a bound did not parse, so that a wrong
-			// field above the bounds is the one reported.
-			q, err := h.checkedQuestion(ctx, in)
-			if err == nil {
-				_, err = q.Normalize()
-			}
+			in = roundIn{Experiment: v.Get("experiment"), Params: v.Get("params"), Measure: v.Get("measure"), Point: v.Get("point")}
+		}
+		if q := c.FormValue("question"); q != "custom" {
+			in.Question = q
+		}
+		var refused []error
+		for _, f := range []struct {
+			field string
+			dst   *int
+		}{{"votes", &in.Votes}, {"seconds", &in.Seconds}} {
+			n, err := formWhole(f.field, c.FormValue(f.field))
 			if err != nil {
 				refused = append(refused, err)
 			}
-			if len(refused) > 0 {
-				return firstInForm(refused, roundFormFields)
-			}
-			_, err = h.rooms.OpenRoundWith(ctx, who, q, in.options())
-			return err
-		},
-		"/rounds/:seq/guess": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
-			seq, err := roundSeq(c)
-			if err != nil {
-				return err
-			}
-			v, err := formNumber("value", c.FormValue("value"))
-			if err != nil {
-				return err
-			}
-			return h.rooms.GuessWith(ctx, who, seq, v, rooms.Confidence(c.FormValue("confidence")))
-		},
-		"/rounds/:seq/second-vote": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
-			seq, err := roundSeq(c)
-			if err != nil {
-				return err
-			}
-			_, err = h.rooms.SecondVote(ctx, who, seq)
-			return err
-		},
-		"/rounds/:seq/timer": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
-			seq, err := roundSeq(c)
-			if err != nil {
-				return err
-			}
-			var in timerIn
-			if p := c.FormValue("paused"); p != "" {
-				paused := p == "true"
-				in.Paused = &paused
-			}
-			if raw := c.FormValue("extend"); strings.TrimSpace(raw) != "" {
-				n, err := formWhole("extend", raw)
+			*f.dst = n
+		}
+		for _, bound := range []struct {
+			field string
+			dst   **float64
+		}{{"min", &in.Min}, {"max", &in.Max}} {
+			if raw := c.FormValue(bound.field); strings.TrimSpace(raw) != "" && in.Question == "" && in.Experiment == "" {
+				v, err := formNumber(bound.field, raw)
 				if err != nil {
-					return err
+					refused = append(refused, err)
+					continue
 				}
-				in.Extend = &n
+				*bound.dst = &v
 			}
-			_, err = h.changeTimer(ctx, who, seq, in)
+		}
+		// The question is checked whole even when a bound did not parse, so that a wrong
+		// field above the bounds is the one reported.
+		q, err := h.checkedQuestion(ctx, in)
+		if err == nil {
+			_, err = q.Normalize()
+		}
+		if err != nil {
+			refused = append(refused, err)
+		}
+		if len(refused) > 0 {
+			return firstInForm(refused, roundFormFields)
+		}
+		_, err = h.rooms.OpenRoundWith(ctx, who, q, in.options())
+		return err
+	})
+}
+
+// Guess handles "POST /rooms/:id/rounds/:seq/guess": a member's guess, read as a person types a
+// number (formNumber), with how sure they are.
+func (h *Handlers) Guess() echo.HandlerFunc {
+	return h.roomAction(func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+		seq, err := roundSeq(c)
+		if err != nil {
 			return err
-		},
-		"/rounds/:seq/lock": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
-			seq, err := roundSeq(c)
-			if err != nil {
-				return err
-			}
-			_, err = h.rooms.LockRound(ctx, who, seq)
+		}
+		v, err := formNumber("value", c.FormValue("value"))
+		if err != nil {
 			return err
-		},
-		"/rounds/:seq/reveal": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
-			seq, err := roundSeq(c)
-			if err != nil {
-				return err
-			}
-			var measured *float64
-			if raw := c.FormValue("measured"); raw != "" {
-				v, err := formNumber("measured", raw)
-				if err != nil {
-					return err
-				}
-				measured = &v
-			}
-			_, err = h.rooms.Reveal(ctx, who, seq, h.measurer(measured))
+		}
+		return h.rooms.GuessWith(ctx, who, seq, v, rooms.Confidence(c.FormValue("confidence")))
+	})
+}
+
+// SecondVote handles "POST /rooms/:id/rounds/:seq/second-vote": the host opens the round's
+// second vote.
+func (h *Handlers) SecondVote() echo.HandlerFunc {
+	return h.roomAction(func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+		seq, err := roundSeq(c)
+		if err != nil {
 			return err
-		},
-		"/rounds/:seq/names": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
-			seq, err := roundSeq(c)
-			if err != nil {
-				return err
-			}
-			return h.rooms.SetNamesVisible(ctx, who, seq, c.FormValue("visible") == "true")
-		},
-		"/pins": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
-			_, err := h.rooms.AddPin(ctx, who, strings.TrimPrefix(c.FormValue("path"), h.base), c.FormValue("note"))
+		}
+		_, err = h.rooms.SecondVote(ctx, who, seq)
+		return err
+	})
+}
+
+// Timer handles "POST /rooms/:id/rounds/:seq/timer": the host pauses, resumes or extends the
+// round's timer; an empty field leaves that part as it is.
+func (h *Handlers) Timer() echo.HandlerFunc {
+	return h.roomAction(func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+		seq, err := roundSeq(c)
+		if err != nil {
 			return err
-		},
-		"/lab": h.startLab, // lab.go
-		"/pins/:pin/hidden": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
-			return h.rooms.SetPinHidden(ctx, who, c.Param("pin"), c.FormValue("hidden") == "true")
-		},
-		"/present": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
-			return h.present(ctx, who, strings.TrimPrefix(c.FormValue("path"), h.base))
-		},
-		// Removing a member cannot be undone (their name stays taken), so the host is asked first.
-		"/members/:member/kick": h.confirmFirst(h.hostQuestion(func(c echo.Context, st rooms.View) (string, error) {
-			for _, m := range st.Roster {
-				if m.ID == c.Param("member") {
-					return pages.KickQuestion(m.Name), nil
-				}
+		}
+		var in timerIn
+		if p := c.FormValue("paused"); p != "" {
+			paused := p == "true"
+			in.Paused = &paused
+		}
+		if raw := c.FormValue("extend"); strings.TrimSpace(raw) != "" {
+			n, err := formWhole("extend", raw)
+			if err != nil {
+				return err
 			}
-			return "", rooms.ErrNotFound
-		}), func(ctx context.Context, c echo.Context, who rooms.Caller) error {
-			return h.rooms.Kick(ctx, who, c.Param("member"))
-		}),
-		"/close": h.confirmFirst(h.hostQuestion(func(echo.Context, rooms.View) (string, error) {
-			return pages.CloseQuestion, nil
-		}), func(ctx context.Context, c echo.Context, who rooms.Caller) error {
-			return h.rooms.CloseRoom(ctx, who)
-		}),
-		"/locked": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
-			return h.rooms.SetLocked(ctx, who, c.FormValue("locked") == "true")
-		},
-		"/code": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
-			_, err := h.rooms.RotateCode(ctx, who)
+			in.Extend = &n
+		}
+		_, err = h.changeTimer(ctx, who, seq, in)
+		return err
+	})
+}
+
+// LockRound handles "POST /rooms/:id/rounds/:seq/lock": the host stops the round taking guesses.
+func (h *Handlers) LockRound() echo.HandlerFunc {
+	return h.roomAction(func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+		seq, err := roundSeq(c)
+		if err != nil {
 			return err
-		},
-		// A host link is shown on a page of its own, which the link's cookie lets a reload show
-		// again: these actions answer a redirect there, with script or without.
-		"/host-link": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
-			token, expires, err := h.rooms.NewHostLink(ctx, who)
+		}
+		_, err = h.rooms.LockRound(ctx, who, seq)
+		return err
+	})
+}
+
+// Reveal handles "POST /rooms/:id/rounds/:seq/reveal": the host reveals the round, with the
+// value the host measured for a question of their own.
+func (h *Handlers) Reveal() echo.HandlerFunc {
+	return h.roomAction(func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+		seq, err := roundSeq(c)
+		if err != nil {
+			return err
+		}
+		var measured *float64
+		if raw := c.FormValue("measured"); raw != "" {
+			v, err := formNumber("measured", raw)
 			if err != nil {
 				return err
 			}
-			return h.showHostLink(c, who.Room.ID, token, expires, "")
-		},
-		"/host-key": h.confirmFirst(h.hostQuestion(func(echo.Context, rooms.View) (string, error) {
-			return pages.HostKeyQuestion, nil
-		}), func(ctx context.Context, c echo.Context, who rooms.Caller) error {
-			host, fresh, err := h.rooms.RotateHostKey(ctx, who)
-			if err != nil {
-				return err
+			measured = &v
+		}
+		_, err = h.rooms.Reveal(ctx, who, seq, h.measurer(measured))
+		return err
+	})
+}
+
+// SetNamesVisible handles "POST /rooms/:id/rounds/:seq/names": the host shows or hides who
+// guessed what.
+func (h *Handlers) SetNamesVisible() echo.HandlerFunc {
+	return h.roomAction(func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+		seq, err := roundSeq(c)
+		if err != nil {
+			return err
+		}
+		return h.rooms.SetNamesVisible(ctx, who, seq, c.FormValue("visible") == "true")
+	})
+}
+
+// AddPin handles "POST /rooms/:id/pins": the host pins a notebook page, with a note, for the
+// room.
+func (h *Handlers) AddPin() echo.HandlerFunc {
+	return h.roomAction(func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+		_, err := h.rooms.AddPin(ctx, who, strings.TrimPrefix(c.FormValue("path"), h.base), c.FormValue("note"))
+		return err
+	})
+}
+
+// SetPinHidden handles "POST /rooms/:id/pins/:pin/hidden": the host hides a pin or shows it
+// again.
+func (h *Handlers) SetPinHidden() echo.HandlerFunc {
+	return h.roomAction(func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+		return h.rooms.SetPinHidden(ctx, who, c.Param("pin"), c.FormValue("hidden") == "true")
+	})
+}
+
+// StartLab handles "POST /rooms/:id/lab": the host starts a run on the live lab that the room
+// watches (lab.go).
+func (h *Handlers) StartLab() echo.HandlerFunc { return h.roomAction(h.startLab) }
+
+// Present handles "POST /rooms/:id/present": the host presents a notebook page to the room's
+// followers, or stops presenting (an empty path).
+func (h *Handlers) Present() echo.HandlerFunc {
+	return h.roomAction(func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+		return h.present(ctx, who, strings.TrimPrefix(c.FormValue("path"), h.base))
+	})
+}
+
+// Kick handles "POST /rooms/:id/members/:member/kick". Removing a member cannot be undone (their
+// name stays taken), so the host is asked first.
+func (h *Handlers) Kick() echo.HandlerFunc {
+	return h.roomAction(h.confirmFirst(h.hostQuestion(func(c echo.Context, st rooms.View) (string, error) {
+		for _, m := range st.Roster {
+			if m.ID == c.Param("member") {
+				return pages.KickQuestion(m.Name), nil
 			}
-			h.setRoomCookies(c, who.Room.ID, HostCookie, fresh)
-			token, expires, err := h.rooms.NewHostLink(ctx, host)
-			if err != nil {
-				return err
-			}
-			return h.showHostLink(c, who.Room.ID, token, expires, "replaced")
-		}),
-		// Leaving hides the room bar from the notebook; the seat stays, and the notebook's pages
-		// offer the bar back in one line ("/show"), as does the room's page.
-		"/leave": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
-			h.hideCurrentRoom(c, who.Room.ID)
-			return nil
-		},
-		"/show": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
-			if who.Role == rooms.Nobody {
-				return rooms.ErrForbidden
-			}
-			h.setCurrentRoom(c, who.Room.ID)
-			return nil
-		},
-	}
+		}
+		return "", rooms.ErrNotFound
+	}), func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+		return h.rooms.Kick(ctx, who, c.Param("member"))
+	}))
+}
+
+// CloseRoom handles "POST /rooms/:id/close". A closed room stays closed (nobody answers or pins
+// after it), so the host is asked first.
+func (h *Handlers) CloseRoom() echo.HandlerFunc {
+	return h.roomAction(h.confirmFirst(h.hostQuestion(func(echo.Context, rooms.View) (string, error) {
+		return pages.CloseQuestion, nil
+	}), func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+		return h.rooms.CloseRoom(ctx, who)
+	}))
+}
+
+// SetLocked handles "POST /rooms/:id/locked": the host locks the room to newcomers or opens it
+// again.
+func (h *Handlers) SetLocked() echo.HandlerFunc {
+	return h.roomAction(func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+		return h.rooms.SetLocked(ctx, who, c.FormValue("locked") == "true")
+	})
+}
+
+// RotateCode handles "POST /rooms/:id/code": the host gives the room a new join code, so that
+// the old one lets nobody else in.
+func (h *Handlers) RotateCode() echo.HandlerFunc {
+	return h.roomAction(func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+		_, err := h.rooms.RotateCode(ctx, who)
+		return err
+	})
+}
+
+// NewHostLink handles "POST /rooms/:id/host-link": the host makes a link that opens the room as
+// host on another device. A host link is shown on a page of its own, which the link's cookie
+// lets a reload show again, so this answers a redirect there, with script or without.
+func (h *Handlers) NewHostLink() echo.HandlerFunc {
+	return h.roomAction(func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+		token, expires, err := h.rooms.NewHostLink(ctx, who)
+		if err != nil {
+			return err
+		}
+		return h.showHostLink(c, who.Room.ID, token, expires, "")
+	})
+}
+
+// RotateHostKey handles "POST /rooms/:id/host-key": the host replaces a leaked host key. Every
+// other browser holding the old one stops being host, which cannot be undone, so the host is
+// asked first; the answer is a fresh host link, as NewHostLink's.
+func (h *Handlers) RotateHostKey() echo.HandlerFunc {
+	return h.roomAction(h.confirmFirst(h.hostQuestion(func(echo.Context, rooms.View) (string, error) {
+		return pages.HostKeyQuestion, nil
+	}), func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+		host, fresh, err := h.rooms.RotateHostKey(ctx, who)
+		if err != nil {
+			return err
+		}
+		h.setRoomCookies(c, who.Room.ID, HostCookie, fresh)
+		token, expires, err := h.rooms.NewHostLink(ctx, host)
+		if err != nil {
+			return err
+		}
+		return h.showHostLink(c, who.Room.ID, token, expires, "replaced")
+	}))
+}
+
+// Leave handles "POST /rooms/:id/leave": it hides the room bar from the notebook. The seat stays,
+// and the notebook's pages offer the bar back in one line (Show), as does the room's page.
+func (h *Handlers) Leave() echo.HandlerFunc {
+	return h.roomAction(func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+		h.hideCurrentRoom(c, who.Room.ID)
+		return nil
+	})
+}
+
+// Show handles "POST /rooms/:id/show": the room bar follows this room again on the notebook's
+// pages, for anyone with a seat in it.
+func (h *Handlers) Show() echo.HandlerFunc {
+	return h.roomAction(func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+		if who.Role == rooms.Nobody {
+			return rooms.ErrForbidden
+		}
+		h.setCurrentRoom(c, who.Room.ID)
+		return nil
+	})
 }

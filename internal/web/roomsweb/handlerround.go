@@ -398,19 +398,16 @@ func (h *Handlers) addShown(ctx context.Context, v *pages.RoomView) {
 	v.Handlers.Shown = s
 }
 
-// handlerActions are the room page's actions of handler rounds, beside roomActions.
-func (h *Handlers) handlerActions() map[string]roomDo {
-	return map[string]roomDo{
-		// Puts a revealed round's handler on the projector: shown is a member's id, "reference",
-		// or "" to take it off.
-		"/rounds/:seq/projector": func(ctx context.Context, c echo.Context, who rooms.Caller) error {
-			seq, err := roundSeq(c)
-			if err != nil {
-				return err
-			}
-			return h.rooms.ShowOnProjector(ctx, who, seq, c.FormValue("shown"), &checker{h: h})
-		},
-	}
+// ShowOnProjector handles "POST /rooms/:id/rounds/:seq/projector": the host puts a revealed
+// round's handler on the projector; shown is a member's id, "reference", or "" to take it off.
+func (h *Handlers) ShowOnProjector() echo.HandlerFunc {
+	return h.roomAction(func(ctx context.Context, c echo.Context, who rooms.Caller) error {
+		seq, err := roundSeq(c)
+		if err != nil {
+			return err
+		}
+		return h.rooms.ShowOnProjector(ctx, who, seq, c.FormValue("shown"), &checker{h: h})
+	})
 }
 
 // openHandler is the newest round of a view when it is a handler round taking submissions.

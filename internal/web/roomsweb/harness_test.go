@@ -92,7 +92,15 @@ func newHarness(t *testing.T, l limits) *harness {
 	e.GET("/api/rooms/:code/export", h.APIExport(), miss)
 	e.POST("/api/rooms/:code/rounds/:seq/submission", h.APISubmit(), miss, change)
 	e.POST("/rooms/:id/rounds/:seq/submission", h.SubmitForm())
-	for path, act := range h.Actions() {
+	// The room page's actions, as routes.go mounts them.
+	for path, act := range map[string]echo.HandlerFunc{
+		"/rounds": h.OpenRound(), "/rounds/:seq/guess": h.Guess(), "/rounds/:seq/second-vote": h.SecondVote(),
+		"/rounds/:seq/timer": h.Timer(), "/rounds/:seq/lock": h.LockRound(), "/rounds/:seq/reveal": h.Reveal(),
+		"/rounds/:seq/names": h.SetNamesVisible(), "/rounds/:seq/projector": h.ShowOnProjector(),
+		"/pins": h.AddPin(), "/pins/:pin/hidden": h.SetPinHidden(), "/present": h.Present(), "/lab": h.StartLab(),
+		"/members/:member/kick": h.Kick(), "/close": h.CloseRoom(), "/locked": h.SetLocked(), "/code": h.RotateCode(),
+		"/host-link": h.NewHostLink(), "/host-key": h.RotateHostKey(), "/leave": h.Leave(), "/show": h.Show(),
+	} {
 		e.POST("/rooms/:id"+path, act)
 	}
 	return &harness{h: h, e: e, ids: map[string]string{}, checks: fc}
