@@ -195,7 +195,9 @@ type realBinding struct {
 	ops     int // operations performed in this delivery
 	crashAt int // die right after this many operations; -1 never
 	acked   bool
-	row     int64 // in lease time, the delivery's log row
+	ackedAt time.Duration // how long after the delivery's arrival its ack left (lease time)
+	renewed bool          // an in-progress signal was sent (the lease is then its renewals')
+	row     int64         // in lease time, the delivery's log row
 	txs     []realTx
 	// fail is the lab's own failure (the sink, the broker) during an operation: not the
 	// handler's doing, so the worker ends with it rather than blaming the reader's line.
@@ -243,6 +245,9 @@ func (b *realBinding) deliver(ctx context.Context, h *workbench.Handler, msg jet
 		what += ", not acked: the broker hands the job out again after its ack wait"
 	}
 	if w.hd.leaseTime {
+		if b.acked && !b.renewed {
+			what += w.slowAckNote(job, b.ackedAt)
+		}
 		return w.end(ctx, b.row, what)
 	}
 	return w.logAt(ctx, job, attempt, b.seq, b.acked, what)
@@ -289,6 +294,7 @@ func (b *realBinding) failed(err error) error {
 // first, which leaves nothing to do: the effect is what the count measures.
 func (b *realBinding) Ack() error {
 	if !b.acked {
+		b.ackedAt = time.Since(b.start)
 		if err := b.w.ack(b.ctx, b.msg, b.job); err != nil && !b.w.hd.leaseTime {
 			return b.failed(err)
 		}
@@ -499,6 +505,7 @@ func (b *realBinding) Work(renewEvery float64) error {
 			if err := b.msg.InProgress(); err != nil {
 				return b.failed(fmt.Errorf("lab worker: job %d: in-progress ack: %w", b.job, err))
 			}
+			b.renewed = true
 		}
 	}
 	return b.did("work()")

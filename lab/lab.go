@@ -248,7 +248,12 @@ type Result struct {
 	// LateRenewals counts the lease-heartbeat deliveries whose renewals came further apart than
 	// the lease, by their worker's clock: a machine too busy to keep time lets those leases lapse,
 	// which the model's heartbeat never does, so their jobs count in the Tolerance.
-	LateRenewals    int64   `json:"late_renewals,omitempty"`
+	LateRenewals int64 `json:"late_renewals,omitempty"`
+	// SlowAcks counts the deliveries without renewals whose ack left their worker at or past the
+	// lease although the model's duration ends well inside it: a machine slower than the model
+	// (a busy core, a slow commit) may have let those jobs go out again, so they count in the
+	// Tolerance too.
+	SlowAcks        int64   `json:"slow_acks,omitempty"`
 	Redeliveries    int64   `json:"redeliveries"`
 	Seconds         float64 `json:"seconds"`
 	ModelLost       int64   `json:"model_lost"`

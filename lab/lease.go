@@ -143,6 +143,9 @@ func (w *worker) handleLease(ctx context.Context, msg jetstream.Msg, job int64, 
 		// The machine, not the design, let this lease lapse: the run states it (see lateBeats).
 		what += fmt.Sprintf("; %s %v apart, longer than the lease", lateBeat, gap.Round(time.Millisecond))
 	}
+	if beats == 0 {
+		what += w.slowAckNote(job, time.Since(start))
+	}
 	actx, cancel := context.WithTimeout(ctx, ackTimeout)
 	defer cancel()
 	if err := msg.DoubleAck(actx); err != nil {
@@ -153,6 +156,26 @@ func (w *worker) handleLease(ctx context.Context, msg jetstream.Msg, job int64, 
 		what += ", acked"
 	}
 	return w.end(ctx, row, what)
+}
+
+// slowAck begins what a delivery without renewals logs when its ack left the worker at or past
+// the lease (less leaseJitter) although its model duration ends well inside it: the machine was
+// slower than the model (a busy core, a slow commit), so the broker may have handed the job out
+// again where the model never would. The run counts these (SlowAcks) and states them.
+const slowAck = "acked past its lease"
+
+// slowAckNote is what a delivery of job, whose ack left held after it arrived and which sent no
+// renewal, adds to its log row: "" unless it is a slow ack.
+func (w *worker) slowAckNote(job int64, held time.Duration) string {
+	if w.ackWait <= 0 || int(job) >= len(w.work) {
+		return ""
+	}
+	edge := w.ackWait - leaseJitter
+	if model := scaled(w.work[job]); model >= edge || held < edge {
+		return ""
+	}
+	return fmt.Sprintf("; %s: %v after it arrived, where its model duration of %.2f s ends inside the %v lease",
+		slowAck, held.Round(time.Millisecond), w.work[job], w.ackWait)
 }
 
 // lateBeat begins what a lease-heartbeat delivery logs when two of its renewals (or its arrival

@@ -199,6 +199,12 @@ func lateBeats(ctx context.Context, db *sql.DB) (n int64, err error) {
 	return n, err
 }
 
+// slowAcks counts the deliveries logged as acked past their lease by a slow machine (see slowAck).
+func slowAcks(ctx context.Context, db *sql.DB) (n int64, err error) {
+	err = db.QueryRowContext(ctx, `SELECT COUNT(*) FROM deliveries WHERE what LIKE '%; `+slowAck+`:%'`).Scan(&n)
+	return n, err
+}
+
 // diedWithWorker is what closeDead writes in the row of a delivery its worker's death ended.
 const diedWithWorker = "died with its worker, whose process ended while this delivery worked"
 

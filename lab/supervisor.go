@@ -254,6 +254,12 @@ wait:
 		}
 		res.Tolerance += res.LateRenewals
 	}
+	if cfg.Design == LeaseNoRenewal || (cfg.Design == DesignHandler && cfg.leaseTime) {
+		if res.SlowAcks, err = slowAcks(ctx, db); err != nil {
+			return Result{}, fmt.Errorf("lab: sink: %w", err)
+		}
+		res.Tolerance += res.SlowAcks
+	}
 	if cfg.Design == DesignHandler && !cfg.leaseTime {
 		if err := replayHandler(ctx, cfg, db, &res); err != nil {
 			return Result{}, err

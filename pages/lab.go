@@ -140,6 +140,9 @@ type LabResult struct {
 	// LateRenewals counts a lease-heartbeat run's deliveries whose renewals came further apart
 	// than the lease: the machine's delay, which the model's heartbeat never has.
 	LateRenewals int64
+	// SlowAcks counts the deliveries without renewals acked at or past their lease though their
+	// model duration ends inside it: a machine slower than the model, which the model never is.
+	SlowAcks int64
 	// KilledDeliveries counts the deliveries that died at the crash point: more than Killed when
 	// a worker holding several jobs died once for two of them.
 	KilledDeliveries int64
@@ -163,7 +166,7 @@ func NewLabResult(r lab.Result, site Site) LabResult {
 	v := LabResult{ID: "lab-" + string(r.Design), Design: r.Design.Label(), Jobs: r.Jobs, Crashed: r.Crashed,
 		Killed: r.WorkersKilled, Redelivered: r.Redeliveries, Seconds: fmt.Sprintf("%.1f", r.Seconds), Matches: r.MatchesModel(),
 		Lease: r.Design.IsLease(), Tolerance: r.Tolerance, FireAndForget: r.FireAndForgetAcks && !r.Design.IsLease(), Workers: r.Workers,
-		DiedWithWorker: r.DiedWithWorker, KilledDeliveries: r.KilledDeliveries, LateRenewals: r.LateRenewals}
+		DiedWithWorker: r.DiedWithWorker, KilledDeliveries: r.KilledDeliveries, LateRenewals: r.LateRenewals, SlowAcks: r.SlowAcks}
 	v.Settings = present.Plural(int64(r.Workers), "worker", "workers")
 	switch pr := r.PublishRetry; {
 	case v.Lease:
@@ -190,7 +193,7 @@ func NewLabResult(r lab.Result, site Site) LabResult {
 	}
 	// The tolerance as the note states it, by its parts: the lease's edge, the key window's, and
 	// the deliveries that died with their worker are each said apart.
-	v.Tolerance = r.Tolerance - r.DiedWithWorker - v.WindowEdge - r.LateRenewals
+	v.Tolerance = r.Tolerance - r.DiedWithWorker - v.WindowEdge - r.LateRenewals - r.SlowAcks
 	v.WithinWhy = "within the jitter"
 	switch {
 	case v.PublishRetry:

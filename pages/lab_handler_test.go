@@ -38,6 +38,17 @@ func TestLabResultRowsHandler(t *testing.T) {
 	if !v.Matches || !v.Rows[1].Within || !strings.Contains(buf.String(), "2 jobs end within 5 ms of their lease") || strings.Contains(buf.String(), "block 6") {
 		t.Errorf("a work() handler within its tolerance: %+v\n%s", v.Rows, buf.String())
 	}
+	// A busy machine acked 3 deliveries past their lease: said apart from the lease's edge, and
+	// the 3 extra duplicates they may make stay within the tolerance.
+	r.SlowAcks, r.Tolerance, r.Duplicated, r.ExactlyOnce = 3, 5, 4, 396
+	v = NewLabResult(r, Site{})
+	buf.Reset()
+	if err := labResult(v).Render(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	if !v.Matches || !strings.Contains(buf.String(), "3 deliveries were acked at or past the lease") || !strings.Contains(buf.String(), "2 jobs end within 5 ms of their lease") {
+		t.Errorf("a run with slow acks: matches %v\n%s", v.Matches, buf.String())
+	}
 }
 
 // TestLabResultReplayedHandler: a handler with a key window states that its model was replayed at

@@ -56,6 +56,9 @@ type labDesignJSON struct {
 	// LateRenewals counts lease-heartbeat deliveries whose renewals came further apart than the
 	// lease (a machine too busy to keep time); they are part of the tolerance.
 	LateRenewals int64 `json:"late_renewals,omitempty"`
+	// SlowAcks counts deliveries without renewals acked at or past their lease though their model
+	// duration ends inside it (a machine slower than the model); they are part of the tolerance.
+	SlowAcks int64 `json:"slow_acks,omitempty"`
 	// The handler's model delays: "measured" when the model was replayed at the redeliveries the
 	// broker made, "lease" when a lease decides them in both; DrawnModel is the workbench's own
 	// counts at its drawn delays, beside the replay's. NearEdge counts the jobs redelivered near
@@ -226,6 +229,7 @@ func Lab(ctx context.Context, args []string, getenv func(string) string, stdout,
 			if r.Design.IsLease() {
 				j.Tolerance, j.LateRenewals = &r.Tolerance, r.LateRenewals
 			}
+			j.SlowAcks = r.SlowAcks
 			j.Model.Lost, j.Model.Duplicated = r.ModelLost, r.ModelDuplicated
 			if h := r.Handler; h != nil {
 				j.Handler, j.CrashPoint, j.Label, j.Events = *handler, &h.CrashPoint, h.Label, h.Events

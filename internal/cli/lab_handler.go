@@ -89,7 +89,10 @@ func labHandlerNotes(w io.Writer, results []lab.Result) {
 		}
 		fmt.Fprintf(w, "killed at the crash point: %d deliveries (model %d), %d worker processes\n", r.KilledDeliveries, h.ModelCrashed, r.WorkersKilled)
 		if tol, why := r.Tolerated(); tol > 0 {
-			fmt.Fprintf(w, "tolerance: %d %s", tol-r.DiedWithWorker, why)
+			fmt.Fprintf(w, "tolerance: %d %s", tol-r.DiedWithWorker-r.SlowAcks, why)
+			if r.SlowAcks > 0 {
+				fmt.Fprintf(w, ", %d deliveries acked past their lease by a machine slower than the model", r.SlowAcks)
+			}
 			if r.DiedWithWorker > 0 {
 				fmt.Fprintf(w, ", and %d deliveries that died with their worker", r.DiedWithWorker)
 			}

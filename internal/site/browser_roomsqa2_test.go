@@ -169,7 +169,8 @@ func TestBrowserRoomsQA2(t *testing.T) {
 
 	// Defect 6: a handler with lines of 77 characters on the projector, whole at 1,920 and 1,280.
 	roomPost(t, host, roomPath+"/rounds/2/reveal", "measured=10")
-	roomPost(t, host, roomPath+"/rounds", "kind=handler&template=window&reference=window&params="+url.QueryEscape("key_window=1000&max_delay=2000"))
+	// A window no handler survives: the host confirms opening it (the round teaches just that).
+	roomPost(t, host, roomPath+"/rounds", "kind=handler&template=window&reference=window&confirmed=yes&params="+url.QueryEscape("key_window=1000&max_delay=2000"))
 	roomPost(t, host, roomPath+"/rounds/3/reveal", "")
 	roomPost(t, host, roomPath+"/rounds/3/projector", "shown=reference")
 	screen := siblingTab(t, host)
