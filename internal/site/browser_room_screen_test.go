@@ -30,15 +30,7 @@ const histAligned = `[...document.querySelectorAll("figure.histogram")].filter(f
 // histograms, a wide column) without overflowing at 1,280 (item 13).
 func TestBrowserRoomHistogramAndProjector(t *testing.T) {
 	b := startBrowserSuite(t)
-	host := openRoomTab(t, b)
-	host.open("/rooms/new")
-	host.do(chromedp.SendKeys(chromedp.CSS("#room-title"), "Histogram room"),
-		chromedp.Click(chromedp.CSS(`main form button[type="submit"]`)))
-	within(host, "the host link page", `!!document.querySelector("#host-link")`)
-	host.do(chromedp.Click(chromedp.CSS(`main a.button`)))
-	within(host, "the host's room page", `!!document.querySelector("article.room [data-join-code]")`)
-	code := browserEval[string](host, `document.querySelector("[data-join-code]").textContent.trim()`)
-	roomPath := browserEval[string](host, `location.pathname`)
+	host, roomPath, code := hostRoomTab(t, b, "Histogram room")
 
 	ada := openRoomTab(t, b)
 	ada.open("/j/" + code)

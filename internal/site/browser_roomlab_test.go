@@ -21,15 +21,7 @@ import (
 
 func TestBrowserRoomLabBox(t *testing.T) {
 	b := startBrowserSuite(t)
-	host := openRoomTab(t, b)
-	host.open("/rooms/new")
-	host.do(chromedp.SendKeys(chromedp.CSS("#room-title"), "Lab box"),
-		chromedp.Click(chromedp.CSS(`main form button[type="submit"]`)))
-	within(host, "the host link page", `!!document.querySelector("#host-link")`)
-	host.do(chromedp.Click(chromedp.CSS(`main a.button`)))
-	within(host, "the host's room page", `!!document.querySelector("article.room [data-join-code]")`)
-	roomPath := browserEval[string](host, `location.pathname`)
-	code := browserEval[string](host, `document.querySelector("[data-join-code]").textContent.trim()`)
+	host, roomPath, code := hostRoomTab(t, b, "Lab box")
 	fay := openRoomTab(t, b)
 	fay.open("/j/" + code)
 	fay.retype("#join-name", "Fay")

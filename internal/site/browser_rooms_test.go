@@ -297,6 +297,22 @@ func openRoomTab(t *testing.T, b *browserSuite) *browserTab {
 	return tb
 }
 
+// hostRoomTab opens a tab that starts a room titled title as a host would (the form, the host
+// link page, on to the room page) and answers the tab, the room page's path and its join code.
+func hostRoomTab(t *testing.T, b *browserSuite, title string) (host *browserTab, roomPath, code string) {
+	t.Helper()
+	host = openRoomTab(t, b)
+	host.open("/rooms/new")
+	host.do(chromedp.SendKeys(chromedp.CSS("#room-title"), title),
+		chromedp.Click(chromedp.CSS(`main form button[type="submit"]`)))
+	within(host, "the host link page", `!!document.querySelector("#host-link")`)
+	host.do(chromedp.Click(chromedp.CSS(`main a.button`)))
+	within(host, "the host's room page", `!!document.querySelector("article.room [data-join-code]")`)
+	roomPath = browserEval[string](host, `location.pathname`)
+	code = browserEval[string](host, `document.querySelector("[data-join-code]").textContent.trim()`)
+	return host, roomPath, code
+}
+
 // within waits up to roomWait for expr to be true in tb's page.
 func within(tb *browserTab, what, expr string) {
 	tb.t.Helper()

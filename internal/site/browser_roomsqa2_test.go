@@ -42,15 +42,7 @@ const barGeometryJS = `(() => { const d = document.querySelector("details.roomba
 
 func TestBrowserRoomsQA2(t *testing.T) {
 	b := startBrowserSuite(t)
-	host := openRoomTab(t, b)
-	host.open("/rooms/new")
-	host.do(chromedp.SendKeys(chromedp.CSS("#room-title"), "QA2"),
-		chromedp.Click(chromedp.CSS(`main form button[type="submit"]`)))
-	within(host, "the host link page", `!!document.querySelector("#host-link")`)
-	host.do(chromedp.Click(chromedp.CSS(`main a.button`)))
-	within(host, "the host's room page", `!!document.querySelector("article.room [data-join-code]")`)
-	roomPath := browserEval[string](host, `location.pathname`)
-	code := browserEval[string](host, `document.querySelector("[data-join-code]").textContent.trim()`)
+	host, roomPath, code := hostRoomTab(t, b, "QA2")
 	cat := openRoomTab(t, b)
 	cat.emulate(1280, 800, false, "light")
 	cat.open("/j/" + code)

@@ -24,14 +24,7 @@ import (
 
 func TestBrowserRoomTwoVotes(t *testing.T) {
 	b := startBrowserSuite(t)
-	host := openRoomTab(t, b)
-	host.open("/rooms/new")
-	host.do(chromedp.SendKeys(chromedp.CSS("#room-title"), "Peer instruction"),
-		chromedp.Click(chromedp.CSS(`main form button[type="submit"]`)))
-	within(host, "the host link page", `!!document.querySelector("#host-link")`)
-	host.do(chromedp.Click(chromedp.CSS(`main a.button`)))
-	within(host, "the host's room page", `!!document.querySelector("article.room [data-join-code]")`)
-	code := browserEval[string](host, `document.querySelector("[data-join-code]").textContent.trim()`)
+	host, _, code := hostRoomTab(t, b, "Peer instruction")
 	streamOpen(host)
 	alice, bob, cy := openRoomTab(t, b), openRoomTab(t, b), openRoomTab(t, b)
 	members := []*browserTab{alice, bob, cy}

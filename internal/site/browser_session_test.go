@@ -177,14 +177,7 @@ func exportCarriesTheVotes(t *testing.T, host *browserTab) {
 // checked by axe and by eye.
 func TestBrowserRoomAskAboutThisPage(t *testing.T) {
 	b := startBrowserSuite(t)
-	host := openRoomTab(t, b)
-	host.open("/rooms/new")
-	host.do(chromedp.SendKeys(chromedp.CSS("#room-title"), "Block 4 together"),
-		chromedp.Click(chromedp.CSS(`main form button[type="submit"]`)))
-	within(host, "the host link page", `!!document.querySelector("#host-link")`)
-	host.do(chromedp.Click(chromedp.CSS(`main a.button`)))
-	within(host, "the host's room page", `!!document.querySelector("article.room [data-join-code]")`)
-	code := browserEval[string](host, `document.querySelector("[data-join-code]").textContent.trim()`)
+	host, _, code := hostRoomTab(t, b, "Block 4 together")
 	dana, eli := openRoomTab(t, b), openRoomTab(t, b)
 	members := []*browserTab{dana, eli}
 	for i, m := range members {
@@ -297,14 +290,7 @@ func TestBrowserRoomAskAboutThisPage(t *testing.T) {
 // host's page with the form open and the member's page and bar with the run, light and dark.
 func TestBrowserRoomWatchesALabRun(t *testing.T) {
 	b := startBrowserSuite(t)
-	host := openRoomTab(t, b)
-	host.open("/rooms/new")
-	host.do(chromedp.SendKeys(chromedp.CSS("#room-title"), "Lab together"),
-		chromedp.Click(chromedp.CSS(`main form button[type="submit"]`)))
-	within(host, "the host link page", `!!document.querySelector("#host-link")`)
-	host.do(chromedp.Click(chromedp.CSS(`main a.button`)))
-	within(host, "the host's room page", `!!document.querySelector("article.room [data-join-code]")`)
-	code := browserEval[string](host, `document.querySelector("[data-join-code]").textContent.trim()`)
+	host, _, code := hostRoomTab(t, b, "Lab together")
 	streamOpen(host)
 	fay := openRoomTab(t, b)
 	fay.open("/j/" + code)
