@@ -219,7 +219,9 @@ func (h *Handlers) APIState() echo.HandlerFunc {
 
 // APIRoundOpen handles "POST /api/rooms/:code/rounds" (host): 201 with the round's number. Beside
 // the question, {"votes": 2} makes it a peer-instruction round and {"seconds": N} (15 to 600)
-// gives each vote a countdown; {"kind": "handler"} opens a handler round (see openIn).
+// gives each vote a countdown; {"kind": "handler"} opens a handler round (see openIn). A handler
+// round that no handler can survive opens all the same, as the page's form does once asked, and
+// the answer's "warning" says why, as the form's question would have.
 func (h *Handlers) APIRoundOpen() echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var in openIn
@@ -234,7 +236,13 @@ func (h *Handlers) APIRoundOpen() echo.HandlerFunc {
 		if err != nil {
 			return Refusal(err)
 		}
-		return c.JSON(http.StatusCreated, map[string]int{"seq": rd.Seq})
+		out := map[string]any{"seq": rd.Seq}
+		if q.Kind == rooms.KindHandler {
+			if n, ok := h.noneSurvive(q.Params); ok {
+				out["warning"] = "no handler survives these parameters: " + n.Why() + ", and " + n.Late() + ", whatever the handler does (block 4)"
+			}
+		}
+		return c.JSON(http.StatusCreated, out)
 	}
 }
 

@@ -435,4 +435,21 @@ func TestNoHandlerSurvivesTheChallenge(t *testing.T) {
 			t.Errorf("%s after the reveal: %.900s", c.name, got[max(i, 0):])
 		}
 	}
+
+	// The API opens such a round at once, as a script means to, and says why in the answer; a
+	// window the handler survives opens with no warning.
+	var opened struct {
+		Seq     int    `json:"seq"`
+		Warning string `json:"warning"`
+	}
+	must(t, s.call("POST", api+"/rounds", host, `{"kind":"handler","template":"window","params":"max_delay=2000"}`), http.StatusCreated, &opened)
+	if opened.Seq != 3 || !strings.Contains(opened.Warning, "no handler survives these parameters: a key window of 1,000 ids forgets keys before redeliveries up to 2,000 jobs late arrive") ||
+		!strings.Contains(opened.Warning, "find their key gone") {
+		t.Errorf("the API's unsurvivable round: %+v", opened)
+	}
+	opened.Warning = ""
+	must(t, s.call("POST", api+"/rounds", host, `{"kind":"handler","template":"window","params":"key_window=1998"}`), http.StatusCreated, &opened)
+	if opened.Seq != 4 || opened.Warning != "" {
+		t.Errorf("the API warned of a window the handler survives: %+v", opened)
+	}
 }
