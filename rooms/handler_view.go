@@ -64,25 +64,19 @@ func handlerRoundView(rd Round, ix *viewIndex, c Caller, now time.Time) RoundVie
 	if !host && !revealed {
 		q.Reference = ""
 	}
-	v := RoundView{Seq: rd.Seq, Question: q, State: rd.StateAt(now), Answered: len(subs), Of: len(ix.waiting),
-		NamesVisible: rd.NamesVisible, Votes: 1, Vote: 1, Seconds: rd.Seconds}
-	if rd.Timed() && rd.State == RoundOpen {
-		v.Paused, v.Left, v.TimeUp = rd.Paused(), rd.TimeLeft(now), rd.TimeUp(now)
-		if !rd.Deadline.IsZero() && !v.TimeUp {
-			v.Deadline = rd.Deadline.UTC().Format(timeFormat)
+	in := make(map[string]bool, len(subs))
+	answered := 0 // by members the host waits for, as a number round's "N of M" counts
+	for _, s := range subs {
+		in[s.MemberID] = true
+		if ix.waitedFor(s.MemberID) {
+			answered++
 		}
 	}
+	v := RoundView{Seq: rd.Seq, Question: q, State: rd.StateAt(now), Answered: answered,
+		NamesVisible: rd.NamesVisible, Votes: 1, Vote: 1, Seconds: rd.Seconds}
+	v.timer(rd, now)
 	if v.State == RoundOpen && host {
-		in := make(map[string]bool, len(subs))
-		for _, s := range subs {
-			in[s.MemberID] = true
-		}
-		v.Unanswered = []string{}
-		for _, id := range ix.waiting {
-			if !in[id] {
-				v.Unanswered = append(v.Unanswered, ix.seated[id])
-			}
-		}
+		v.Unanswered = ix.unanswered(func(id string) bool { return in[id] })
 	}
 	h := &HandlerView{}
 	if revealed {

@@ -66,14 +66,10 @@ func (s *Service) GuessWith(ctx context.Context, member Caller, seq int, value f
 	if err := s.changing(ctx, r); err != nil {
 		return err
 	}
-	rounds, err := s.store.Rounds(ctx, r.ID)
+	rd, err := s.round(ctx, r.ID, seq)
 	if err != nil {
 		return err
 	}
-	if seq < 1 || seq > len(rounds) {
-		return notFoundAs(ErrNotFound, "seq", noRound)
-	}
-	rd := rounds[seq-1]
 	if rd.Question.Kind == KindHandler {
 		return fieldErr("seq", ErrInvalid, "round %d asks for a handler, not a number: submit one from the workbench", seq)
 	}

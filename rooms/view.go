@@ -400,11 +400,40 @@ func closedAt(rounds []Round, i int) time.Time {
 func (ix *viewIndex) answeredBy(gs []Guess) int {
 	n := 0
 	for _, g := range gs {
-		if _, ok := ix.joined[g.MemberID]; ok {
+		if ix.waitedFor(g.MemberID) {
 			n++
 		}
 	}
 	return n
+}
+
+// waitedFor reports whether the host waits for member id's answers: seated, and not hosting.
+func (ix *viewIndex) waitedFor(id string) bool {
+	_, ok := ix.joined[id]
+	return ok
+}
+
+// unanswered names the members the host waits for who have not answered, in the order they
+// joined ("Not answered yet"), for a number round's guesses and a handler round's submissions.
+func (ix *viewIndex) unanswered(answered func(id string) bool) []string {
+	out := []string{}
+	for _, id := range ix.waiting {
+		if !answered(id) {
+			out = append(out, ix.seated[id])
+		}
+	}
+	return out
+}
+
+// timer sets what a countdown shows of round rd at now, while the round takes answers.
+func (v *RoundView) timer(rd Round, now time.Time) {
+	if !rd.Timed() || rd.State != RoundOpen {
+		return
+	}
+	v.Paused, v.Left, v.TimeUp = rd.Paused(), rd.TimeLeft(now), rd.TimeUp(now)
+	if !rd.Deadline.IsZero() && !v.TimeUp {
+		v.Deadline = rd.Deadline.UTC().Format(timeFormat)
+	}
 }
 
 // waitingAt counts the members the host waits for who had joined by t (everyone, for zero t):
@@ -432,7 +461,7 @@ func roundView(rd Round, ix *viewIndex, c Caller, now time.Time) RoundView {
 	rvs := ix.votesOf(rd)
 	cur, first := rvs.cur, rvs.first
 	state := rd.StateAt(now)
-	v := RoundView{Seq: rd.Seq, Question: rd.Question, State: state, Answered: ix.answeredBy(cur), Of: len(ix.waiting),
+	v := RoundView{Seq: rd.Seq, Question: rd.Question, State: state, Answered: ix.answeredBy(cur),
 		NamesVisible: rd.NamesVisible, Votes: votes, Vote: vote, Seconds: rd.Seconds}
 	mine := func(gs []Guess, by map[string]int) (*float64, Confidence) {
 		if i, ok := by[c.Member.ID]; ok && c.Role == AsMember {
@@ -443,20 +472,10 @@ func roundView(rd Round, ix *viewIndex, c Caller, now time.Time) RoundView {
 	}
 	v.YourGuess, v.YourConfidence = mine(cur, rvs.curBy)
 	v.YourFirstGuess, v.YourFirstConfidence = mine(first, rvs.firstBy)
-	if rd.Timed() && rd.State == RoundOpen {
-		v.Paused, v.Left, v.TimeUp = rd.Paused(), rd.TimeLeft(now), rd.TimeUp(now)
-		if !rd.Deadline.IsZero() && !v.TimeUp {
-			v.Deadline = rd.Deadline.UTC().Format(timeFormat)
-		}
-	}
+	v.timer(rd, now)
 	names := c.Role == AsHost || rd.NamesVisible
 	if state == RoundOpen && c.Role == AsHost {
-		v.Unanswered = []string{}
-		for _, id := range ix.waiting {
-			if _, answered := rvs.curBy[id]; !answered {
-				v.Unanswered = append(v.Unanswered, ix.seated[id])
-			}
-		}
+		v.Unanswered = ix.unanswered(func(id string) bool { _, ok := rvs.curBy[id]; return ok })
 	}
 	if rd.State != RoundRevealed {
 		if votes == 2 && c.Role == AsHost {

@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/labstack/echo/v4"
 
@@ -193,12 +192,10 @@ func (h *Handlers) askNoneSurvive(c echo.Context, who rooms.Caller, n pages.None
 }
 
 // noneSurvive is workbench.NoHandlerSurvives at a challenge's parameters (a permalink's query),
-// with block 4's link. Every screen of a revealed round asks it, so the answers are kept: a
-// room's rounds reuse few parameters, and the table is emptied when it grows past forgetMax.
+// with block 4's link. Every screen of a revealed round asks it, so the answers are kept
+// (h.forgets): a room's rounds reuse few parameters.
 func (h *Handlers) noneSurvive(params string) (pages.NoneSurvive, bool) {
-	forgets.Lock()
-	e, ok := forgets.m[params]
-	forgets.Unlock()
+	e, ok := h.forgets.Get(params)
 	if !ok {
 		raw, err := url.ParseQuery(params)
 		if err != nil {
@@ -215,12 +212,7 @@ func (h *Handlers) noneSurvive(params string) (pages.NoneSurvive, bool) {
 			return pages.NoneSurvive{}, false
 		}
 		e = forgetEntry{f, none}
-		forgets.Lock()
-		if len(forgets.m) >= forgetMax {
-			clear(forgets.m)
-		}
-		forgets.m[params] = e
-		forgets.Unlock()
+		h.forgets.Put(params, e)
 	}
 	if !e.none {
 		return pages.NoneSurvive{}, false
@@ -228,18 +220,11 @@ func (h *Handlers) noneSurvive(params string) (pages.NoneSurvive, bool) {
 	return pages.NoneSurvive{Forgetting: e.f, Block4URL: h.site("").URL("/blocks/4") + "?" + e.f.Block4}, true
 }
 
+// forgetEntry is what noneSurvive keeps of a challenge's parameters.
 type forgetEntry struct {
 	f    workbench.Forgetting
 	none bool
 }
-
-// forgetMax bounds the answers noneSurvive keeps.
-const forgetMax = 256
-
-var forgets = struct {
-	sync.Mutex
-	m map[string]forgetEntry
-}{m: map[string]forgetEntry{}}
 
 // checker is the server's rooms.Checker, over the workbench's check, and its Measurer (a round's
 // reveal takes one). It keeps what it last checked, for the answer that shows it.

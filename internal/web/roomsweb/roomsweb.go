@@ -107,6 +107,7 @@ type Handlers struct {
 	titles    *web.Memo[string]
 	headlines *headlines
 	qrs       *web.Memo[pages.QR]
+	forgets   *web.Memo[forgetEntry] // by a handler round's parameters (noneSurvive)
 	lab       LabParts
 }
 
@@ -116,7 +117,7 @@ func New(d Deps) *Handlers {
 		rejected: d.Metrics.Rejected, creates: d.Creates, joins: d.Joins, changes: d.Changes,
 		changesPerMinute: d.ChangesPerMinute, streamsPerKey: d.StreamsPerKey, conns: d.Conns, base: d.Base,
 		cookies: web.Cookies{Base: d.Base, HTTPS: d.HTTPS}, stopping: make(chan struct{}), heartbeat: d.Heartbeat, checks: d.Checks,
-		titles: web.NewMemo[string](1000), headlines: newHeadlines(), qrs: web.NewMemo[pages.QR](256), lab: d.Lab,
+		titles: web.NewMemo[string](1000), headlines: newHeadlines(), qrs: web.NewMemo[pages.QR](256), forgets: web.NewMemo[forgetEntry](256), lab: d.Lab,
 		parts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "site_room_part_renders_total", Help: "Live parts of study rooms drawn for event streams, by part.",
 		}, []string{"part"}),
