@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"go.starlark.net/starlark"
+
+	"effectivelyonce/experiments"
 )
 
 // Sentinels a builtin returns to unwind the handler's Starlark stack. The handler cannot catch
@@ -507,11 +508,7 @@ func (o *output) print(msg string) {
 		// The first line that does not fit is kept cut short, so that one long print still shows
 		// what it began with; every line after it is only counted.
 		if room := o.max - o.b.Len() - len("…\n"); o.dropped == 0 && room > 0 {
-			cut := msg[:room]
-			for len(cut) > 0 && !utf8.RuneStart(msg[len(cut)]) { // not inside a character
-				cut = cut[:len(cut)-1]
-			}
-			o.b.WriteString(cut + "…\n")
+			o.b.WriteString(experiments.Clip(msg, room) + "\n")
 		}
 		o.dropped++
 		return
