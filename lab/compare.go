@@ -153,6 +153,18 @@ func (r Result) MatchesModel() bool {
 	return true
 }
 
+// EdgeTolerance is the part of the Tolerance owed to jobs that end near their lease by the model's
+// durations: the total less the parts the run counts and states apart (deliveries that died with
+// their worker, late renewals, slow acks, and a handler's redeliveries near its key window's
+// edge), so that the page and the command line each say every part once.
+func (r Result) EdgeTolerance() int64 {
+	t := r.Tolerance - r.DiedWithWorker - r.LateRenewals - r.SlowAcks
+	if r.Handler != nil {
+		t -= r.Handler.NearEdge
+	}
+	return t
+}
+
 // Tolerated is how far the result's counts may stray from the model's and still match, and why,
 // in the words a table's note uses; 0 and "" for a run that must agree digit for digit.
 func (r Result) Tolerated() (int64, string) {

@@ -193,7 +193,7 @@ func NewLabResult(r lab.Result, site Site) LabResult {
 	}
 	// The tolerance as the note states it, by its parts: the lease's edge, the key window's, and
 	// the deliveries that died with their worker are each said apart.
-	v.Tolerance = r.Tolerance - r.DiedWithWorker - v.WindowEdge - r.LateRenewals - r.SlowAcks
+	v.Tolerance = r.EdgeTolerance()
 	v.WithinWhy = "within the jitter"
 	switch {
 	case v.PublishRetry:
@@ -297,17 +297,11 @@ func LabInRoom(s LabStatus, host, bar bool) LabStatus {
 	if host {
 		s.Room = RoomHost
 	}
-	u, err := url.Parse(s.ProgressURL)
-	if err != nil {
-		return s
-	}
-	q := u.Query()
-	q.Set("room", s.Room)
+	kv := []string{"room", s.Room}
 	if bar {
-		q.Set("bar", "1")
+		kv = append(kv, "bar", "1")
 	}
-	u.RawQuery = q.Encode()
-	s.ProgressURL = u.String()
+	s.ProgressURL = withQuery(s.ProgressURL, kv...)
 	return s
 }
 
@@ -375,15 +369,23 @@ const LabEvery = 300 * time.Millisecond
 // the pace. every below LabEvery is LabEvery.
 func LabPaced(s LabStatus, every time.Duration) LabStatus {
 	s.Every = max(every, LabEvery)
-	u, err := url.Parse(s.ProgressURL)
+	s.ProgressURL = withQuery(s.ProgressURL, "every", s.Every.String())
+	return s
+}
+
+// withQuery is address with its query's keys set to the values that follow each in kv; an
+// address that does not parse is answered as it is.
+func withQuery(address string, kv ...string) string {
+	u, err := url.Parse(address)
 	if err != nil {
-		return s
+		return address
 	}
 	q := u.Query()
-	q.Set("every", s.Every.String())
+	for i := 0; i+1 < len(kv); i += 2 {
+		q.Set(kv[i], kv[i+1])
+	}
 	u.RawQuery = q.Encode()
-	s.ProgressURL = u.String()
-	return s
+	return u.String()
 }
 
 // labTrigger is the box's htmx trigger while the run goes: every Every, and at once when it asks
