@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"effectivelyonce/experiments"
 )
@@ -68,20 +67,7 @@ func GuessNumber(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "unbounded"
 	}
-	s := strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
-	if s == "-0" {
-		s = "0"
-	}
-	sign := ""
-	if rest, neg := strings.CutPrefix(s, "-"); neg {
-		sign, s = "-", rest
-	}
-	whole, frac, _ := strings.Cut(s, ".")
-	s = sign + experiments.GroupDigits(whole)
-	if frac != "" {
-		s += "." + frac
-	}
-	return s
+	return group(strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64))
 }
 
 // GuessVerdict puts a reader's guess beside the measured value: "You guessed 300; measured 195

@@ -92,4 +92,9 @@ func TestGuessVerdict(t *testing.T) {
 	if !strings.HasPrefix(GuessNumber(-2.5), "-2.5") {
 		t.Errorf("GuessNumber(-2.5) = %q", GuessNumber(-2.5))
 	}
+	for v, want := range map[float64]string{-1234.5: "-1,234.5", -0.001: "0", 0: "0", 1e6: "1,000,000"} {
+		if got := GuessNumber(v); got != want {
+			t.Errorf("GuessNumber(%v) = %q, want %q", v, got, want)
+		}
+	}
 }
