@@ -48,3 +48,12 @@ func VaryHTMX(next echo.HandlerFunc) echo.HandlerFunc {
 		return next(c)
 	}
 }
+
+// Retarget has htmx swap this answer into target (a CSS selector, or htmx's "closest ...") with
+// swap, instead of where the request named: an answer that is not what the asking element
+// expected, such as a refusal in words or a box that replaces the poll that asked.
+func Retarget(c echo.Context, target, swap string) {
+	h := c.Response().Header()
+	h.Set(HXRetargetHeader, target)
+	h.Set(HXReswapHeader, swap)
+}

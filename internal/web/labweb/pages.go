@@ -320,8 +320,7 @@ func (h *Handlers) Progress() echo.HandlerFunc {
 			if had := (pages.LabLiveWith{Run: c.QueryParam("run"), Yours: c.QueryParam("yours") == "1", Results: results}); pages.LabLiveOnly(box, had) {
 				return web.Render(c, http.StatusOK, pages.LabLive(box, had.Results))
 			}
-			c.Response().Header().Set("HX-Retarget", "closest .lab-status")
-			c.Response().Header().Set("HX-Reswap", "outerHTML")
+			web.Retarget(c, "closest .lab-status", "outerHTML")
 		}
 		return web.Render(c, http.StatusOK, pages.LabAnswer(box))
 	}

@@ -184,9 +184,7 @@ func (h *Handlers) SpreadProgress() echo.HandlerFunc {
 // retargetSpreadBox has htmx swap the answer over the whole progress box around the element that
 // asked, rather than over the meter the poll names as its target.
 func retargetSpreadBox(c echo.Context) {
-	h := c.Response().Header()
-	h.Set(web.HXRetargetHeader, "closest .spread-progress")
-	h.Set(web.HXReswapHeader, "outerHTML")
+	web.Retarget(c, "closest .spread-progress", "outerHTML")
 }
 
 // SpreadCancel handles "POST /spread/cancel": it stops a spread and answers with the note

@@ -75,8 +75,7 @@ func (h *Handlers) unreadForm(c echo.Context, share bool) error {
 			return web.Render(c, http.StatusUnprocessableEntity, pages.WorkbenchShareStatus(v))
 		}
 		v.CodeErrors = []pages.CodeErrorView{{Message: msg + ". The editor still holds it: shorten it, then try again."}}
-		c.Response().Header().Set("HX-Retarget", "#"+pages.WorkbenchResultID)
-		c.Response().Header().Set("HX-Reswap", "outerHTML show:none")
+		retargetResult(c)
 		return web.Render(c, http.StatusUnprocessableEntity, pages.WorkbenchResultPanel(v))
 	}
 	back := ". It is not in the editor below, nor are your parameters: go back to the page you sent them from (your browser keeps what you wrote there), shorten the handler, and send it again."

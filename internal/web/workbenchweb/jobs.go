@@ -116,8 +116,7 @@ func (h *Handlers) Jobs() echo.HandlerFunc {
 		if res == nil {
 			// The check's own refusal, as Check shows it.
 			if hx.Active {
-				c.Response().Header().Set("HX-Retarget", "#"+pages.WorkbenchResultID)
-				c.Response().Header().Set("HX-Reswap", "outerHTML show:none")
+				retargetResult(c)
 				return web.Render(c, status, pages.WorkbenchCheck(v))
 			}
 			return h.render(c, site, status, &v)

@@ -366,8 +366,7 @@ func (h *Handlers) post(traced bool) echo.HandlerFunc {
 			if traced {
 				// The check, or the timeline, was refused: the refusal takes the result's place,
 				// where a Check's would, not the timeline panel's.
-				c.Response().Header().Set("HX-Retarget", "#"+pages.WorkbenchResultID)
-				c.Response().Header().Set("HX-Reswap", "outerHTML show:none")
+				retargetResult(c)
 			}
 			return web.Render(c, status, pages.WorkbenchCheck(v))
 		}
@@ -434,4 +433,10 @@ func (h *Handlers) Stop() {
 	if h.d.ShareCreates != nil {
 		h.d.ShareCreates.Close()
 	}
+}
+
+// retargetResult has htmx put this answer (a refusal in the workbench's words, or a result drawn
+// whole) over the workbench's result panel, whichever element asked.
+func retargetResult(c echo.Context) {
+	web.Retarget(c, "#"+pages.WorkbenchResultID, "outerHTML show:none")
 }
