@@ -168,7 +168,7 @@ func TestSlowAcksAreCounted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n, err := slowAcks(ctx, db); err != nil || n != 2 {
-		t.Errorf("slowAcks = %d, %v; want the 2 logged", n, err)
+	if tally, err := tallyLog(ctx, db); err != nil || tally.slowAcks != 2 || tally.lateBeats != 0 || tally.killed != 0 {
+		t.Errorf("tallyLog = %+v, %v; want the 2 slow acks logged and nothing else", tally, err)
 	}
 }

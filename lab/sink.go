@@ -182,27 +182,26 @@ func killsLogged(ctx context.Context, db *sql.DB) (n int64, err error) {
 	return n, err
 }
 
-// deaths reads the log's deaths once the run is over: the deliveries that died at their crash
-// point (each followed by its worker's SIGKILL), and those that were still open when their worker
-// was killed (closeDead's), which the model has no counterpart for.
-func deaths(ctx context.Context, db *sql.DB) (killed, withWorker int64, err error) {
+// logTally is what the log says once the run is over, read in one pass over it.
+type logTally struct {
+	// killed counts the deliveries that died at their crash point (each followed by its worker's
+	// SIGKILL), withWorker those still open when their worker was killed (closeDead's), which the
+	// model has no counterpart for.
+	killed, withWorker int64
+	// lateBeats counts the deliveries whose renewals came further apart than the lease (see
+	// lateBeat), slowAcks those acked past their lease by a slow machine (see slowAck): each may
+	// have been handed out again for the machine's delay, not the design's, so a run does not
+	// claim their jobs' verdicts. A row carries either note only where it can arise.
+	lateBeats, slowAcks int64
+}
+
+// tallyLog reads the log's tally once the run is over.
+func tallyLog(ctx context.Context, db *sql.DB) (t logTally, err error) {
 	err = db.QueryRowContext(ctx, `SELECT COALESCE(SUM(CASE WHEN what LIKE '`+killedPrefix+`%' THEN 1 ELSE 0 END), 0),
-		COALESCE(SUM(CASE WHEN acked = 2 THEN 1 ELSE 0 END), 0) FROM deliveries`).Scan(&killed, &withWorker)
-	return killed, withWorker, err
-}
-
-// lateBeats counts the lease-heartbeat deliveries whose renewals came further apart than the
-// lease (see lateBeat): each may have been handed out again for the machine's delay, not the
-// design's, so a run does not claim their jobs' verdicts.
-func lateBeats(ctx context.Context, db *sql.DB) (n int64, err error) {
-	err = db.QueryRowContext(ctx, `SELECT COUNT(*) FROM deliveries WHERE what LIKE '%; `+lateBeat+` %'`).Scan(&n)
-	return n, err
-}
-
-// slowAcks counts the deliveries logged as acked past their lease by a slow machine (see slowAck).
-func slowAcks(ctx context.Context, db *sql.DB) (n int64, err error) {
-	err = db.QueryRowContext(ctx, `SELECT COUNT(*) FROM deliveries WHERE what LIKE '%; `+slowAck+`:%'`).Scan(&n)
-	return n, err
+		COALESCE(SUM(CASE WHEN acked = 2 THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN what LIKE '%; `+lateBeat+` %' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN what LIKE '%; `+slowAck+`:%' THEN 1 ELSE 0 END), 0) FROM deliveries`).Scan(&t.killed, &t.withWorker, &t.lateBeats, &t.slowAcks)
+	return t, err
 }
 
 // diedWithWorker is what closeDead writes in the row of a delivery its worker's death ended.

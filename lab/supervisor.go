@@ -242,24 +242,16 @@ wait:
 	if _, res.Redeliveries, err = logged(ctx, db); err != nil {
 		return Result{}, fmt.Errorf("lab: sink: %w", err)
 	}
-	if res.KilledDeliveries, res.DiedWithWorker, err = deaths(ctx, db); err != nil {
+	tally, err := tallyLog(ctx, db)
+	if err != nil {
 		return Result{}, fmt.Errorf("lab: sink: %w", err)
 	}
-	// A delivery that died with its worker is one the model never made: its job's verdict is not
-	// claimed. The drain keeps these at 0 (see drain); a worker that failed mid-run makes some.
-	res.Tolerance += res.DiedWithWorker
-	if cfg.Design == LeaseHeartbeat {
-		if res.LateRenewals, err = lateBeats(ctx, db); err != nil {
-			return Result{}, fmt.Errorf("lab: sink: %w", err)
-		}
-		res.Tolerance += res.LateRenewals
-	}
-	if cfg.Design == LeaseNoRenewal || (cfg.Design == DesignHandler && cfg.leaseTime) {
-		if res.SlowAcks, err = slowAcks(ctx, db); err != nil {
-			return Result{}, fmt.Errorf("lab: sink: %w", err)
-		}
-		res.Tolerance += res.SlowAcks
-	}
+	res.KilledDeliveries, res.DiedWithWorker = tally.killed, tally.withWorker
+	res.LateRenewals, res.SlowAcks = tally.lateBeats, tally.slowAcks
+	// A delivery that died with its worker is one the model never made, and one the machine let
+	// lapse (a late renewal, a slow ack) one the model would not have: their jobs' verdicts are not
+	// claimed. The drain keeps the first at 0 (see drain); a worker that failed mid-run makes some.
+	res.Tolerance += res.DiedWithWorker + res.LateRenewals + res.SlowAcks
 	if cfg.Design == DesignHandler && !cfg.leaseTime {
 		if err := replayHandler(ctx, cfg, db, &res); err != nil {
 			return Result{}, err
