@@ -220,17 +220,26 @@ func (s *Service) checkShown(ctx context.Context, roomID string, rd Round, shown
 	if err != nil {
 		return err
 	}
+	sub, ok := submissionOf(subs, rd.Seq, shown)
+	if !ok {
+		return fieldErr("member", ErrNotFound, "nobody of this id submitted a handler in round %d", rd.Seq)
+	}
+	src, err := s.store.Share(ctx, sub.Hash)
+	if err != nil {
+		return err
+	}
+	_, err = ch.Check(ctx, rd.Question, src)
+	return err
+}
+
+// submissionOf is member's submission to round seq among subs.
+func submissionOf(subs []Submission, seq int, member string) (Submission, bool) {
 	for _, sub := range subs {
-		if sub.Seq == rd.Seq && sub.MemberID == shown {
-			src, err := s.store.Share(ctx, sub.Hash)
-			if err != nil {
-				return err
-			}
-			_, err = ch.Check(ctx, rd.Question, src)
-			return err
+		if sub.Seq == seq && sub.MemberID == member {
+			return sub, true
 		}
 	}
-	return fieldErr("member", ErrNotFound, "nobody of this id submitted a handler in round %d", rd.Seq)
+	return Submission{}, false
 }
 
 // revealHandler reveals a handler round, already locked: its reference handler is checked (m
@@ -276,19 +285,18 @@ func (s *Service) handlerReads(ctx context.Context, roomID string, rounds []Roun
 	if newest.Shown == "" || newest.Shown == ShownReference {
 		return subs, nil, nil
 	}
-	for _, sub := range subs {
-		if sub.Seq == newest.Seq && sub.MemberID == newest.Shown {
-			src, err := s.store.Share(ctx, sub.Hash)
-			if errors.Is(err, ErrNotFound) {
-				return subs, nil, nil
-			}
-			if err != nil {
-				return nil, nil, err
-			}
-			return subs, map[string]string{sub.Hash: src}, nil
-		}
+	sub, ok := submissionOf(subs, newest.Seq, newest.Shown)
+	if !ok {
+		return subs, nil, nil
 	}
-	return subs, nil, nil
+	src, err := s.store.Share(ctx, sub.Hash)
+	if errors.Is(err, ErrNotFound) {
+		return subs, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return subs, map[string]string{sub.Hash: src}, nil
 }
 
 func hasHandlerRound(rounds []Round) bool {
