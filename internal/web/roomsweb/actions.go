@@ -29,6 +29,26 @@ import (
 // posted form.
 type roomDo func(ctx context.Context, c echo.Context, who rooms.Caller) error
 
+// asCaller does an action of a room's page as its caller: it finds the room by its id (the one
+// read of the room the action makes), charges the change to the caller's key from their cookie,
+// resolves the key to the caller (a refusal travels in the Caller, for the action to answer
+// after checking its own form) and gives the charge back when the action is refused for want of
+// permission. It answers the room, for where to go next.
+func (h *Handlers) asCaller(ctx context.Context, c echo.Context, do roomDo) (rooms.Room, error) {
+	r, err := h.rooms.RoomByID(ctx, c.Param("id"))
+	if err != nil {
+		return r, err
+	}
+	key := roomKey(c, r.ID)
+	if err := h.admitChange(ctx, key); err != nil {
+		return r, err
+	}
+	who, _ := h.rooms.Identify(ctx, r, key)
+	err = do(ctx, c, who)
+	h.refundRefused(key, err)
+	return r, err
+}
+
 // roomAction wraps an action of a room's page: it finds the room by its id (the one read of the
 // room the action makes), charges the change to the caller's key from their cookie, resolves the
 // key to the caller, and answers as the package comment says. A key the rules refuse is not
@@ -37,15 +57,7 @@ type roomDo func(ctx context.Context, c echo.Context, who rooms.Caller) error
 func (h *Handlers) roomAction(do roomDo) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
-		r, err := h.rooms.RoomByID(ctx, c.Param("id"))
-		if err == nil {
-			key := roomKey(c, r.ID)
-			if err = h.admitChange(ctx, key); err == nil {
-				who, _ := h.rooms.Identify(ctx, r, key) // a refusal travels in who
-				err = do(ctx, c, who)
-				h.refundRefused(key, err)
-			}
-		}
+		r, err := h.asCaller(ctx, c, do)
 		if err != nil {
 			return h.refuseAction(c, err)
 		}

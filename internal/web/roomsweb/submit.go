@@ -45,15 +45,10 @@ func (h *Handlers) SubmitForm() echo.HandlerFunc {
 		var sub rooms.Submission
 		seq, err := roundSeq(c)
 		if err == nil {
-			r, err = h.rooms.RoomByID(ctx, c.Param("id"))
-		}
-		if err == nil {
-			key := roomKey(c, r.ID)
-			if err = h.admitChange(ctx, key); err == nil {
-				who, _ := h.rooms.Identify(ctx, r, key) // Submit answers a refusal
-				sub, err = h.rooms.Submit(ctx, who, seq, src, ch)
-				h.refundRefused(key, err)
-			}
+			r, err = h.asCaller(ctx, c, func(ctx context.Context, c echo.Context, who rooms.Caller) (err error) {
+				sub, err = h.rooms.Submit(ctx, who, seq, src, ch) // Submit answers a refusal
+				return err
+			})
 		}
 		if errors.Is(err, context.Canceled) {
 			return err
